@@ -1,0 +1,35 @@
+// Root Vitest config: every package's tests run against their TypeScript
+// sources (no build step). The conformance suite is its own project so that
+// `pnpm test:conformance` can run it alone.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['packages/*/test/**/*.test.ts', 'graph-schema/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'conformance',
+          include: ['test/conformance/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+        },
+      },
+    ],
+  },
+});
