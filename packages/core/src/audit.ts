@@ -1,0 +1,88 @@
+// The audit log: append-only and hash-chained (invariant 11). Each event's
+// hash covers its predecessor's hash and its own canonical form, so any edit,
+// insertion or gap breaks verification. Events carry ids and content hashes,
+// never the content of what was written, refused or deleted.
+import { createHash } from 'node:crypto';
+
+export const AUDIT_TYPES = [
+  'write',
+  'refuse',
+  'delete',
+  'expire',
+  'evict',
+  'revoke_source',
+  'forget_owner',
+  'supersede',
+  'read',
+  'session_append',
+] as const;
+export type AuditType = (typeof AUDIT_TYPES)[number];
+
+/** What the engine asks the store to append. */
+export interface AuditEventInput {
+  type: AuditType;
+  at: string;
+  ownerId: string | null;
+  actor: string;
+  role: string;
+  memoryIds: string[];
+  contentHashes: string[];
+  reason: string | null;
+  /** Small, content-free facts (counts, codes, scheduled times). */
+  details: Record<string, unknown>;
+}
+
+export interface AuditEvent extends AuditEventInput {
+  seq: number;
+  prevHash: string;
+  hash: string;
+}
+
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** Canonical JSON: sorted keys, so the hash is independent of field order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Seal one event onto the chain. Stores call this inside their write transaction. */
+export function sealAuditEvent(input: AuditEventInput, seq: number, prevHash: string): AuditEvent {
+  const body = { ...input, seq, prevHash };
+  const hash = createHash('sha256').update(canonical(body)).digest('hex');
+  return { ...body, hash };
+}
+
+export interface AuditVerification {
+  ok: boolean;
+  checked: number;
+  /** First broken sequence number and why, when not ok. */
+  brokenAt?: number;
+  problem?: 'hash_mismatch' | 'broken_link' | 'gap';
+}
+
+/** Recompute the chain from genesis; events must be the whole log in seq order. */
+export function verifyAuditChain(events: readonly AuditEvent[]): AuditVerification {
+  let prev = GENESIS_HASH;
+  let expectedSeq = 1;
+  for (const e of events) {
+    if (e.seq !== expectedSeq) return { ok: false, checked: expectedSeq - 1, brokenAt: expectedSeq, problem: 'gap' };
+    if (e.prevHash !== prev) return { ok: false, checked: expectedSeq - 1, brokenAt: e.seq, problem: 'broken_link' };
+    const { seq, prevHash, hash, ...input } = e;
+    const resealed = sealAuditEvent(input, seq, prevHash);
+    if (resealed.hash !== hash) return { ok: false, checked: expectedSeq - 1, brokenAt: e.seq, problem: 'hash_mismatch' };
+    prev = hash;
+    expectedSeq++;
+  }
+  return { ok: true, checked: events.length };
+}
+
+export function contentHash(text: string): string {
+  return createHash('sha256').update(text.normalize('NFC')).digest('hex');
+}

@@ -1,0 +1,57 @@
+// The one error type of KeepGraph. Every failure a caller can cause or must
+// handle has a stable string code; adapters (HTTP, CLI, workers) map codes to
+// their own vocabulary through one table each, never through messages.
+
+/** Every error code KeepGraph raises. Tests assert these, never messages. */
+export const ERROR_CODES = [
+  // input
+  'invalid_input',
+  'payload_too_large',
+  'owner_required',
+  'not_found',
+  'conflict',
+  // authority
+  'forbidden_role',
+  'authority_exceeds_role',
+  // policy refusals (the write is refused and audited)
+  'refused_secret',
+  'refused_personal_data',
+  'refused_service_phrase',
+  'refused_too_short',
+  'refused_too_long',
+  'refused_high_sensitivity',
+  'refused_untrusted_source',
+  'refused_ttl_out_of_range',
+  'refused_kind_not_kept',
+  'refused_missing_sources',
+  // configuration / infrastructure
+  'invalid_policy',
+  'store_unavailable',
+  'embedder_unavailable',
+  'internal',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Codes that mean "the policy gate refused the write". */
+export type RefusalCode = Extract<ErrorCode, `refused_${string}`>;
+
+export function isRefusalCode(code: string): code is RefusalCode {
+  return code.startsWith('refused_');
+}
+
+/** The single error class. `details` is safe to show to the caller. */
+export class KeepGraphError extends Error {
+  override readonly name = 'KeepGraphError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+export function isKeepGraphError(e: unknown): e is KeepGraphError {
+  return e instanceof KeepGraphError;
+}

@@ -1,0 +1,32 @@
+// The policy module's public names: the policy file, its detectors and the gate.
+export { isDuration, MAX_DURATION_SECONDS, parseDuration } from './duration.ts';
+export {
+  AUTHORITY_ACCEPTANCE,
+  DEFAULT_POLICY_PATH,
+  defaultPolicy,
+  loadPolicyFile,
+  PERSONAL_DATA_ACTIONS,
+  PERSONAL_DATA_KINDS,
+  parsePolicy,
+  PolicySchema,
+} from './policy-schema.ts';
+export type {
+  AuthorityAcceptance,
+  KindRule,
+  PersonalDataAction,
+  PersonalDataKind,
+  Policy,
+  TtlBounds,
+} from './policy-schema.ts';
+export { detectSecrets } from './detect-secrets.ts';
+export type { SecretFinding } from './detect-secrets.ts';
+export { detectPersonalData, redactPersonalData } from './detect-personal-data.ts';
+export type { PersonalDataFinding, PersonalDataOptions } from './detect-personal-data.ts';
+export {
+  evaluateSessionMessage,
+  evaluateWrite,
+  ownerCap,
+  sessionCap,
+  ttlBounds,
+} from './policy-gate.ts';
+export type { GateDecision, GateInput, GateRefusal, SessionGateDecision } from './policy-gate.ts';

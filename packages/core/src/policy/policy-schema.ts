@@ -1,0 +1,289 @@
+// The policy file: its zod schema, the loader, and the shipped default.
+// The policy is loaded before anything is stored (invariant 4) and states, per
+// memory kind, what is kept, why, how it is corrected and when it expires, and
+// what the gate refuses. `policy/default.yaml` is the documented example.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { isSupportedCountry } from 'libphonenumber-js';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { KeepGraphError } from '../errors.ts';
+import {
+  AUTHORITIES,
+  DERIVED_KINDS,
+  MAX_TEXT_CHARS,
+  MEMORY_KINDS,
+  SOURCE_KINDS,
+} from '../record.ts';
+import type { Authority, MemoryKind } from '../record.ts';
+import { isDuration, parseDuration } from './duration.ts';
+
+/** The personal-data kinds the gate can find. */
+export const PERSONAL_DATA_KINDS = ['email', 'phone', 'payment_card', 'iban'] as const;
+export type PersonalDataKind = (typeof PERSONAL_DATA_KINDS)[number];
+
+/** What the gate does with a personal-data finding. */
+export const PERSONAL_DATA_ACTIONS = ['refuse', 'redact', 'allow'] as const;
+export type PersonalDataAction = (typeof PERSONAL_DATA_ACTIONS)[number];
+
+/**
+ * When a claim of a given authority is accepted: `always`; `with_source` when
+ * its origin names a source (`origin.source`) or a tool call (`origin.tool`)
+ * it can be traced back to; `never`.
+ */
+export const AUTHORITY_ACCEPTANCE = ['always', 'with_source', 'never'] as const;
+export type AuthorityAcceptance = (typeof AUTHORITY_ACCEPTANCE)[number];
+
+const duration = z
+  .string()
+  .refine(isDuration, {
+    error:
+      'must be a duration such as 90m, 12h, 30d or 3600s (at most 36500d; every memory expires, there is no "never")',
+  })
+  .transform(parseDuration);
+
+const text = z.string().trim().min(1);
+
+/** TTL bounds in seconds once parsed (the file writes durations). */
+const ttlSchema = z.strictObject({ default: duration, min: duration, max: duration });
+export type TtlBounds = z.output<typeof ttlSchema>;
+
+const ttlOverrideSchema = ttlSchema.partial();
+
+const kindRuleSchema = z.strictObject(
+  {
+    keep: z.boolean(),
+    why: text,
+    correction: text,
+    ttl: ttlSchema,
+    /** Partial overrides merged over `ttl` for claims of that authority. */
+    ttlByAuthority: z.partialRecord(z.enum(AUTHORITIES), ttlOverrideSchema).default({}),
+  },
+  {
+    error: (issue) =>
+      issue.input === undefined
+        ? 'missing: the policy must give a rule for every memory kind'
+        : undefined,
+  },
+);
+export type KindRule = z.output<typeof kindRuleSchema>;
+
+// Built from MEMORY_KINDS so that adding a kind makes every policy file that
+// omits it invalid, instead of silently keeping it under no rule.
+const kindsSchema = z.strictObject(
+  Object.fromEntries(MEMORY_KINDS.map((k) => [k, kindRuleSchema])) as Record<
+    MemoryKind,
+    typeof kindRuleSchema
+  >,
+);
+
+// `example.com` or `*.example.com` (any subdomain, not the apex itself).
+const hostPattern = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(
+    /^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/,
+    'must be a host such as example.com or *.example.com',
+  );
+
+const regexSource = z
+  .string()
+  .min(1)
+  .refine(
+    (s) => {
+      try {
+        new RegExp(s, 'iu');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { error: 'must be a valid regular expression (matched case-insensitively)' },
+  );
+
+/** The policy as parsed: durations are seconds, everything else as written. */
+export const PolicySchema = z
+  .strictObject({
+    version: z.literal(1),
+    kinds: kindsSchema,
+    caps: z.strictObject({
+      maxMemoriesPerOwner: z.number().int().positive(),
+      sessionBuffer: z.strictObject({
+        maxExchanges: z.number().int().positive().max(10_000),
+        ttl: duration,
+      }),
+    }),
+    text: z.strictObject({
+      minChars: z.number().int().nonnegative(),
+      maxChars: z
+        .number()
+        .int()
+        .positive()
+        .max(MAX_TEXT_CHARS, `must be at most ${MAX_TEXT_CHARS} (MAX_TEXT_CHARS)`),
+      minCharsExemptKinds: z.array(z.enum(MEMORY_KINDS)).default([]),
+    }),
+    refuse: z.strictObject({
+      // Invariant 4: the gate always refuses secrets and high sensitivity. The
+      // file states it so that readers see it; it cannot switch it off.
+      secrets: z.literal(true, { error: 'must be true: secrets are always refused (invariant 4)' }),
+      highSensitivity: z.literal(true, {
+        error: 'must be true: high sensitivity is always refused (invariant 4)',
+      }),
+      servicePhrases: z.array(z.string().trim().min(1)).default([]),
+      instructionPatterns: z.array(regexSource).default([]),
+    }),
+    personalData: z.strictObject({
+      actions: z.strictObject(
+        Object.fromEntries(
+          PERSONAL_DATA_KINDS.map((k) => [k, z.enum(PERSONAL_DATA_ACTIONS)]),
+        ) as Record<PersonalDataKind, z.ZodEnum<{ [A in PersonalDataAction]: A }>>,
+      ),
+      phoneRegion: z
+        .string()
+        .trim()
+        .toUpperCase()
+        .refine((c) => isSupportedCountry(c), {
+          error: 'must be an ISO 3166-1 alpha-2 country code, e.g. US',
+        })
+        .nullable()
+        .default(null),
+    }),
+    sources: z.strictObject({
+      acceptKinds: z.array(z.enum(SOURCE_KINDS)),
+      hosts: z.strictObject({
+        allow: z.array(hostPattern).default([]),
+        deny: z.array(hostPattern).default([]),
+      }),
+      authorities: z.strictObject(
+        Object.fromEntries(AUTHORITIES.map((a) => [a, z.enum(AUTHORITY_ACCEPTANCE)])) as Record<
+          Authority,
+          z.ZodEnum<{ [A in AuthorityAcceptance]: A }>
+        >,
+      ),
+      /**
+       * Kinds and authorities that must name the memories they derive from;
+       * at least DERIVED_KINDS and agent_inferred.
+       */
+      requireDerivedFrom: z
+        .strictObject({
+          kinds: z.array(z.enum(MEMORY_KINDS)).default([...DERIVED_KINDS]),
+          authorities: z.array(z.enum(AUTHORITIES)).default(['agent_inferred']),
+        })
+        .default({ kinds: [...DERIVED_KINDS], authorities: ['agent_inferred'] }),
+    }),
+  })
+  .superRefine((p, ctx) => {
+    for (const kind of MEMORY_KINDS) {
+      const rule = p.kinds[kind];
+      checkTtlOrder(rule.ttl, ['kinds', kind, 'ttl'], ctx);
+      for (const authority of AUTHORITIES) {
+        const over = rule.ttlByAuthority[authority];
+        if (over)
+          checkTtlOrder(
+            { ...rule.ttl, ...over },
+            ['kinds', kind, 'ttlByAuthority', authority],
+            ctx,
+          );
+      }
+    }
+    // Invariant 2: derived kinds and inferred claims name their sources. A
+    // policy may require it of more, not of fewer.
+    const required = p.sources.requireDerivedFrom;
+    for (const kind of DERIVED_KINDS) {
+      if (!required.kinds.includes(kind)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sources', 'requireDerivedFrom', 'kinds'],
+          message: `must include ${kind}: derived kinds always name their sources`,
+        });
+      }
+    }
+    if (!required.authorities.includes('agent_inferred')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sources', 'requireDerivedFrom', 'authorities'],
+        message: 'must include agent_inferred: inferred claims always name their sources',
+      });
+    }
+    if (p.text.minChars > p.text.maxChars) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['text', 'minChars'],
+        message: 'must not exceed text.maxChars',
+      });
+    }
+  });
+
+function checkTtlOrder(t: TtlBounds, path: (string | number)[], ctx: z.RefinementCtx): void {
+  if (t.min > t.default || t.default > t.max) {
+    ctx.addIssue({
+      code: 'custom',
+      path,
+      message: `must satisfy min <= default <= max (got min ${t.min}s, default ${t.default}s, max ${t.max}s)`,
+    });
+  }
+}
+
+/** A parsed, validated policy. Plain data: TTLs in seconds, patterns as strings. */
+export type Policy = z.output<typeof PolicySchema>;
+
+/** Absolute path of the shipped default policy, `packages/core/policy/default.yaml`. */
+export const DEFAULT_POLICY_PATH = fileURLToPath(
+  new URL('../../policy/default.yaml', import.meta.url),
+);
+
+/**
+ * Parses and validates a policy written in YAML.
+ *
+ * Throws `KeepGraphError('invalid_policy')` whose message lists each problem
+ * with its path (e.g. `kinds.fact.ttl: must satisfy min <= default <= max`)
+ * and whose `details.issues` holds them as `{ path, message }`.
+ */
+export function parsePolicy(yamlText: string): Policy {
+  let raw: unknown;
+  try {
+    raw = parseYaml(yamlText, { prettyErrors: true });
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    throw new KeepGraphError('invalid_policy', `policy is not valid YAML: ${message}`, {
+      issues: [{ path: '', message }],
+    });
+  }
+  const result = PolicySchema.safeParse(raw);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => ({
+      path: i.path.map(String).join('.'),
+      message: i.message,
+    }));
+    throw new KeepGraphError(
+      'invalid_policy',
+      `invalid policy:\n${issues.map((i) => `  ${i.path || '(root)'}: ${i.message}`).join('\n')}`,
+      { issues },
+    );
+  }
+  return result.data;
+}
+
+/** Reads and parses a policy file: the one IO helper of the policy module. */
+export function loadPolicyFile(path: string): Policy {
+  let yamlText: string;
+  try {
+    yamlText = readFileSync(path, 'utf8');
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    throw new KeepGraphError('invalid_policy', `cannot read policy file ${path}: ${message}`, {
+      path,
+      issues: [{ path: '', message }],
+    });
+  }
+  return parsePolicy(yamlText);
+}
+
+let defaultMemo: Policy | undefined;
+
+/** The shipped default policy, read once; each call returns a fresh copy. */
+export function defaultPolicy(): Policy {
+  defaultMemo ??= loadPolicyFile(DEFAULT_POLICY_PATH);
+  return structuredClone(defaultMemo);
+}

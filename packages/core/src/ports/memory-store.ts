@@ -1,0 +1,177 @@
+// The MemoryStore port: everything the engine needs from a store. Every
+// method that changes data is one transaction in the store: it either
+// happens whole, with its audit events, or not at all. The engine decides
+// *what* to write (pure core); the store decides *how*.
+import type { AuditEventInput, AuditEvent } from '../audit.ts';
+import type { Memory, EntityRef } from '../record.ts';
+
+/** A memory to insert, with its embedding. */
+export interface MemoryWrite {
+  memory: Memory;
+  embedding: Float32Array | null;
+}
+
+/** One atomic write: new memories, supersession marks, and audit events. */
+export interface WriteBatch {
+  memories: MemoryWrite[];
+  /** Mark these (owner-scoped) memories as superseded by `by` at `at`. */
+  supersede: { ownerId: string; id: string; by: string; at: string }[];
+  /** Session-buffer messages to append alongside (e.g. session append). */
+  sessionMessages: SessionMessage[];
+  audit: AuditEventInput[];
+}
+
+/** What a cascade removed. Ids only: a receipt never repeats deleted content. */
+export interface DeletionReceipt {
+  ownerId: string;
+  reason: DeletionReason;
+  requested: string[];
+  /** Every memory id removed, roots and derived. */
+  deletedMemoryIds: string[];
+  /** Content hashes of the removed memories (so verifyForgotten can look for them). */
+  deletedContentHashes: string[];
+  embeddingsDeleted: number;
+  fullTextEntriesDeleted: number;
+  relationEdgesDeleted: number;
+  entitiesDeleted: number;
+  sessionMessagesDeleted: number;
+  /** Derived memories that lost a source but had others that survive: to re-derive. */
+  rederive: { id: string; survivingSources: string[] }[];
+  at: string;
+}
+
+export const DELETION_REASONS = ['forget', 'expire', 'cap', 'revoke_source', 'forget_owner'] as const;
+export type DeletionReason = (typeof DELETION_REASONS)[number];
+
+export interface CascadeRequest {
+  ownerId: string;
+  rootIds: string[];
+  reason: DeletionReason;
+  at: string;
+  /** Audit events to append in the same transaction; the store adds the receipt summary to the first. */
+  audit: AuditEventInput[];
+}
+
+/** Something left behind that should have been forgotten. Empty list = proven gone. */
+export interface Trace {
+  where: string;
+  id?: string;
+  detail?: string;
+}
+
+export interface ScoredId {
+  id: string;
+  /** Vector: cosine similarity in [-1, 1]. Text: BM25-like score, higher is better. */
+  score: number;
+}
+
+export interface SearchOptions {
+  limit: number;
+  /** Exclude memories expired at this instant, superseded, or not yet valid. */
+  now: string;
+}
+
+export interface RelationEdge {
+  ownerId: string;
+  subject: EntityRef;
+  type: string;
+  object: EntityRef;
+  reasons: string[];
+  assertedBy: string[];
+}
+
+export interface SessionMessage {
+  ownerId: string;
+  sessionId: string;
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  text: string;
+  at: string;
+  expiresAt: string;
+  /** The long-term memory that holds a copy, if any (deleted with it). */
+  memoryId: string | null;
+}
+
+export interface ReadLogEntry {
+  ownerId: string;
+  requestId: string;
+  principal: string;
+  sessionId: string | null;
+  memoryIds: string[];
+  at: string;
+}
+
+export interface ExpiryCandidate {
+  ownerId: string;
+  id: string;
+  expiresAt: string;
+}
+
+export interface StoreCounts {
+  owners: number;
+  memories: number;
+  /** Memories with origin, authority, createdAt and expiresAt (should equal memories). */
+  attributed: number;
+  byKind: Record<string, number>;
+  byAuthority: Record<string, number>;
+}
+
+/**
+ * The store contract. Implementations: SQLite (embedded), Neo4j (server).
+ * The conformance suite in `test/conformance` proves each one.
+ *
+ * Every read is scoped to one owner, except the audit log, the expiry scan
+ * and the counts, which serve operators and the sweeper.
+ */
+export interface MemoryStore {
+  /** Short name for logs and receipts: 'sqlite', 'neo4j'. */
+  readonly kind: string;
+  /** Apply migrations; idempotent. `dimensions` sizes the vector index. */
+  init(opts: { dimensions: number }): Promise<void>;
+  close(): Promise<void>;
+
+  /** Atomic: all of the batch or none of it. */
+  write(batch: WriteBatch): Promise<void>;
+  /** Atomic: the roots, their inbound DERIVED_FROM closure, and everything hanging off them. */
+  deleteCascade(req: CascadeRequest): Promise<DeletionReceipt>;
+
+  getById(ownerId: string, id: string): Promise<Memory | null>;
+  getByIds(ownerId: string, ids: readonly string[]): Promise<Memory[]>;
+  /** Every version stored under (owner, key), newest first, including superseded ones. */
+  getByKey(ownerId: string, key: string): Promise<Memory[]>;
+  /** Memory ids of the owner whose own origin or inherited origins name this source uri or tool name. */
+  findBySource(ownerId: string, source: { uri?: string; tool?: string }): Promise<string[]>;
+  /** All memory ids of an owner (for forgetOwner and export). */
+  listIds(ownerId: string, opts?: { after?: string; limit?: number }): Promise<string[]>;
+  /** Owners that have at least one memory. */
+  listOwners(): Promise<string[]>;
+  countMemories(ownerId: string): Promise<number>;
+  /** Lowest-value live memories first: for cap eviction. */
+  lowestValue(ownerId: string, limit: number): Promise<string[]>;
+
+  /** Ids that derive from `id` directly (inbound DERIVED_FROM). */
+  derivedFrom(ownerId: string, id: string): Promise<string[]>;
+
+  searchVector(ownerId: string, vector: Float32Array, opts: SearchOptions): Promise<ScoredId[]>;
+  searchText(ownerId: string, query: string, opts: SearchOptions): Promise<ScoredId[]>;
+  /** Live memories ABOUT any of the named entities (case-insensitive name match). */
+  searchEntities(ownerId: string, names: readonly string[], opts: SearchOptions): Promise<ScoredId[]>;
+  relations(ownerId: string, memoryIds?: readonly string[]): Promise<RelationEdge[]>;
+
+  /** Memories whose expiresAt <= now, oldest first, across owners (sweeper). */
+  dueForExpiry(now: string, limit: number): Promise<ExpiryCandidate[]>;
+
+  sessionMessages(ownerId: string, sessionId: string, opts: { limit: number; now: string }): Promise<SessionMessage[]>;
+  /** Drop the oldest messages of the session beyond `keep`; returns how many went. */
+  trimSession(ownerId: string, sessionId: string, keep: number): Promise<number>;
+
+  logRead(entry: ReadLogEntry): Promise<void>;
+
+  /** Audit: operators and verification only. */
+  appendAudit(events: AuditEventInput[]): Promise<void>;
+  listAudit(opts: { ownerId?: string; afterSeq?: number; limit: number }): Promise<AuditEvent[]>;
+
+  /** Look everywhere (rows, vector index, full-text index, edges, session buffer, keys) for these ids or hashes. */
+  findTraces(ownerId: string, ids: readonly string[], contentHashes: readonly string[]): Promise<Trace[]>;
+
+  counts(): Promise<StoreCounts>;
+}

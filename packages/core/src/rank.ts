@@ -1,0 +1,122 @@
+// Fusion and rescoring for recall, as pure functions: candidate lists in,
+// ordered results with a score breakdown out. No store, no clock reads.
+import type { RecallConfig } from './recall-config.ts';
+import type { Memory } from './record.ts';
+import type { ScoredId } from './ports/memory-store.ts';
+
+export type RetrieverName = 'vector' | 'text' | 'entity' | 'derived';
+
+/** Why a memory scored what it did: every factor, so callers can audit ranking. */
+export interface ScoreBreakdown {
+  ranks: Partial<Record<RetrieverName, number>>;
+  /** Raw retriever scores: cosine similarity for vector, BM25 for text. */
+  raw: Partial<Record<RetrieverName, number>>;
+  fused: number;
+  authority: number;
+  recency: number;
+  confidence: number;
+  /** Final score normalised to 0..1 against the best a memory could get. */
+  final: number;
+}
+
+export interface Ranked {
+  memory: Memory;
+  score: number;
+  breakdown: ScoreBreakdown;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Reciprocal rank fusion over named candidate lists. */
+export function fuse(
+  lists: Partial<Record<RetrieverName, ScoredId[]>>,
+  config: RecallConfig,
+): Map<string, Pick<ScoreBreakdown, 'ranks' | 'raw' | 'fused'>> {
+  const out = new Map<string, Pick<ScoreBreakdown, 'ranks' | 'raw' | 'fused'>>();
+  for (const [name, list] of Object.entries(lists) as [RetrieverName, ScoredId[]][]) {
+    const w = config.weights[name];
+    list.forEach((hit, i) => {
+      const entry = out.get(hit.id) ?? { ranks: {}, raw: {}, fused: 0 };
+      if (entry.ranks[name] !== undefined) return; // first (best) rank wins
+      entry.ranks[name] = i + 1;
+      entry.raw[name] = hit.score;
+      entry.fused += w / (config.rrfK + i + 1);
+      out.set(hit.id, entry);
+    });
+  }
+  return out;
+}
+
+/** 1 for a memory observed now, falling towards (1 - weight) with age. */
+export function recencyFactor(observedAt: string, now: Date, config: RecallConfig): number {
+  if (config.recencyHalfLifeDays <= 0 || config.recencyWeight <= 0) return 1;
+  const ageDays = Math.max(0, (now.getTime() - new Date(observedAt).getTime()) / DAY_MS);
+  const decay = Math.pow(0.5, ageDays / config.recencyHalfLifeDays);
+  return 1 - config.recencyWeight + config.recencyWeight * decay;
+}
+
+export function confidenceFactor(confidence: number, config: RecallConfig): number {
+  return 1 - config.confidenceWeight + config.confidenceWeight * confidence;
+}
+
+/** The highest fused score possible: rank 1 in every retriever. */
+function maxFused(config: RecallConfig): number {
+  const w = config.weights;
+  return (w.vector + w.text + w.entity + w.derived) / (config.rrfK + 1);
+}
+
+/**
+ * Rescore fused candidates, prefer derived memories over their sources, drop
+ * exact duplicates, cut at minScore and topK.
+ */
+export function rankCandidates(
+  fused: Map<string, Pick<ScoreBreakdown, 'ranks' | 'raw' | 'fused'>>,
+  memories: ReadonlyMap<string, Memory>,
+  now: Date,
+  config: RecallConfig,
+): Ranked[] {
+  const ceiling = maxFused(config);
+  const scored: Ranked[] = [];
+  for (const [id, f] of fused) {
+    const memory = memories.get(id);
+    if (!memory) continue; // filtered out by the store (expired, superseded, deleted)
+    const authority = config.authority[memory.authority];
+    const recency = recencyFactor(memory.origin.observedAt, now, config);
+    const confidence = confidenceFactor(memory.confidence, config);
+    const score = f.fused * authority * recency * confidence;
+    const final = ceiling > 0 ? Math.min(1, score / ceiling) : 0;
+    scored.push({ memory, score: final, breakdown: { ...f, authority, recency, confidence, final } });
+  }
+  scored.sort((a, b) => b.score - a.score || a.memory.id.localeCompare(b.memory.id));
+
+  // A derived memory already speaks for its sources: showing both wastes the
+  // caller's small budget of results.
+  const covered = new Set<string>();
+  if (config.preferDerived) {
+    for (const r of scored) if (r.memory.derivedFrom.length > 0) r.memory.derivedFrom.forEach((s) => covered.add(s));
+  }
+  const seenHashes = new Set<string>();
+  const out: Ranked[] = [];
+  for (const r of scored) {
+    if (covered.has(r.memory.id)) continue;
+    if (seenHashes.has(r.memory.contentHash)) continue;
+    if (r.score < config.minScore) continue;
+    seenHashes.add(r.memory.contentHash);
+    out.push(r);
+    if (out.length >= config.topK) break;
+  }
+  return out;
+}
+
+/** Words and short phrases of a query that may name an entity (1 to 3 words). */
+export function entityCandidates(query: string, max = 40): string[] {
+  const words = query
+    .split(/[^\p{L}\p{N}'-]+/u)
+    .map((w) => w.replace(/^'+|'+$/g, ''))
+    .filter((w) => w.length > 1);
+  const out = new Set<string>();
+  for (let n = 1; n <= 3; n++) {
+    for (let i = 0; i + n <= words.length; i++) out.add(words.slice(i, i + n).join(' ').toLowerCase());
+  }
+  return [...out].slice(0, max);
+}

@@ -1,0 +1,67 @@
+// Retrieval as a config object plus named recipes (STYLE habit 8): HTTP, the
+// CLI and the SDK all accept a recipe name and/or overrides of these fields.
+import { z } from 'zod';
+import type { Authority } from './record.ts';
+
+export const RecallConfigSchema = z.strictObject({
+  /** How many candidates each retriever contributes before fusion. */
+  candidates: z.number().int().min(1).max(1000),
+  /** Reciprocal-rank-fusion constant: larger flattens the rank curve. */
+  rrfK: z.number().min(1).max(1000),
+  weights: z.strictObject({
+    vector: z.number().min(0),
+    text: z.number().min(0),
+    entity: z.number().min(0),
+    derived: z.number().min(0),
+  }),
+  /** Multiplier per authority: who vouches for a claim changes how far it is trusted. */
+  authority: z.strictObject({
+    operator: z.number().min(0).max(2),
+    user: z.number().min(0).max(2),
+    tool: z.number().min(0).max(2),
+    agent_inferred: z.number().min(0).max(2),
+    third_party: z.number().min(0).max(2),
+  }),
+  /** Recency half-life in days (observed time); 0 turns the recency factor off. */
+  recencyHalfLifeDays: z.number().min(0),
+  /** Share of the score recency may take away from an old memory (0..1). */
+  recencyWeight: z.number().min(0).max(1),
+  /** Share of the score low confidence may take away (0..1). */
+  confidenceWeight: z.number().min(0).max(1),
+  /** Drop a result whose normalised score is below this (0..1). */
+  minScore: z.number().min(0).max(1),
+  topK: z.number().int().min(1).max(100),
+  /** Prefer a derived memory over the sources it summarises. */
+  preferDerived: z.boolean(),
+});
+export type RecallConfig = z.infer<typeof RecallConfigSchema>;
+
+const AUTHORITY_TRUST: Record<Authority, number> = {
+  operator: 1,
+  user: 1,
+  tool: 0.95,
+  agent_inferred: 0.9,
+  third_party: 0.75,
+};
+
+const DEFAULT: RecallConfig = {
+  candidates: 50,
+  rrfK: 60,
+  weights: { vector: 1, text: 1, entity: 0.5, derived: 0.5 },
+  authority: AUTHORITY_TRUST,
+  recencyHalfLifeDays: 180,
+  recencyWeight: 0.1,
+  confidenceWeight: 0.3,
+  minScore: 0,
+  topK: 5,
+  preferDerived: true,
+};
+
+/** Named recipes: `default` balances; `precise` returns less; `broad` casts wider. */
+export const RECALL_RECIPES = {
+  default: DEFAULT,
+  precise: { ...DEFAULT, topK: 3, minScore: 0.35, candidates: 30 },
+  broad: { ...DEFAULT, topK: 20, candidates: 200, weights: { ...DEFAULT.weights, entity: 1, derived: 1 } },
+} as const satisfies Record<string, RecallConfig>;
+export type RecallRecipe = keyof typeof RECALL_RECIPES;
+export const RECALL_RECIPE_NAMES = Object.keys(RECALL_RECIPES) as RecallRecipe[];

@@ -1,0 +1,189 @@
+// The memory record: what KeepGraph stores, and the zod schemas that validate
+// what callers send. Stored records are plain JSON-able objects so that every
+// store can hand back a structural copy (invariant 5, "copies out").
+import { z } from 'zod';
+
+export const MEMORY_KINDS = [
+  'episode',
+  'fact',
+  'preference',
+  'constraint',
+  'goal',
+  'rule',
+  'summary',
+  'profile',
+  'kv',
+] as const;
+export type MemoryKind = (typeof MEMORY_KINDS)[number];
+
+/** Kinds that are produced from other memories and must name their sources (policy floor). */
+export const DERIVED_KINDS: readonly MemoryKind[] = ['summary', 'rule'];
+
+/** Who vouches for a claim, highest first. */
+export const AUTHORITIES = ['operator', 'user', 'tool', 'agent_inferred', 'third_party'] as const;
+export type Authority = (typeof AUTHORITIES)[number];
+
+/** Higher number, more authority. */
+export const AUTHORITY_RANK: Readonly<Record<Authority, number>> = {
+  operator: 5,
+  user: 4,
+  tool: 3,
+  agent_inferred: 2,
+  third_party: 1,
+};
+
+/**
+ * The caller's role, taken from credentials (server configuration until
+ * authentication lands), never from a request body.
+ */
+export const ROLES = ['operator', 'user', 'tool', 'agent'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * The highest authority each role may write. An agent writes only its own
+ * inferences (or third-party content): it cannot dress an inference up as a
+ * tool result, nor write user or operator claims.
+ */
+export const ROLE_MAX_AUTHORITY: Readonly<Record<Role, Authority>> = {
+  operator: 'operator',
+  user: 'user',
+  tool: 'tool',
+  agent: 'agent_inferred',
+};
+
+/** The authority written when the caller names none. */
+export const ROLE_DEFAULT_AUTHORITY: Readonly<Record<Role, Authority>> = {
+  operator: 'operator',
+  user: 'user',
+  tool: 'tool',
+  agent: 'agent_inferred',
+};
+
+export const SENSITIVITIES = ['low', 'medium', 'high'] as const;
+export type Sensitivity = (typeof SENSITIVITIES)[number];
+
+export const SOURCE_KINDS = ['url', 'document', 'tool'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+const shortText = z.string().trim().min(1).max(512);
+const isoTime = z.iso.datetime({ offset: true });
+
+export const ExtractorInfoSchema = z.strictObject({
+  name: shortText,
+  version: shortText,
+  model: shortText.optional(),
+  promptVersion: shortText.optional(),
+});
+export type ExtractorInfo = z.infer<typeof ExtractorInfoSchema>;
+
+/** Where a claim came from, as structured fields. */
+export const OriginSchema = z
+  .strictObject({
+    sessionId: shortText.optional(),
+    turn: shortText.optional(),
+    messageId: shortText.optional(),
+    speaker: shortText.optional(),
+    tool: z.strictObject({ name: shortText, callId: shortText.optional() }).optional(),
+    source: z.strictObject({ kind: z.enum(SOURCE_KINDS), uri: z.string().trim().min(1).max(2048) }).optional(),
+    observedAt: isoTime.optional(),
+    extractor: ExtractorInfoSchema.optional(),
+  })
+  .refine((o) => Object.values(o).some((v) => v !== undefined), {
+    message: 'origin must name at least one of sessionId, turn, messageId, tool, source, extractor',
+  });
+export type OriginInput = z.infer<typeof OriginSchema>;
+
+/** The stored origin: the input plus who wrote it and when it was observed. */
+export interface Origin extends OriginInput {
+  observedAt: string;
+  /** The principal that wrote the memory (from credentials). */
+  writtenBy: string;
+}
+
+export const ENTITY_TYPE = z.string().trim().min(1).max(64);
+export const RELATION_TYPE = z
+  .string()
+  .regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'relation type must be UPPER_SNAKE_CASE, e.g. PREFERS_AGAINST');
+
+export const EntityRefSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  type: ENTITY_TYPE.default('thing'),
+});
+export type EntityRef = z.infer<typeof EntityRefSchema>;
+
+export const RelationInputSchema = z.strictObject({
+  subject: EntityRefSchema,
+  type: RELATION_TYPE,
+  object: EntityRefSchema,
+  reason: z.string().trim().min(1).max(1000).optional(),
+});
+export type RelationInput = z.infer<typeof RelationInputSchema>;
+
+/** Upper bound on text accepted at the edge; the policy may set a lower one. */
+export const MAX_TEXT_CHARS = 32_000;
+
+/** What a caller sends to `remember`. Owner and role come separately. */
+export const MemoryInputSchema = z.strictObject({
+  kind: z.enum(MEMORY_KINDS),
+  text: z.string().max(MAX_TEXT_CHARS),
+  origin: OriginSchema,
+  authority: z.enum(AUTHORITIES).optional(),
+  key: z.string().trim().min(1).max(256).optional(),
+  tags: z.array(z.string().trim().min(1).max(64)).max(32).default([]),
+  confidence: z.number().min(0).max(1).default(1),
+  sensitivity: z.enum(SENSITIVITIES).default('low'),
+  /** Seconds until expiry; the policy supplies a default and bounds. */
+  ttlSeconds: z.number().int().positive().optional(),
+  validFrom: isoTime.optional(),
+  /** Ids of the memories this one was derived from (same owner). */
+  derivedFrom: z.array(z.string().min(1).max(64)).max(10_000).default([]),
+  about: z.array(EntityRefSchema).max(64).default([]),
+  relations: z.array(RelationInputSchema).max(64).default([]),
+  /** Operator only: keep a derived memory past its earliest source's expiry. */
+  confirmExpiry: z.boolean().optional(),
+});
+export type MemoryInput = z.input<typeof MemoryInputSchema>;
+export type ParsedMemoryInput = z.output<typeof MemoryInputSchema>;
+
+/** A stored memory. Plain data; stores return fresh copies. */
+export interface Memory {
+  id: string;
+  ownerId: string;
+  kind: MemoryKind;
+  text: string;
+  key: string | null;
+  origin: Origin;
+  /** For derived memories: the union of their sources' origins (no laundering). */
+  sourceOrigins: Origin[];
+  authority: Authority;
+  createdAt: string;
+  validFrom: string;
+  /** Set when superseded or corrected; null while current. */
+  validTo: string | null;
+  expiresAt: string;
+  sensitivity: Sensitivity;
+  tags: string[];
+  confidence: number;
+  contentHash: string;
+  derivedFrom: string[];
+  supersedes: string | null;
+  supersededBy: string | null;
+  /** A claim kept next to a higher-authority one it contradicts. */
+  conflict: boolean;
+  about: EntityRef[];
+  relations: RelationInput[];
+  embeddingModel: string | null;
+  /** Redactions the policy applied, by kind (no content). */
+  redactions: string[];
+}
+
+/** Deep copy through JSON: memories are plain data by construction. */
+export function copyMemory<T extends Memory | Memory[]>(m: T): T {
+  return structuredClone(m);
+}
+
+export const OwnerIdSchema = z
+  .string()
+  .trim()
+  .min(1, 'owner id must not be blank')
+  .max(256);

@@ -1,0 +1,89 @@
+// What every use-case receives: ports and configuration as one object
+// (STYLE habit 1). Also the caller, whose role is always explicit.
+import { z } from 'zod';
+import { KeepGraphError } from '../errors.ts';
+import { OwnerIdSchema, ROLES, type Role } from '../record.ts';
+import type { Policy } from '../policy/index.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { Embedder } from '../ports/embedder.ts';
+import type { JobQueue } from '../ports/job-queue.ts';
+import type { MemoryStore } from '../ports/memory-store.ts';
+import type { AuditEventInput, AuditType } from '../audit.ts';
+
+export interface EngineDeps {
+  store: MemoryStore;
+  embedder: Embedder;
+  policy: Policy;
+  clock: Clock;
+  jobs: JobQueue;
+  newId: () => string;
+}
+
+/** Who is calling: the role comes from credentials, never from a payload. */
+export interface Caller {
+  role: Role;
+  /** Principal id written into origins and audit events. */
+  principal: string;
+  requestId?: string;
+  sessionId?: string;
+}
+
+const CallerSchema = z.object({
+  role: z.enum(ROLES),
+  principal: z.string().trim().min(1).max(256),
+  requestId: z.string().max(256).optional(),
+  sessionId: z.string().max(256).optional(),
+});
+
+export function checkCaller(caller: Caller): Caller {
+  const r = CallerSchema.safeParse(caller);
+  if (!r.success) throw new KeepGraphError('forbidden_role', 'caller must have a known role and a principal');
+  return caller;
+}
+
+export function checkOwner(ownerId: unknown): string {
+  const r = OwnerIdSchema.safeParse(ownerId);
+  if (!r.success) throw new KeepGraphError('owner_required', 'a non-blank owner id is required');
+  return r.data;
+}
+
+export function requireRole(caller: Caller, allowed: readonly Role[], what: string): void {
+  if (!allowed.includes(caller.role)) {
+    throw new KeepGraphError('forbidden_role', `${what} is not allowed for role ${caller.role}`, {
+      role: caller.role,
+      allowed,
+    });
+  }
+}
+
+/** Parse with zod and turn failures into `invalid_input` with readable paths. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const r = schema.safeParse(value);
+  if (!r.success) {
+    const issues = r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+    throw new KeepGraphError('invalid_input', issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; '), {
+      issues,
+    });
+  }
+  return r.data;
+}
+
+export function auditEvent(
+  caller: Caller,
+  type: AuditType,
+  at: string,
+  ownerId: string | null,
+  fields: Partial<Pick<AuditEventInput, 'memoryIds' | 'contentHashes' | 'reason' | 'details'>> = {},
+): AuditEventInput {
+  return {
+    type,
+    at,
+    ownerId,
+    actor: caller.principal,
+    role: caller.role,
+    memoryIds: fields.memoryIds ?? [],
+    contentHashes: fields.contentHashes ?? [],
+    reason: fields.reason ?? null,
+    details: fields.details ?? {},
+  };
+}

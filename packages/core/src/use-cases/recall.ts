@@ -1,0 +1,234 @@
+// recall / why / lineage / get: the read path. Owner-scoped candidates from
+// vector, full-text and entity retrievers plus derived neighbours; the store
+// filters expired and superseded memories at query time; core fuses and
+// rescores; every read served is logged.
+import { z } from 'zod';
+import { KeepGraphError } from '../errors.ts';
+import { RECALL_RECIPES, RECALL_RECIPE_NAMES, type RecallConfig, type RecallRecipe } from '../recall-config.ts';
+import { MEMORY_KINDS, copyMemory, type Authority, type Memory, type Origin } from '../record.ts';
+import { entityCandidates, fuse, rankCandidates, type RetrieverName, type ScoreBreakdown } from '../rank.ts';
+import type { ScoredId } from '../ports/memory-store.ts';
+import { auditEvent, checkCaller, checkOwner, parseInput, type Caller, type EngineDeps } from './deps.ts';
+
+export const RecallOptionsSchema = z.strictObject({
+  recipe: z.enum(RECALL_RECIPE_NAMES as [RecallRecipe, ...RecallRecipe[]]).default('default'),
+  topK: z.number().int().min(1).max(100).optional(),
+  minScore: z.number().min(0).max(1).optional(),
+  kinds: z.array(z.enum(MEMORY_KINDS)).min(1).optional(),
+  /** Evaluate validity at this instant instead of now (never in the future past expiry). */
+  asOf: z.iso.datetime({ offset: true }).optional(),
+  sessionId: z.string().min(1).max(256).optional(),
+});
+export type RecallOptions = z.input<typeof RecallOptionsSchema>;
+
+const QuerySchema = z.string().trim().min(1, 'query must not be blank').max(4000);
+
+export interface RecallHit {
+  memory: Memory;
+  origin: Origin;
+  sourceOrigins: Origin[];
+  authority: Authority;
+  derivedFrom: string[];
+  score: number;
+  breakdown: ScoreBreakdown;
+}
+
+export interface RecallResult {
+  requestId: string;
+  ownerId: string;
+  query: string;
+  results: RecallHit[];
+}
+
+export function resolveRecallConfig(opts: z.output<typeof RecallOptionsSchema>): RecallConfig {
+  const base = RECALL_RECIPES[opts.recipe];
+  return {
+    ...base,
+    topK: opts.topK ?? base.topK,
+    minScore: opts.minScore ?? base.minScore,
+  };
+}
+
+export async function recall(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerIdRaw: unknown,
+  queryRaw: unknown,
+  optsRaw: RecallOptions = {},
+): Promise<RecallResult> {
+  checkCaller(caller);
+  const ownerId = checkOwner(ownerIdRaw);
+  const query = parseInput(QuerySchema, queryRaw);
+  const opts = parseInput(RecallOptionsSchema, optsRaw);
+  const config = resolveRecallConfig(opts);
+  const clockNow = deps.clock.now();
+  // asOf may look back, never past what has already expired by now.
+  const now = opts.asOf && new Date(opts.asOf) < clockNow ? new Date(opts.asOf) : clockNow;
+  const at = now.toISOString();
+  const search = { limit: config.candidates, now: at };
+
+  const [vector] = await deps.embedder.embed([query], 'query');
+  const [vec, text, entity] = await Promise.all([
+    vector ? deps.store.searchVector(ownerId, vector, search) : Promise.resolve([]),
+    deps.store.searchText(ownerId, query, search),
+    config.weights.entity > 0 ? deps.store.searchEntities(ownerId, entityCandidates(query), search) : Promise.resolve([]),
+  ]);
+  const lists: Partial<Record<RetrieverName, ScoredId[]>> = { vector: vec, text, entity };
+
+  // Derived neighbours: summaries and rules built on the best hits.
+  if (config.weights.derived > 0) {
+    const seeds = fuse(lists, config);
+    const top = [...seeds.entries()].sort((a, b) => b[1].fused - a[1].fused).slice(0, 10);
+    const derived: ScoredId[] = [];
+    for (const [id, f] of top) {
+      for (const d of await deps.store.derivedFrom(ownerId, id)) derived.push({ id: d, score: f.fused });
+    }
+    lists.derived = derived;
+  }
+
+  const fused = fuse(lists, config);
+  // Re-read every candidate: the store drops expired, superseded and not-yet-valid ones.
+  const rows = await deps.store.getByIds(ownerId, [...fused.keys()]);
+  const live = new Map<string, Memory>();
+  for (const m of rows) {
+    if (m.expiresAt <= clockNow.toISOString() || m.expiresAt <= at) continue;
+    if (m.supersededBy !== null || (m.validTo !== null && m.validTo <= at)) continue;
+    if (m.validFrom > at) continue;
+    if (opts.kinds && !opts.kinds.includes(m.kind)) continue;
+    live.set(m.id, m);
+  }
+  const ranked = rankCandidates(fused, live, now, config);
+
+  const requestId = caller.requestId ?? deps.newId();
+  const ids = ranked.map((r) => r.memory.id);
+  await deps.store.logRead({
+    ownerId,
+    requestId,
+    principal: caller.principal,
+    sessionId: opts.sessionId ?? caller.sessionId ?? null,
+    memoryIds: ids,
+    at: clockNow.toISOString(),
+  });
+  await deps.store.appendAudit([
+    auditEvent(caller, 'read', clockNow.toISOString(), ownerId, {
+      memoryIds: ids,
+      details: { requestId, sessionId: opts.sessionId ?? caller.sessionId ?? null },
+    }),
+  ]);
+  return {
+    requestId,
+    ownerId,
+    query,
+    results: ranked.map((r) => {
+      const memory = copyMemory(r.memory);
+      return {
+        memory,
+        origin: structuredClone(memory.origin),
+        sourceOrigins: structuredClone(memory.sourceOrigins),
+        authority: memory.authority,
+        derivedFrom: [...memory.derivedFrom],
+        score: r.score,
+        breakdown: r.breakdown,
+      };
+    }),
+  };
+}
+
+export async function getMemory(deps: EngineDeps, caller: Caller, ownerIdRaw: unknown, id: string): Promise<Memory> {
+  checkCaller(caller);
+  const ownerId = checkOwner(ownerIdRaw);
+  const m = await deps.store.getById(ownerId, id);
+  if (!m) throw new KeepGraphError('not_found', `no memory ${id} for this owner`);
+  return copyMemory(m);
+}
+
+/** The current value under (owner, key), or null; never another owner's. */
+export async function getByKey(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerIdRaw: unknown,
+  key: string,
+): Promise<{ current: Memory | null; conflicts: Memory[] }> {
+  checkCaller(caller);
+  const ownerId = checkOwner(ownerIdRaw);
+  if (!key?.trim()) throw new KeepGraphError('invalid_input', 'key must not be blank');
+  const at = deps.clock.now().toISOString();
+  const live = (await deps.store.getByKey(ownerId, key)).filter(
+    (m) => m.supersededBy === null && m.expiresAt > at && m.validFrom <= at,
+  );
+  const current = live.find((m) => !m.conflict) ?? null;
+  return { current: current && copyMemory(current), conflicts: copyMemory(live.filter((m) => m.conflict)) };
+}
+
+/** graphology's serialisation format, so a UI can `Graph.from()` it. */
+export interface SerializedGraph {
+  attributes: Record<string, unknown>;
+  options: { type: 'directed'; multi: false; allowSelfLoops: false };
+  nodes: { key: string; attributes: Record<string, unknown> }[];
+  edges: { key: string; source: string; target: string; attributes: Record<string, unknown> }[];
+}
+
+/** The derivation DAG from a memory down to its episodes, with their origins. */
+export async function lineage(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerIdRaw: unknown,
+  id: string,
+): Promise<SerializedGraph> {
+  checkCaller(caller);
+  const ownerId = checkOwner(ownerIdRaw);
+  const root = await deps.store.getById(ownerId, id);
+  if (!root) throw new KeepGraphError('not_found', `no memory ${id} for this owner`);
+  const graph: SerializedGraph = {
+    attributes: { root: id, ownerId },
+    options: { type: 'directed', multi: false, allowSelfLoops: false },
+    nodes: [],
+    edges: [],
+  };
+  const seen = new Set<string>();
+  let frontier: Memory[] = [root];
+  while (frontier.length > 0) {
+    const next: string[] = [];
+    for (const m of frontier) {
+      if (seen.has(m.id)) continue;
+      seen.add(m.id);
+      graph.nodes.push({
+        key: m.id,
+        attributes: {
+          kind: m.kind,
+          text: m.text,
+          authority: m.authority,
+          origin: m.origin,
+          createdAt: m.createdAt,
+          expiresAt: m.expiresAt,
+          contentHash: m.contentHash,
+        },
+      });
+      for (const s of m.derivedFrom) {
+        graph.edges.push({ key: `${m.id}->${s}`, source: m.id, target: s, attributes: { type: 'DERIVED_FROM' } });
+        next.push(s);
+      }
+    }
+    frontier = await deps.store.getByIds(ownerId, [...new Set(next)].filter((x) => !seen.has(x)));
+  }
+  // Edges to sources that no longer exist would dangle; keep the graph loadable.
+  graph.edges = graph.edges.filter((e) => seen.has(e.target));
+  return graph;
+}
+
+export interface WhyResult extends RecallResult {
+  lineage: Record<string, SerializedGraph>;
+}
+
+export async function why(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerIdRaw: unknown,
+  query: unknown,
+  opts: RecallOptions = {},
+): Promise<WhyResult> {
+  const r = await recall(deps, caller, ownerIdRaw, query, opts);
+  const lineageById: Record<string, SerializedGraph> = {};
+  for (const hit of r.results) lineageById[hit.memory.id] = await lineage(deps, caller, r.ownerId, hit.memory.id);
+  return { ...r, lineage: lineageById };
+}

@@ -1,0 +1,291 @@
+// remember / put-by-key: the write path. Validation, authority capped by the
+// caller's role, the policy gate, no-laundering rules for derived memories,
+// supersession by key, then one atomic store write with its audit events.
+import { contentHash } from '../audit.ts';
+import { KeepGraphError, isKeepGraphError } from '../errors.ts';
+import { evaluateWrite, ownerCap } from '../policy/index.ts';
+import {
+  AUTHORITY_RANK,
+  MemoryInputSchema,
+  ROLE_DEFAULT_AUTHORITY,
+  ROLE_MAX_AUTHORITY,
+  copyMemory,
+  type Authority,
+  type Memory,
+  type MemoryInput,
+  type Origin,
+  type ParsedMemoryInput,
+} from '../record.ts';
+import type { AuditEventInput } from '../audit.ts';
+import type { MemoryWrite } from '../ports/memory-store.ts';
+import { auditEvent, checkCaller, checkOwner, parseInput, type Caller, type EngineDeps } from './deps.ts';
+import { evictOverCap } from './forget.ts';
+
+export interface RememberResult {
+  memory: Memory;
+  /** Id of the memory this one superseded (same key, authority not lower). */
+  superseded: string | null;
+}
+
+/** One refused or failed item of a batch, by position. */
+export interface RememberFailure {
+  index: number;
+  code: string;
+  message: string;
+}
+
+export interface RememberManyResult {
+  stored: Memory[];
+  failed: RememberFailure[];
+}
+
+interface Prepared {
+  write: MemoryWrite;
+  supersede: { ownerId: string; id: string; by: string; at: string }[];
+  audit: AuditEventInput[];
+}
+
+/** Stable JSON of an origin, for de-duplicating the union of origins. */
+function originKey(o: Origin): string {
+  return JSON.stringify(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+export function unionOrigins(origins: Iterable<Origin>): Origin[] {
+  const seen = new Map<string, Origin>();
+  for (const o of origins) if (!seen.has(originKey(o))) seen.set(originKey(o), o);
+  return [...seen.values()];
+}
+
+function resolveAuthority(caller: Caller, requested: Authority | undefined): Authority {
+  const authority = requested ?? ROLE_DEFAULT_AUTHORITY[caller.role];
+  const max = ROLE_MAX_AUTHORITY[caller.role];
+  if (AUTHORITY_RANK[authority] > AUTHORITY_RANK[max]) {
+    throw new KeepGraphError(
+      'authority_exceeds_role',
+      `role ${caller.role} may write authority up to ${max}, not ${authority}`,
+      { role: caller.role, requested: authority, max },
+    );
+  }
+  return authority;
+}
+
+/** Everything short of the store write: throws KeepGraphError on refusal. */
+async function prepare(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerId: string,
+  input: ParsedMemoryInput,
+  now: Date,
+): Promise<Omit<Prepared, 'write'> & { memory: Memory }> {
+  const at = now.toISOString();
+  const authority = resolveAuthority(caller, input.authority);
+  const derived = input.derivedFrom.length > 0;
+
+  // Invariant 2 (an inferred or derived memory names its sources) is the
+  // gate's `sources.requireDerivedFrom`; here we check the sources exist.
+  const sourceIds = [...new Set(input.derivedFrom)];
+  const sources = derived ? await deps.store.getByIds(ownerId, sourceIds) : [];
+  const live = sources.filter((s) => s.expiresAt > at);
+  if (live.length !== sourceIds.length) {
+    const found = new Set(live.map((s) => s.id));
+    throw new KeepGraphError('refused_missing_sources', 'derivedFrom names memories this owner does not have', {
+      missing: sourceIds.filter((id) => !found.has(id)),
+    });
+  }
+
+  const decision = await evaluateWrite(deps.policy, {
+    kind: input.kind,
+    text: input.text,
+    authority,
+    sensitivity: input.sensitivity,
+    origin: input.origin,
+    ttlSeconds: input.ttlSeconds,
+    derived,
+  });
+  if (!decision.ok) throw new KeepGraphError(decision.code, decision.message, decision.details);
+
+  // Invariant 8: a derived memory expires no later than its earliest source,
+  // unless an operator explicitly confirms it.
+  let expiresAt = new Date(now.getTime() + decision.ttlSeconds * 1000).toISOString();
+  const keepPastSources = input.confirmExpiry === true && caller.role === 'operator';
+  if (derived && !keepPastSources) {
+    const earliest = live.map((s) => s.expiresAt).sort()[0]!;
+    if (earliest < expiresAt) expiresAt = earliest;
+  }
+
+  const origin: Origin = { ...input.origin, observedAt: input.origin.observedAt ?? at, writtenBy: caller.principal };
+  const sourceOrigins = unionOrigins(live.flatMap((s) => (s.sourceOrigins.length ? s.sourceOrigins : [s.origin])));
+
+  const id = deps.newId();
+  const supersede: Prepared['supersede'] = [];
+  const audit: AuditEventInput[] = [];
+  let conflict = false;
+  let supersedes: string | null = null;
+  if (input.key) {
+    const current = (await deps.store.getByKey(ownerId, input.key)).filter(
+      (m) => m.supersededBy === null && m.expiresAt > at,
+    );
+    // Invariant 3: a lower-authority claim never replaces a higher one; it is
+    // kept beside it, flagged as a conflict.
+    const higher = current.filter((m) => AUTHORITY_RANK[m.authority] > AUTHORITY_RANK[authority]);
+    if (higher.length > 0) {
+      conflict = true;
+    } else {
+      for (const m of current) {
+        supersede.push({ ownerId, id: m.id, by: id, at });
+        supersedes ??= m.id;
+      }
+    }
+  }
+
+  const memory: Memory = {
+    id,
+    ownerId,
+    kind: input.kind,
+    text: decision.text,
+    key: input.key ?? null,
+    origin,
+    sourceOrigins,
+    authority,
+    createdAt: at,
+    validFrom: input.validFrom ?? at,
+    validTo: null,
+    expiresAt,
+    sensitivity: input.sensitivity,
+    tags: [...new Set(input.tags)],
+    confidence: input.confidence,
+    contentHash: contentHash(decision.text),
+    derivedFrom: sourceIds,
+    supersedes,
+    supersededBy: null,
+    conflict,
+    about: input.about,
+    relations: input.relations,
+    embeddingModel: deps.embedder.modelId,
+    redactions: decision.redactions,
+  };
+  audit.push(
+    auditEvent(caller, 'write', at, ownerId, {
+      memoryIds: [id],
+      contentHashes: [memory.contentHash],
+      details: {
+        kind: memory.kind,
+        authority,
+        derivedFrom: sourceIds.length,
+        redactions: decision.redactions,
+        conflict,
+        requestId: caller.requestId ?? null,
+      },
+    }),
+  );
+  if (supersede.length > 0) {
+    audit.push(
+      auditEvent(caller, 'supersede', at, ownerId, {
+        memoryIds: supersede.map((s) => s.id),
+        reason: 'key',
+        details: { by: id, key: input.key },
+      }),
+    );
+  }
+  return { memory, supersede, audit };
+}
+
+async function auditRefusal(deps: EngineDeps, caller: Caller, ownerId: string, text: string, err: KeepGraphError) {
+  // Refusals are audited with a hash of the text, never the text (invariant 4).
+  await deps.store.appendAudit([
+    auditEvent(caller, 'refuse', deps.clock.now().toISOString(), ownerId, {
+      contentHashes: [contentHash(text)],
+      reason: err.code,
+      details: { requestId: caller.requestId ?? null },
+    }),
+  ]);
+}
+
+function isAuditedRefusal(e: unknown): e is KeepGraphError {
+  return isKeepGraphError(e) && (e.code.startsWith('refused_') || e.code === 'authority_exceeds_role');
+}
+
+/** Store one memory, or throw a KeepGraphError with a code (refusals are audited). */
+export async function remember(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerIdRaw: unknown,
+  raw: MemoryInput | unknown,
+): Promise<RememberResult> {
+  checkCaller(caller);
+  const ownerId = checkOwner(ownerIdRaw);
+  const input = parseInput(MemoryInputSchema, raw);
+  let prepared;
+  try {
+    prepared = await prepare(deps, caller, ownerId, input, deps.clock.now());
+  } catch (e) {
+    if (isAuditedRefusal(e)) await auditRefusal(deps, caller, ownerId, input.text, e);
+    throw e;
+  }
+  const [embedding] = await deps.embedder.embed([prepared.memory.text], 'document');
+  await deps.store.write({
+    memories: [{ memory: prepared.memory, embedding: embedding ?? null }],
+    supersede: prepared.supersede,
+    sessionMessages: [],
+    audit: prepared.audit,
+  });
+  await evictOverCap(deps, caller, ownerId, ownerCap(deps.policy));
+  return { memory: copyMemory(prepared.memory), superseded: prepared.supersede[0]?.id ?? null };
+}
+
+/**
+ * Store many memories of one owner with batched embeddings: the import and
+ * benchmark path. Each item passes the same gate; refusals are reported by
+ * index and audited, and do not stop the rest. Items are written in order, so
+ * an item may name an earlier one in derivedFrom only after it is stored:
+ * split such batches.
+ */
+export async function rememberMany(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerIdRaw: unknown,
+  raws: readonly unknown[],
+): Promise<RememberManyResult> {
+  checkCaller(caller);
+  const ownerId = checkOwner(ownerIdRaw);
+  const now = deps.clock.now();
+  const ok: { index: number; p: Awaited<ReturnType<typeof prepare>> }[] = [];
+  const failed: RememberFailure[] = [];
+  const keysInBatch = new Set<string>();
+  for (const [index, raw] of raws.entries()) {
+    try {
+      const input = parseInput(MemoryInputSchema, raw);
+      // Two writes of one key in one batch would both see the same "current"
+      // version; keep the semantics of sequential writes by refusing that.
+      if (input.key) {
+        if (keysInBatch.has(input.key)) {
+          throw new KeepGraphError('conflict', `key ${input.key} appears twice in one batch`);
+        }
+        keysInBatch.add(input.key);
+      }
+      try {
+        ok.push({ index, p: await prepare(deps, caller, ownerId, input, now) });
+      } catch (e) {
+        if (isAuditedRefusal(e)) await auditRefusal(deps, caller, ownerId, input.text, e);
+        throw e;
+      }
+    } catch (e) {
+      if (!isKeepGraphError(e)) throw e;
+      failed.push({ index, code: e.code, message: e.message });
+    }
+  }
+  if (ok.length > 0) {
+    const vectors = await deps.embedder.embed(
+      ok.map((o) => o.p.memory.text),
+      'document',
+    );
+    await deps.store.write({
+      memories: ok.map((o, i) => ({ memory: o.p.memory, embedding: vectors[i] ?? null })),
+      supersede: ok.flatMap((o) => o.p.supersede),
+      sessionMessages: [],
+      audit: ok.flatMap((o) => o.p.audit),
+    });
+    await evictOverCap(deps, caller, ownerId, ownerCap(deps.policy));
+  }
+  return { stored: ok.map((o) => copyMemory(o.p.memory)), failed };
+}

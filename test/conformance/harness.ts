@@ -1,0 +1,99 @@
+// The conformance harness: what a store package hands the suite, and the
+// per-test fixture (engine over that store, a manual clock, a job queue, the
+// real embedding model, fresh random owner ids).
+import { randomUUID } from 'node:crypto';
+import {
+  InMemoryJobQueue,
+  ManualClock,
+  createEngine,
+  defaultPolicy,
+  type Caller,
+  type Embedder,
+  type Engine,
+  type MemoryInput,
+  type MemoryStore,
+  type Policy,
+} from '@keepgraph/core';
+
+/** A store instance under test plus the store-specific probes the suite needs. */
+export interface StoreUnderTest {
+  store: MemoryStore;
+  /**
+   * Every byte the store keeps at rest (database file, WAL, index files), so
+   * the suite can prove a refused secret or a forgotten text is nowhere.
+   */
+  rawContent(): Promise<Buffer>;
+  /** Change one stored audit event behind the engine's back (tamper test). */
+  tamperAuditEvent(seq: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ConformanceOptions {
+  /** Store name for test titles: 'sqlite', 'neo4j'. */
+  name: string;
+  /** A fresh, empty-enough store (tests use random owners, so sharing is fine). */
+  makeStore(): Promise<StoreUnderTest>;
+  /** The real embedding model (loaded once by the caller). */
+  embedder(): Promise<Embedder>;
+}
+
+export interface Fixture {
+  engine: Engine;
+  clock: ManualClock;
+  jobs: InMemoryJobQueue;
+  sut: StoreUnderTest;
+  policy: Policy;
+  /** A fresh random owner id. */
+  owner(): string;
+}
+
+export const operator: Caller = { role: 'operator', principal: 'op:test' };
+export const user: Caller = { role: 'user', principal: 'user:test' };
+export const agent: Caller = { role: 'agent', principal: 'agent:test' };
+export const tool: Caller = { role: 'tool', principal: 'tool:test' };
+
+export async function makeFixture(
+  opts: ConformanceOptions,
+  sut: StoreUnderTest,
+  tweak: { policy?: (p: Policy) => Policy; start?: string } = {},
+): Promise<Fixture> {
+  const embedder = await opts.embedder();
+  await sut.store.init({ dimensions: embedder.dimensions });
+  const policy = tweak.policy ? tweak.policy(defaultPolicy()) : defaultPolicy();
+  const clock = new ManualClock(tweak.start ?? new Date().toISOString());
+  const jobs = new InMemoryJobQueue();
+  const engine = createEngine({ store: sut.store, embedder, policy, clock, jobs });
+  return { engine, clock, jobs, sut, policy, owner: () => `owner-${randomUUID()}` };
+}
+
+let turn = 0;
+/** A user episode observed in a session. */
+export function episode(text: string, extra: Partial<MemoryInput> = {}): MemoryInput {
+  turn++;
+  return { kind: 'episode', text, origin: { sessionId: 'S1', turn: `T${turn}` }, ...extra };
+}
+
+/** A derived memory (agent_inferred) built from `sources`. */
+export function derived(text: string, sources: string[], extra: Partial<MemoryInput> = {}): MemoryInput {
+  return {
+    kind: 'summary',
+    text,
+    authority: 'agent_inferred',
+    derivedFrom: sources,
+    origin: { extractor: { name: 'test-extractor', version: '1' } },
+    ...extra,
+  };
+}
+
+/** Assert a promise rejects with a KeepGraphError of this code (never the message). */
+export async function expectCode(p: Promise<unknown>, code: string): Promise<void> {
+  let err: unknown;
+  try {
+    await p;
+  } catch (e) {
+    err = e;
+  }
+  if (!err) throw new Error(`expected error code ${code}, but the call succeeded`);
+  const got = (err as { code?: string }).code;
+  if (got !== code) throw new Error(`expected error code ${code}, got ${got ?? String(err)}`);
+}

@@ -1,0 +1,34 @@
+// The store conformance suite (STYLE habit 2): one function that every store
+// package calls with a factory for its store. It is written against the
+// engine and the MemoryStore port only, so it runs unchanged on any store.
+// One file per invariant of DESIGN.md, plus retrieval.
+import { ownedSuite } from './invariants/01-owned.ts';
+import { attributedSuite } from './invariants/02-attributed.ts';
+import { authoritySuite } from './invariants/03-authority.ts';
+import { policySuite } from './invariants/04-policy.ts';
+import { copiesOutSuite } from './invariants/05-copies-out.ts';
+import { expirySuite } from './invariants/06-expiry.ts';
+import { deletionSuite } from './invariants/07-deletion.ts';
+import { noLaunderingSuite } from './invariants/08-no-laundering.ts';
+import { dataNotInstructionsSuite } from './invariants/09-data-not-instructions.ts';
+import { boundedSuite } from './invariants/10-bounded.ts';
+import { auditedSuite } from './invariants/11-audited.ts';
+import { retrievalSuite } from './invariants/12-retrieval.ts';
+import type { ConformanceOptions } from './harness.ts';
+
+export type { ConformanceOptions, StoreUnderTest } from './harness.ts';
+
+export function runMemoryStoreConformance(opts: ConformanceOptions): void {
+  ownedSuite(opts);
+  attributedSuite(opts);
+  authoritySuite(opts);
+  policySuite(opts);
+  copiesOutSuite(opts);
+  expirySuite(opts);
+  deletionSuite(opts);
+  noLaunderingSuite(opts);
+  dataNotInstructionsSuite(opts);
+  boundedSuite(opts);
+  auditedSuite(opts);
+  retrievalSuite(opts);
+}

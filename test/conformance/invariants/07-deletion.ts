@@ -1,0 +1,149 @@
+// Invariant 7, deletion reaches everything derived: the inbound DERIVED_FROM
+// closure, embeddings, full-text entries, relation edges nobody else asserts,
+// orphan entities and session-buffer copies go in one cascade with a receipt;
+// verifyForgotten then finds nothing; survivors' summaries are re-derived.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { derived, episode, expectCode, makeFixture, user, type ConformanceOptions, type Fixture } from '../harness.ts';
+
+export function deletionSuite(opts: ConformanceOptions): void {
+  describe('invariant 7: deletion reaches everything derived', () => {
+    let f: Fixture;
+    beforeAll(async () => {
+      f = await makeFixture(opts, await opts.makeStore());
+    });
+    afterAll(() => f.sut.close());
+
+    it('deleting an episode removes a 3-level derived chain with fan-out 20, its index rows and sole-asserted relations', async () => {
+      const o = f.owner();
+      const root = await f.engine.remember(user, o, episode('Kestrel-7731 feedback: Alex strongly dislikes finance clients after the last project'));
+      const other = await f.engine.remember(user, o, episode('Alex enjoys working with design studios and small agencies'));
+
+      // Level 1: 20 claims derived from the root. One asserts a relation alone;
+      // another asserts a relation that the surviving episode also asserts.
+      const level1: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const { memory } = await f.engine.remember(
+          user,
+          o,
+          derived(`Kestrel-7731 level one claim ${i}: avoid pitching finance clients to Alex`, [root.memory.id], {
+            kind: 'rule',
+            about: [{ name: 'Alex', type: 'person' }],
+            relations:
+              i === 0
+                ? [{ subject: { name: 'Alex', type: 'person' }, type: 'PREFERS_AGAINST', object: { name: 'finance clients', type: 'segment' }, reason: 'the last project' }]
+                : i === 1
+                  ? [{ subject: { name: 'Alex', type: 'person' }, type: 'PREFERS', object: { name: 'design studios', type: 'segment' } }]
+                  : [],
+          }),
+        );
+        level1.push(memory.id);
+      }
+      await f.engine.remember(
+        user,
+        o,
+        derived('Alex prefers design studios', [other.memory.id], {
+          kind: 'rule',
+          relations: [{ subject: { name: 'Alex', type: 'person' }, type: 'PREFERS', object: { name: 'design studios', type: 'segment' } }],
+        }),
+      );
+      // Levels 2 and 3: one chain under each level-1 claim.
+      const level2: string[] = [];
+      const level3: string[] = [];
+      for (const [i, id] of level1.entries()) {
+        const l2 = await f.engine.remember(user, o, derived(`Kestrel-7731 level two summary ${i}`, [id]));
+        level2.push(l2.memory.id);
+        const l3 = await f.engine.remember(user, o, derived(`Kestrel-7731 level three digest ${i}`, [l2.memory.id]));
+        level3.push(l3.memory.id);
+      }
+      // A summary of the root and the surviving episode: deleted, then queued for re-derivation.
+      const mixed = await f.engine.remember(user, o, derived('Kestrel-7731 mixed summary of both episodes', [root.memory.id, other.memory.id]));
+
+      const before = await f.engine.deps.store.relations(o);
+      expect(before.some((r) => r.type === 'PREFERS_AGAINST')).toBe(true);
+
+      const receipt = await f.engine.forget(user, o, [root.memory.id]);
+      const expected = [root.memory.id, ...level1, ...level2, ...level3, mixed.memory.id];
+      expect(new Set(receipt.deletedMemoryIds)).toEqual(new Set(expected));
+      expect(receipt.embeddingsDeleted).toBe(expected.length);
+      expect(receipt.fullTextEntriesDeleted).toBe(expected.length);
+      expect(receipt.relationEdgesDeleted).toBe(1);
+      expect(receipt.rederive.map((r) => r.id)).toEqual([mixed.memory.id]);
+      expect(receipt.rederive[0]!.survivingSources).toEqual([other.memory.id]);
+      expect(f.jobs.drain().map((j) => j.name)).toEqual(['rederive']);
+
+      const after = await f.engine.deps.store.relations(o);
+      expect(after.some((r) => r.type === 'PREFERS_AGAINST')).toBe(false);
+      const prefers = after.find((r) => r.type === 'PREFERS');
+      expect(prefers).toBeTruthy();
+      expect(prefers!.assertedBy.some((id) => level1.includes(id))).toBe(false);
+
+      const check = await f.engine.verifyForgotten(user, o, {
+        ids: receipt.deletedMemoryIds,
+        contentHashes: receipt.deletedContentHashes,
+      });
+      expect(check.traces).toEqual([]);
+      expect(check.forgotten).toBe(true);
+      const recalled = (await f.engine.recall(user, o, 'Kestrel-7731 finance clients', { topK: 50 })).results;
+      expect(recalled.length).toBeGreaterThan(0);
+      for (const h of recalled) expect(expected).not.toContain(h.memory.id);
+      expect((await f.engine.get(user, o, other.memory.id)).id).toBe(other.memory.id);
+      const raw = await f.sut.rawContent();
+      expect(raw.includes(Buffer.from('strongly dislikes finance'))).toBe(false);
+      expect(raw.includes(Buffer.from('level three digest'))).toBe(false);
+    });
+
+    it('deletes the session-buffer copy of a forgotten episode', async () => {
+      const o = f.owner();
+      const r = await f.engine.sessionAppend(user, o, 'sess-1', {
+        messages: [
+          { role: 'user', text: 'I will be travelling to Osaka in the first week of May' },
+          { role: 'assistant', text: 'Noted, I will keep that in mind.' },
+        ],
+        remember: true,
+      });
+      expect(r.rememberedIds).toHaveLength(1);
+      expect((await f.engine.sessionContext(user, o, 'sess-1')).session).toHaveLength(2);
+      const receipt = await f.engine.forget(user, o, r.rememberedIds);
+      expect(receipt.sessionMessagesDeleted).toBe(1);
+      const ctx = await f.engine.sessionContext(user, o, 'sess-1');
+      expect(ctx.session.map((m) => m.role)).toEqual(['assistant']);
+      expect((await f.engine.verifyForgotten(user, o, { ids: r.rememberedIds })).forgotten).toBe(true);
+    });
+
+    it('forgetting an owner removes everything of that owner and nothing of another', async () => {
+      const a = f.owner();
+      const b = f.owner();
+      const ea = await f.engine.remember(user, a, episode('Jordan collects vintage film cameras'));
+      await f.engine.remember(user, a, derived('Jordan likes cameras', [ea.memory.id]));
+      const eb = await f.engine.remember(user, b, episode('Jordan collects vintage film cameras'));
+      const receipt = await f.engine.forgetOwner(user, a);
+      expect(receipt.deletedMemoryIds).toHaveLength(2);
+      expect(await f.engine.deps.store.countMemories(a)).toBe(0);
+      expect((await f.engine.get(user, b, eb.memory.id)).text).toBe('Jordan collects vintage film cameras');
+      await expectCode(f.engine.forgetOwner(user, a), 'not_found');
+    });
+
+    it('revoking a source removes what came from it and what was derived from that', async () => {
+      const o = f.owner();
+      const web = await f.engine.remember(user, o, {
+        kind: 'fact',
+        text: 'The conference venue changed to Hall B according to the event page',
+        authority: 'third_party',
+        origin: { source: { kind: 'url', uri: 'https://events.example.com/conf' } },
+      });
+      const sum = await f.engine.remember(user, o, derived('Conference is in Hall B', [web.memory.id]));
+      const keep = await f.engine.remember(user, o, episode('I booked the hotel next to the venue myself'));
+      const receipt = await f.engine.revokeSource(user, o, { uri: 'https://events.example.com/conf' });
+      expect(new Set(receipt.deletedMemoryIds)).toEqual(new Set([web.memory.id, sum.memory.id]));
+      expect((await f.engine.get(user, o, keep.memory.id)).id).toBe(keep.memory.id);
+    });
+
+    it('deleting an unknown id is not_found and changes nothing', async () => {
+      const o = f.owner();
+      const m = await f.engine.remember(user, o, episode('Casey runs a half marathon every October'));
+      await expectCode(f.engine.forget(user, o, ['no-such-id']), 'not_found');
+      expect(await f.engine.deps.store.countMemories(o)).toBe(1);
+      expect((await f.engine.get(user, o, m.memory.id)).id).toBe(m.memory.id);
+    });
+  });
+}
