@@ -1,0 +1,97 @@
+// Fusion and rescoring: pure functions over candidate lists.
+import { describe, expect, it } from 'vitest';
+import { RECALL_RECIPES } from '../src/recall-config.ts';
+import { entityCandidates, fuse, rankCandidates, recencyFactor } from '../src/rank.ts';
+import type { Memory } from '../src/record.ts';
+
+const now = new Date('2026-06-01T00:00:00Z');
+function mem(id: string, extra: Partial<Memory> = {}): Memory {
+  return {
+    id,
+    ownerId: 'o',
+    kind: 'episode',
+    text: id,
+    key: null,
+    origin: { sessionId: 's', observedAt: now.toISOString(), writtenBy: 'w' },
+    sourceOrigins: [],
+    authority: 'user',
+    createdAt: now.toISOString(),
+    validFrom: now.toISOString(),
+    validTo: null,
+    expiresAt: '2027-01-01T00:00:00Z',
+    sensitivity: 'low',
+    tags: [],
+    confidence: 1,
+    contentHash: `h-${id}`,
+    derivedFrom: [],
+    supersedes: null,
+    supersededBy: null,
+    conflict: false,
+    about: [],
+    relations: [],
+    embeddingModel: 'm',
+    redactions: [],
+    ...extra,
+  };
+}
+
+const config = RECALL_RECIPES.default;
+
+describe('rank', () => {
+  it('fuses by reciprocal rank: agreement between retrievers wins', () => {
+    const f = fuse(
+      {
+        vector: [{ id: 'a', score: 0.9 }, { id: 'b', score: 0.8 }],
+        text: [{ id: 'b', score: 5 }, { id: 'c', score: 4 }],
+      },
+      config,
+    );
+    const order = [...f.entries()].sort((x, y) => y[1].fused - x[1].fused).map(([id]) => id);
+    expect(order[0]).toBe('b');
+    expect(f.get('b')!.ranks).toEqual({ vector: 2, text: 1 });
+  });
+
+  it('scales by authority and confidence, and normalises to 0..1', () => {
+    const f = fuse({ vector: [{ id: 'a', score: 1 }, { id: 'b', score: 1 }] }, config);
+    const ms = new Map([
+      ['a', mem('a', { authority: 'third_party' })],
+      ['b', mem('b', { confidence: 1 })],
+    ]);
+    const r = rankCandidates(f, ms, now, config);
+    expect(r[0]!.memory.id).toBe('b');
+    for (const x of r) {
+      expect(x.score).toBeGreaterThan(0);
+      expect(x.score).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('drops sources covered by a derived candidate, duplicates, and what misses minScore', () => {
+    const f = fuse({ vector: ['s1', 'd', 's2', 'dup1', 'dup2'].map((id) => ({ id, score: 1 })) }, config);
+    const ms = new Map([
+      ['s1', mem('s1')],
+      ['s2', mem('s2')],
+      ['d', mem('d', { derivedFrom: ['s1', 's2'], authority: 'agent_inferred' })],
+      ['dup1', mem('dup1', { contentHash: 'same' })],
+      ['dup2', mem('dup2', { contentHash: 'same' })],
+    ]);
+    expect(rankCandidates(f, ms, now, config).map((r) => r.memory.id).sort()).toEqual(['d', 'dup1']);
+    expect(rankCandidates(f, ms, now, { ...config, minScore: 0.99 })).toEqual([]);
+  });
+
+  it('ignores candidates the store filtered out', () => {
+    const f = fuse({ vector: [{ id: 'gone', score: 1 }] }, config);
+    expect(rankCandidates(f, new Map(), now, config)).toEqual([]);
+  });
+
+  it('decays with age towards 1 - recencyWeight', () => {
+    expect(recencyFactor(now.toISOString(), now, config)).toBe(1);
+    const old = recencyFactor('2000-01-01T00:00:00Z', now, config);
+    expect(old).toBeCloseTo(1 - config.recencyWeight, 5);
+  });
+
+  it('offers 1- to 3-word phrases as entity candidates', () => {
+    expect(entityCandidates('Pitch a new fintech client?')).toEqual(
+      expect.arrayContaining(['fintech', 'fintech client', 'new fintech client']),
+    );
+  });
+});
