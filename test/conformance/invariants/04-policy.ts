@@ -54,7 +54,7 @@ export function policySuite(opts: ConformanceOptions): void {
     });
 
     it('refuses a service phrase and text too short to matter', async () => {
-      await expectCode(f.engine.remember(user, f.owner(), episode('Thanks!')), 'refused_service_phrase');
+      await expectCode(f.engine.remember(user, f.owner(), episode('Ok, thank you so much!')), 'refused_service_phrase');
       await expectCode(f.engine.remember(user, f.owner(), episode('hm')), 'refused_too_short');
     });
 

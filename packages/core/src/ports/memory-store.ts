@@ -129,16 +129,26 @@ export interface MemoryStore {
   init(opts: { dimensions: number }): Promise<void>;
   close(): Promise<void>;
 
-  /** Atomic: all of the batch or none of it. */
+  /**
+   * Atomic: all of the batch or none of it. A duplicate id fails with
+   * `conflict`; a derivedFrom naming a memory the owner lacks fails the whole
+   * batch with `invalid_input`; supersede marks naming another owner's or an
+   * unknown memory are ignored.
+   */
   write(batch: WriteBatch): Promise<void>;
-  /** Atomic: the roots, their inbound DERIVED_FROM closure, and everything hanging off them. */
+  /**
+   * Atomic: the roots, their inbound DERIVED_FROM closure, and everything
+   * hanging off them. `not_found` when none of the roots is this owner's.
+   * Deleting a newer version clears the older one's supersededBy pointer but
+   * keeps its validTo: a superseded claim never comes back by deletion.
+   */
   deleteCascade(req: CascadeRequest): Promise<DeletionReceipt>;
 
   getById(ownerId: string, id: string): Promise<Memory | null>;
   getByIds(ownerId: string, ids: readonly string[]): Promise<Memory[]>;
   /** Every version stored under (owner, key), newest first, including superseded ones. */
   getByKey(ownerId: string, key: string): Promise<Memory[]>;
-  /** Memory ids of the owner whose own origin or inherited origins name this source uri or tool name. */
+  /** Memory ids of the owner whose own or inherited origins name this source uri or tool name (either, when both are given). */
   findBySource(ownerId: string, source: { uri?: string; tool?: string }): Promise<string[]>;
   /** All memory ids of an owner (for forgetOwner and export). */
   listIds(ownerId: string, opts?: { after?: string; limit?: number }): Promise<string[]>;
@@ -153,7 +163,7 @@ export interface MemoryStore {
 
   searchVector(ownerId: string, vector: Float32Array, opts: SearchOptions): Promise<ScoredId[]>;
   searchText(ownerId: string, query: string, opts: SearchOptions): Promise<ScoredId[]>;
-  /** Live memories ABOUT any of the named entities (case-insensitive name match). */
+  /** Live memories ABOUT, or asserting a relation involving, any of the named entities (names normalised by graph-schema's normalizeEntityName). */
   searchEntities(ownerId: string, names: readonly string[], opts: SearchOptions): Promise<ScoredId[]>;
   relations(ownerId: string, memoryIds?: readonly string[]): Promise<RelationEdge[]>;
 

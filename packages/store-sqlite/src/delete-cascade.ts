@@ -1,0 +1,217 @@
+// MemoryStore.deleteCascade: in one IMMEDIATE transaction, delete the roots
+// and every memory derived from them (transitively), with their vectors,
+// full-text entries, edges, orphaned relation edges, entities and sources,
+// and session-buffer copies; audit it; return the receipt (invariant 7).
+import { KeepGraphError } from '@keepgraph/core';
+import type {
+  AuditEventInput,
+  AuditType,
+  CascadeRequest,
+  DeletionReason,
+  DeletionReceipt,
+} from '@keepgraph/core';
+import { appendAuditEvents } from './audit-log.ts';
+import type { StoreContext } from './store-context.ts';
+import { VECTOR_TABLE } from './vector-table.ts';
+import { requireOwner } from './write-batch.ts';
+
+interface ClosureRow {
+  id: string;
+  rid: number;
+  content_hash: string;
+  is_root: number;
+}
+
+/** The audit type of a cascade when the caller sends no event of its own. */
+const AUDIT_TYPE_BY_REASON: Record<DeletionReason, AuditType> = {
+  forget: 'delete',
+  expire: 'expire',
+  cap: 'evict',
+  revoke_source: 'revoke_source',
+  forget_owner: 'forget_owner',
+};
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])];
+}
+
+/** Delete the closure rows and everything hanging off them; returns the counts. */
+function deleteClosure(ctx: StoreContext, ownerId: string, rows: ClosureRow[]) {
+  const { st } = ctx;
+  const ids = JSON.stringify(rows.map((r) => r.id));
+  const p = { ownerId, ids };
+
+  let embeddingsDeleted = 0;
+  let fullTextEntriesDeleted = 0;
+  const vec = st.sql(`DELETE FROM ${VECTOR_TABLE} WHERE memory_id = ?`);
+  const fts = st.sql('DELETE FROM memory_fts WHERE rowid = ?');
+  // vec0 and FTS5 are virtual tables: one row at a time by key is what
+  // both plan as a point delete.
+  for (const r of rows) {
+    embeddingsDeleted += vec.run(r.id).changes;
+    fullTextEntriesDeleted += fts.run(r.rid).changes;
+  }
+
+  // Relation edges: drop this closure's assertions, then the edges no
+  // surviving memory asserts.
+  const touchedRelations = st
+    .sql(
+      `SELECT DISTINCT r.id, r.subject_id, r.object_id FROM relations r
+         JOIN relation_assertions a ON a.relation_id = r.id
+        WHERE a.owner_id = @ownerId AND a.memory_id IN (SELECT value FROM json_each(@ids))`,
+    )
+    .all(p) as { id: number; subject_id: number; object_id: number }[];
+  st.sql(
+    'DELETE FROM relation_assertions WHERE owner_id = @ownerId AND memory_id IN (SELECT value FROM json_each(@ids))',
+  ).run(p);
+  const relationEdgesDeleted = st
+    .sql(
+      `DELETE FROM relations WHERE owner_id = @ownerId AND id IN (SELECT value FROM json_each(@rel))
+         AND NOT EXISTS (SELECT 1 FROM relation_assertions a WHERE a.relation_id = relations.id)`,
+    )
+    .run({ ownerId, rel: JSON.stringify(touchedRelations.map((r) => r.id)) }).changes;
+
+  // Entities: those the closure pointed at, deleted when nothing else does.
+  const aboutEntities = st
+    .sql(
+      'SELECT DISTINCT entity_id FROM memory_about WHERE memory_id IN (SELECT value FROM json_each(@ids))',
+    )
+    .pluck()
+    .all(p) as number[];
+  st.sql(
+    'DELETE FROM memory_about WHERE owner_id = @ownerId AND memory_id IN (SELECT value FROM json_each(@ids))',
+  ).run(p);
+  const candidates = new Set<number>(aboutEntities);
+  for (const r of touchedRelations) candidates.add(r.subject_id).add(r.object_id);
+  const entitiesDeleted = st
+    .file('delete-orphan-entities')
+    .run({ ownerId, entityIds: JSON.stringify([...candidates]) }).changes;
+
+  // Sources: same rule, a source no memory names any more goes.
+  const sourceIds = st
+    .sql(
+      'SELECT DISTINCT source_id FROM memory_sources WHERE memory_id IN (SELECT value FROM json_each(@ids))',
+    )
+    .pluck()
+    .all(p) as number[];
+  st.sql(
+    'DELETE FROM memory_sources WHERE owner_id = @ownerId AND memory_id IN (SELECT value FROM json_each(@ids))',
+  ).run(p);
+  st.sql(
+    `DELETE FROM sources WHERE id IN (SELECT value FROM json_each(@sourceIds))
+       AND NOT EXISTS (SELECT 1 FROM memory_sources s WHERE s.source_id = sources.id)`,
+  ).run({ sourceIds: JSON.stringify(sourceIds) });
+
+  const sessionMessagesDeleted = st
+    .sql(
+      'DELETE FROM session_messages WHERE owner_id = @ownerId AND memory_id IN (SELECT value FROM json_each(@ids))',
+    )
+    .run(p).changes;
+
+  st.sql(
+    `DELETE FROM derived_from WHERE owner_id = @ownerId
+       AND (child_id IN (SELECT value FROM json_each(@ids)) OR source_id IN (SELECT value FROM json_each(@ids)))`,
+  ).run(p);
+
+  // Survivors that pointed at a deleted version keep their validity window
+  // (a superseded claim stays superseded) but lose the dangling id.
+  st.sql(
+    `UPDATE memories SET superseded_by = NULL
+      WHERE owner_id = @ownerId AND superseded_by IN (SELECT value FROM json_each(@ids))`,
+  ).run(p);
+  st.sql(
+    `UPDATE memories SET supersedes = NULL
+      WHERE owner_id = @ownerId AND supersedes IN (SELECT value FROM json_each(@ids))`,
+  ).run(p);
+
+  st.sql(
+    'DELETE FROM memories WHERE owner_id = @ownerId AND id IN (SELECT value FROM json_each(@ids))',
+  ).run(p);
+
+  return {
+    embeddingsDeleted,
+    fullTextEntriesDeleted,
+    relationEdgesDeleted,
+    entitiesDeleted,
+    sessionMessagesDeleted,
+  };
+}
+
+/** Run a cascade; throws not_found when none of the roots is this owner's. */
+export function deleteCascade(ctx: StoreContext, req: CascadeRequest): DeletionReceipt {
+  requireOwner(req.ownerId);
+  const run = ctx.db.transaction((): DeletionReceipt => {
+    const rootIds = JSON.stringify([...new Set(req.rootIds)]);
+    const rows = ctx.st
+      .file('cascade-closure')
+      .all({ ownerId: req.ownerId, rootIds }) as ClosureRow[];
+    if (!rows.some((r) => r.is_root === 1)) {
+      throw new KeepGraphError('not_found', 'none of these memories exists for this owner', {
+        requested: req.rootIds.length,
+      });
+    }
+    const deletedMemoryIds = rows.map((r) => r.id);
+    const deletedContentHashes = [...new Set(rows.map((r) => r.content_hash))];
+
+    // Computed before the edges go: the derived_from rows are the evidence.
+    const rederive = (
+      ctx.st
+        .file('cascade-rederive')
+        .all({ ownerId: req.ownerId, closure: JSON.stringify(deletedMemoryIds), rootIds }) as {
+        id: string;
+        surviving_json: string;
+      }[]
+    ).map((r) => ({
+      id: r.id,
+      survivingSources: (JSON.parse(r.surviving_json) as string[]).sort(),
+    }));
+
+    const counts = deleteClosure(ctx, req.ownerId, rows);
+    const receipt: DeletionReceipt = {
+      ownerId: req.ownerId,
+      reason: req.reason,
+      requested: [...req.rootIds],
+      deletedMemoryIds,
+      deletedContentHashes,
+      ...counts,
+      rederive,
+      at: req.at,
+    };
+
+    // The receipt summary rides on the first event; a cascade is never
+    // unaudited, so one is made when the caller sent none.
+    const events: AuditEventInput[] = req.audit.length
+      ? [...req.audit]
+      : [
+          {
+            type: AUDIT_TYPE_BY_REASON[req.reason] ?? 'delete',
+            at: req.at,
+            ownerId: req.ownerId,
+            actor: 'store',
+            role: 'system',
+            memoryIds: [],
+            contentHashes: [],
+            reason: req.reason,
+            details: {},
+          },
+        ];
+    const [first, ...rest] = events as [AuditEventInput, ...AuditEventInput[]];
+    const summarised: AuditEventInput = {
+      ...first,
+      memoryIds: union(first.memoryIds, deletedMemoryIds),
+      contentHashes: union(first.contentHashes, deletedContentHashes),
+      details: {
+        ...first.details,
+        cascade: {
+          requested: req.rootIds.length,
+          memoriesDeleted: deletedMemoryIds.length,
+          ...counts,
+          rederive: rederive.map((r) => r.id),
+        },
+      },
+    };
+    appendAuditEvents(ctx.st, [summarised, ...rest]);
+    return receipt;
+  });
+  return run.immediate();
+}

@@ -1,0 +1,7 @@
+// Public surface of @keepgraph/store-sqlite: the store factory and the
+// migration runner (for the CLI's `migrate` command and tests).
+export { createSqliteStore, SqliteMemoryStore } from './sqlite-store.ts';
+export type { SqliteStoreOptions } from './sqlite-store.ts';
+export { migrate, readMigrations, migrationChecksum } from './migrate.ts';
+export type { MigrationFile, MigrationResult } from './migrate.ts';
+export { toFtsMatch } from './fts-query.ts';

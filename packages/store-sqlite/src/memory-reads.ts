@@ -1,0 +1,123 @@
+// Owner-scoped lookups of memories: by id, by key, by source, listings and
+// the orderings used by cap eviction and the expiry sweeper.
+import type { ExpiryCandidate, Memory } from '@keepgraph/core';
+import { rowToMemory, toMs } from './row-mapping.ts';
+import type { MemoryRow } from './row-mapping.ts';
+import type { StoreContext } from './store-context.ts';
+import { requireOwner } from './write-batch.ts';
+
+export function getById(ctx: StoreContext, ownerId: string, id: string): Memory | null {
+  requireOwner(ownerId);
+  const row = ctx.st
+    .sql('SELECT * FROM memories WHERE owner_id = ? AND id = ?')
+    .get(ownerId, id) as MemoryRow | undefined;
+  return row ? rowToMemory(row) : null;
+}
+
+/** The owner's memories among `ids`, in the order asked; unknown ids are skipped. */
+export function getByIds(ctx: StoreContext, ownerId: string, ids: readonly string[]): Memory[] {
+  requireOwner(ownerId);
+  if (ids.length === 0) return [];
+  const rows = ctx.st
+    .sql('SELECT * FROM memories WHERE owner_id = ? AND id IN (SELECT value FROM json_each(?))')
+    .all(ownerId, JSON.stringify(ids)) as MemoryRow[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const out: Memory[] = [];
+  for (const id of new Set(ids)) {
+    const r = byId.get(id);
+    if (r) out.push(rowToMemory(r));
+  }
+  return out;
+}
+
+/** Every version under (owner, key), newest first, superseded ones included. */
+export function getByKey(ctx: StoreContext, ownerId: string, key: string): Memory[] {
+  requireOwner(ownerId);
+  const rows = ctx.st
+    .sql('SELECT * FROM memories WHERE owner_id = ? AND key = ? ORDER BY created_ms DESC, rid DESC')
+    .all(ownerId, key) as MemoryRow[];
+  return rows.map(rowToMemory);
+}
+
+/**
+ * Memories whose own or inherited origins name the source uri or the tool.
+ * Given both, a memory naming either matches.
+ */
+export function findBySource(
+  ctx: StoreContext,
+  ownerId: string,
+  source: { uri?: string; tool?: string },
+): string[] {
+  requireOwner(ownerId);
+  if (source.uri === undefined && source.tool === undefined) return [];
+  return ctx.st
+    .file('find-by-source')
+    .pluck()
+    .all({
+      ownerId,
+      uri: source.uri ?? null,
+      tool: source.tool ?? null,
+    }) as string[];
+}
+
+export function listIds(
+  ctx: StoreContext,
+  ownerId: string,
+  opts: { after?: string; limit?: number } = {},
+): string[] {
+  requireOwner(ownerId);
+  return ctx.st
+    .sql(
+      `SELECT id FROM memories WHERE owner_id = @ownerId AND (@after IS NULL OR id > @after)
+        ORDER BY id LIMIT @limit`,
+    )
+    .pluck()
+    .all({ ownerId, after: opts.after ?? null, limit: opts.limit ?? -1 }) as string[];
+}
+
+export function listOwners(ctx: StoreContext): string[] {
+  return ctx.st
+    .sql('SELECT DISTINCT owner_id FROM memories ORDER BY owner_id')
+    .pluck()
+    .all() as string[];
+}
+
+export function countMemories(ctx: StoreContext, ownerId: string): number {
+  requireOwner(ownerId);
+  return ctx.st
+    .sql('SELECT count(*) FROM memories WHERE owner_id = ?')
+    .pluck()
+    .get(ownerId) as number;
+}
+
+/** Eviction order: lowest confidence, then lowest authority, then oldest. */
+export function lowestValue(ctx: StoreContext, ownerId: string, limit: number): string[] {
+  requireOwner(ownerId);
+  return ctx.st
+    .sql(
+      `SELECT id FROM memories WHERE owner_id = ?
+        ORDER BY confidence ASC, authority_rank ASC, created_ms ASC, id ASC LIMIT ?`,
+    )
+    .pluck()
+    .all(ownerId, limit) as string[];
+}
+
+/** Direct children: memories derived from `id`. */
+export function derivedFrom(ctx: StoreContext, ownerId: string, id: string): string[] {
+  requireOwner(ownerId);
+  return ctx.st
+    .sql('SELECT child_id FROM derived_from WHERE owner_id = ? AND source_id = ? ORDER BY child_id')
+    .pluck()
+    .all(ownerId, id) as string[];
+}
+
+/** Memories expired at `now`, oldest expiry first, across owners (sweeper). */
+export function dueForExpiry(ctx: StoreContext, now: string, limit: number): ExpiryCandidate[] {
+  const rows = ctx.st
+    .sql(
+      `SELECT owner_id, id, expires_at FROM memories WHERE expires_ms <= ?
+        ORDER BY expires_ms, id LIMIT ?`,
+    )
+    .all(toMs(now, 'now'), limit) as { owner_id: string; id: string; expires_at: string }[];
+  return rows.map((r) => ({ ownerId: r.owner_id, id: r.id, expiresAt: r.expires_at }));
+}

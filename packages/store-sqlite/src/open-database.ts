@@ -1,0 +1,45 @@
+// Opens the SQLite file (or ':memory:') with the settings every KeepGraph
+// connection needs: WAL, foreign keys, a busy timeout, secure delete, and
+// the sqlite-vec extension loaded.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+
+/** The better-sqlite3 connection type, named once for the other modules. */
+export type Db = Database.Database;
+
+export interface OpenOptions {
+  /** A file path, or ':memory:' for a private in-memory database. */
+  path: string;
+  /** How long a writer waits for another process's lock, in ms. */
+  busyTimeoutMs?: number;
+}
+
+/** True when `path` names an in-memory database rather than a file. */
+export function isMemoryPath(path: string): boolean {
+  return path === ':memory:' || path === '';
+}
+
+/** Open a connection configured for KeepGraph. Creates the parent directory. */
+export function openDatabase(opts: OpenOptions): Db {
+  const inMemory = isMemoryPath(opts.path);
+  const file = inMemory ? ':memory:' : resolve(opts.path);
+  if (!inMemory) mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(opts.busyTimeoutMs ?? 5000))}`);
+    // WAL lets readers run while a writer commits; in-memory databases ignore it.
+    if (!inMemory) db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    // Deleted content is overwritten with zeros, so a forgotten memory's text
+    // cannot be read back from free pages of the file (invariant 7).
+    db.pragma('secure_delete = ON');
+    sqliteVec.load(db);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
+}

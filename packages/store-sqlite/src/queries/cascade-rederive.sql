@@ -1,0 +1,16 @@
+-- cascade-rederive: closure members (other than the roots the caller chose
+-- to delete) that also have sources outside the closure. Those sources
+-- survive, so a job can rebuild the derived memory from them alone.
+-- params: @ownerId  the owner
+--         @closure  JSON array of every memory id the cascade deletes
+--         @rootIds  JSON array of the requested roots
+-- returns: id, surviving_json (JSON array of surviving source ids)
+SELECT d.child_id AS id,
+       json_group_array(d.source_id) AS surviving_json
+  FROM derived_from d
+ WHERE d.owner_id = @ownerId
+   AND d.child_id IN (SELECT value FROM json_each(@closure))
+   AND d.child_id NOT IN (SELECT value FROM json_each(@rootIds))
+   AND d.source_id NOT IN (SELECT value FROM json_each(@closure))
+ GROUP BY d.child_id
+ ORDER BY d.child_id

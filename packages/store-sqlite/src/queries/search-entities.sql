@@ -1,0 +1,31 @@
+-- search-entities: live memories of one owner that are ABOUT an entity with
+-- one of the given normalized names, or that assert a relation edge whose
+-- subject or object is such an entity (a memory stating "user PREFERS_AGAINST
+-- peanuts" is about peanuts). Every hit scores 1; newest first.
+-- params: @ownerId  the owner
+--         @names    JSON array of normalized names (normalizeEntityName)
+--         @nowMs    epoch ms of "now"
+--         @limit    results to return
+-- returns: id, score
+WITH named AS (
+  SELECT id FROM entities
+   WHERE owner_id = @ownerId
+     AND name_norm IN (SELECT value FROM json_each(@names))
+),
+hits AS (
+  SELECT a.memory_id AS id FROM memory_about a WHERE a.entity_id IN (SELECT id FROM named)
+  UNION
+  SELECT ra.memory_id FROM relations r
+    JOIN relation_assertions ra ON ra.relation_id = r.id
+   WHERE r.owner_id = @ownerId
+     AND (r.subject_id IN (SELECT id FROM named) OR r.object_id IN (SELECT id FROM named))
+)
+SELECT m.id, 1.0 AS score
+  FROM hits
+  JOIN memories m ON m.id = hits.id AND m.owner_id = @ownerId
+ WHERE m.superseded_by IS NULL
+   AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
+   AND m.expires_ms > @nowMs
+   AND m.valid_from_ms <= @nowMs
+ ORDER BY m.created_ms DESC, m.id
+ LIMIT @limit

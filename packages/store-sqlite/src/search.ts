@@ -1,0 +1,88 @@
+// The three candidate searches of recall: vector (cosine), full text (BM25)
+// and entity names. Each is scoped to one owner and returns live memories
+// only: not expired, not superseded, already valid (invariant 6).
+import { KeepGraphError } from '@keepgraph/core';
+import type { ScoredId, SearchOptions } from '@keepgraph/core';
+import { normalizeEntityName } from '@keepgraph/graph-schema';
+import { toFtsMatch } from './fts-query.ts';
+import { toMs } from './row-mapping.ts';
+import type { StoreContext } from './store-context.ts';
+import { requireOwner } from './write-batch.ts';
+
+/** sqlite-vec's cap on k in one KNN query. */
+const MAX_K = 4096;
+
+function checkOptions(opts: SearchOptions): { limit: number; nowMs: number } {
+  if (!Number.isInteger(opts.limit) || opts.limit < 0) {
+    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', {
+      limit: opts.limit,
+    });
+  }
+  return { limit: opts.limit, nowMs: toMs(opts.now, 'now') };
+}
+
+/** Cosine similarity (1 - cosine distance) of the owner's nearest live memories. */
+export function searchVector(
+  ctx: StoreContext,
+  ownerId: string,
+  vector: Float32Array,
+  opts: SearchOptions,
+): ScoredId[] {
+  requireOwner(ownerId);
+  const { limit, nowMs } = checkOptions(opts);
+  if (vector.length !== ctx.dimensions) {
+    throw new KeepGraphError(
+      'invalid_input',
+      `query vector has ${vector.length} dimensions, store has ${ctx.dimensions}`,
+    );
+  }
+  if (limit === 0) return [];
+  const stmt = ctx.st.file('search-vector');
+  // Superseded memories are filtered after the KNN, so fetch more than
+  // asked and widen until enough survive or k reaches sqlite-vec's cap.
+  let k = Math.min(MAX_K, Math.max(limit * 4, 32));
+  let rows = stmt.all({ ownerId, vector, k, nowMs, limit }) as { id: string; distance: number }[];
+  while (rows.length < limit && k < MAX_K) {
+    k = Math.min(MAX_K, k * 4);
+    rows = stmt.all({ ownerId, vector, k, nowMs, limit }) as { id: string; distance: number }[];
+  }
+  return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
+}
+
+/** BM25 hits for the words of `query`; an empty or punctuation-only query finds nothing. */
+export function searchText(
+  ctx: StoreContext,
+  ownerId: string,
+  query: string,
+  opts: SearchOptions,
+): ScoredId[] {
+  requireOwner(ownerId);
+  const { limit, nowMs } = checkOptions(opts);
+  const match = toFtsMatch(query);
+  if (match === null || limit === 0) return [];
+  const rows = ctx.st.file('search-text').all({ ownerId, match, nowMs, limit }) as {
+    id: string;
+    score: number;
+  }[];
+  return rows.map((r) => ({ id: r.id, score: r.score }));
+}
+
+/** Live memories about (or relating) any of the named entities; score 1 each. */
+export function searchEntities(
+  ctx: StoreContext,
+  ownerId: string,
+  names: readonly string[],
+  opts: SearchOptions,
+): ScoredId[] {
+  requireOwner(ownerId);
+  const { limit, nowMs } = checkOptions(opts);
+  const normalized = [...new Set(names.map(normalizeEntityName).filter((n) => n !== ''))];
+  if (normalized.length === 0 || limit === 0) return [];
+  const rows = ctx.st
+    .file('search-entities')
+    .all({ ownerId, names: JSON.stringify(normalized), nowMs, limit }) as {
+    id: string;
+    score: number;
+  }[];
+  return rows.map((r) => ({ id: r.id, score: r.score }));
+}

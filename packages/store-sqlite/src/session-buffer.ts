@@ -1,0 +1,79 @@
+// The session buffer (short-term memory) and the read log: small owner-
+// scoped tables written outside the big write batch.
+import type { ReadLogEntry, SessionMessage } from '@keepgraph/core';
+import { toMs } from './row-mapping.ts';
+import type { StoreContext } from './store-context.ts';
+import { requireOwner } from './write-batch.ts';
+
+interface MessageRow {
+  owner_id: string;
+  session_id: string;
+  role: SessionMessage['role'];
+  text: string;
+  at: string;
+  expires_at: string;
+  memory_id: string | null;
+}
+
+/** The newest `limit` unexpired messages of a session, oldest first (reading order). */
+export function sessionMessages(
+  ctx: StoreContext,
+  ownerId: string,
+  sessionId: string,
+  opts: { limit: number; now: string },
+): SessionMessage[] {
+  requireOwner(ownerId);
+  const rows = ctx.st
+    .sql(
+      `SELECT owner_id, session_id, role, text, at, expires_at, memory_id FROM session_messages
+        WHERE owner_id = ? AND session_id = ? AND expires_ms > ?
+        ORDER BY seq DESC LIMIT ?`,
+    )
+    .all(ownerId, sessionId, toMs(opts.now, 'now'), opts.limit) as MessageRow[];
+  return rows.reverse().map((r) => ({
+    ownerId: r.owner_id,
+    sessionId: r.session_id,
+    role: r.role,
+    text: r.text,
+    at: r.at,
+    expiresAt: r.expires_at,
+    memoryId: r.memory_id,
+  }));
+}
+
+/** Keep the newest `keep` messages of the session; returns how many were dropped. */
+export function trimSession(
+  ctx: StoreContext,
+  ownerId: string,
+  sessionId: string,
+  keep: number,
+): number {
+  requireOwner(ownerId);
+  return ctx.st
+    .sql(
+      `DELETE FROM session_messages
+        WHERE owner_id = @ownerId AND session_id = @sessionId
+          AND seq NOT IN (SELECT seq FROM session_messages
+                           WHERE owner_id = @ownerId AND session_id = @sessionId
+                           ORDER BY seq DESC LIMIT @keep)`,
+    )
+    .run({ ownerId, sessionId, keep: Math.max(0, Math.trunc(keep)) }).changes;
+}
+
+/** Record which memories were served to whom. */
+export function logRead(ctx: StoreContext, entry: ReadLogEntry): void {
+  requireOwner(entry.ownerId);
+  ctx.st
+    .sql(
+      `INSERT INTO read_log (owner_id, request_id, principal, session_id, memory_ids_json, at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      entry.ownerId,
+      entry.requestId,
+      entry.principal,
+      entry.sessionId,
+      JSON.stringify(entry.memoryIds),
+      entry.at,
+    );
+}

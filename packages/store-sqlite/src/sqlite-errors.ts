@@ -1,0 +1,38 @@
+// Turns driver errors into KeepGraphError codes at the store boundary, so
+// callers (HTTP, workers) branch on codes and never on SQLite messages.
+import Database from 'better-sqlite3';
+import { KeepGraphError } from '@keepgraph/core';
+
+/** Map a thrown value to a KeepGraphError where a code applies; pass others through. */
+export function toStoreError(e: unknown): unknown {
+  if (e instanceof KeepGraphError) return e;
+  if (e instanceof RangeError) return new KeepGraphError('invalid_input', e.message);
+  if (e instanceof Database.SqliteError) {
+    const code = e.code;
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+      return new KeepGraphError('conflict', 'a record with this id already exists', {
+        sqlite: code,
+      });
+    }
+    if (code.startsWith('SQLITE_CONSTRAINT')) {
+      return new KeepGraphError('invalid_input', 'the write breaks a store constraint', {
+        sqlite: code,
+      });
+    }
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+      return new KeepGraphError('store_unavailable', 'the store is locked by another writer', {
+        sqlite: code,
+      });
+    }
+  }
+  return e;
+}
+
+/** Run `fn`, rethrowing its error through toStoreError. */
+export function mapErrors<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw toStoreError(e);
+  }
+}

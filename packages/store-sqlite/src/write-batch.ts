@@ -1,0 +1,105 @@
+// MemoryStore.write: one IMMEDIATE transaction that inserts the batch's
+// memories with their index entries and edges, marks supersessions, appends
+// session messages and seals the audit events. Any throw rolls it all back.
+import { KeepGraphError } from '@keepgraph/core';
+import type { MemoryWrite, WriteBatch } from '@keepgraph/core';
+import { appendAuditEvents } from './audit-log.ts';
+import { linkDerivedFrom, linkEntities, linkSources } from './graph-links.ts';
+import { memoryToParams, toMs } from './row-mapping.ts';
+import type { StoreContext } from './store-context.ts';
+import { VECTOR_TABLE } from './vector-table.ts';
+
+/** Throw owner_required for a blank owner id (invariant 1). */
+export function requireOwner(ownerId: unknown): asserts ownerId is string {
+  if (typeof ownerId !== 'string' || ownerId.trim() === '') {
+    throw new KeepGraphError('owner_required', 'owner id must not be blank');
+  }
+}
+
+/** Cheap checks first, so a bad batch fails before taking the write lock. */
+function validate(ctx: StoreContext, batch: WriteBatch): void {
+  for (const { memory: m, embedding } of batch.memories) {
+    requireOwner(m.ownerId);
+    if (typeof m.id !== 'string' || m.id.trim() === '') {
+      throw new KeepGraphError('invalid_input', 'memory id must not be blank');
+    }
+    if (embedding && embedding.length !== ctx.dimensions) {
+      throw new KeepGraphError(
+        'invalid_input',
+        `embedding has ${embedding.length} dimensions, store has ${ctx.dimensions}`,
+        {
+          id: m.id,
+        },
+      );
+    }
+  }
+  for (const s of batch.supersede) requireOwner(s.ownerId);
+  for (const msg of batch.sessionMessages) requireOwner(msg.ownerId);
+}
+
+function insertMemory(ctx: StoreContext, w: MemoryWrite): void {
+  const m = w.memory;
+  const params = memoryToParams(m);
+  const { rid } = ctx.st.file('insert-memory').get(params) as { rid: number };
+  ctx.st
+    .sql(
+      'INSERT INTO memory_fts (rowid, text, owner_id, memory_id, content_hash) VALUES (?, ?, ?, ?, ?)',
+    )
+    .run(rid, m.text, m.ownerId, m.id, m.contentHash);
+  if (w.embedding) {
+    // vec0 metadata columns insist on SQLite integers, hence BigInt.
+    ctx.st
+      .sql(
+        `INSERT INTO ${VECTOR_TABLE} (memory_id, owner_id, embedding, expires_ms, valid_from_ms) VALUES (?, ?, ?, ?, ?)`,
+      )
+      .run(m.id, m.ownerId, w.embedding, BigInt(params.expires_ms), BigInt(params.valid_from_ms));
+  }
+  linkEntities(ctx.st, m);
+  linkSources(ctx.st, m);
+}
+
+/** Apply a WriteBatch atomically. */
+export function writeBatch(ctx: StoreContext, batch: WriteBatch): void {
+  validate(ctx, batch);
+  const run = ctx.db.transaction(() => {
+    for (const w of batch.memories) insertMemory(ctx, w);
+    // Edges after all inserts, so a batch may hold a summary and its sources.
+    for (const w of batch.memories) linkDerivedFrom(ctx.st, w.memory);
+
+    // Owner-scoped: a mark naming another owner's memory matches no row.
+    const supersede = ctx.st.sql(
+      `UPDATE memories SET valid_to = @at, valid_to_ms = @atMs, superseded_by = @by
+        WHERE owner_id = @ownerId AND id = @id`,
+    );
+    for (const s of batch.supersede) {
+      supersede.run({
+        ownerId: s.ownerId,
+        id: s.id,
+        by: s.by,
+        at: s.at,
+        atMs: toMs(s.at, 'supersede.at'),
+      });
+    }
+
+    const message = ctx.st.sql(
+      `INSERT INTO session_messages (owner_id, session_id, role, text, at, at_ms, expires_at, expires_ms, memory_id)
+       VALUES (@ownerId, @sessionId, @role, @text, @at, @atMs, @expiresAt, @expiresMs, @memoryId)`,
+    );
+    for (const msg of batch.sessionMessages) {
+      message.run({
+        ownerId: msg.ownerId,
+        sessionId: msg.sessionId,
+        role: msg.role,
+        text: msg.text,
+        at: msg.at,
+        atMs: toMs(msg.at, 'message.at'),
+        expiresAt: msg.expiresAt,
+        expiresMs: toMs(msg.expiresAt, 'message.expiresAt'),
+        memoryId: msg.memoryId,
+      });
+    }
+
+    appendAuditEvents(ctx.st, batch.audit);
+  });
+  run.immediate();
+}

@@ -1,0 +1,169 @@
+// Migrations: applied once, in order, recorded in the ledger; idempotent;
+// a changed applied file is refused; the vector dimension is fixed at init.
+import { appendFileSync, cpSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isKeepGraphError } from '@keepgraph/core';
+import { SQLITE_MIGRATIONS_DIR } from '@keepgraph/graph-schema';
+import { createSqliteStore, migrate, readMigrations } from '../src/index.ts';
+import { openDatabase } from '../src/open-database.ts';
+import { tempDir } from './helpers.ts';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()?.();
+});
+
+function scratch(): string {
+  const t = tempDir();
+  cleanups.push(t.cleanup);
+  return t.dir;
+}
+
+describe('migrate', () => {
+  it('applies every migration once, in order, and records it in the ledger', () => {
+    const dir = scratch();
+    const db = openDatabase({ path: join(dir, 'a.db') });
+    try {
+      const files = readMigrations();
+      expect(files.map((f) => f.version)).toEqual(files.map((_, i) => i + 1));
+      const first = migrate(db);
+      expect(first.applied).toEqual(files.map((f) => f.version));
+      expect(first.current).toBe(files.length);
+
+      const again = migrate(db);
+      expect(again.applied).toEqual([]);
+      expect(again.current).toBe(files.length);
+
+      const ledger = db
+        .prepare(
+          'SELECT version, name, checksum, applied_at FROM schema_migrations ORDER BY version',
+        )
+        .all() as {
+        version: number;
+        name: string;
+        checksum: string;
+      }[];
+      expect(ledger.map((r) => [r.version, r.name, r.checksum])).toEqual(
+        files.map((f) => [f.version, f.name, f.checksum]),
+      );
+    } finally {
+      db.close();
+    }
+  });
+
+  it('is idempotent across connections to the same file', () => {
+    const path = join(scratch(), 'b.db');
+    const a = openDatabase({ path });
+    const b = openDatabase({ path });
+    try {
+      expect(migrate(a).applied.length).toBeGreaterThan(0);
+      expect(migrate(b).applied).toEqual([]);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('waits for the write lock: a second process cannot migrate while another holds it', () => {
+    const path = join(scratch(), 'lock.db');
+    const holder = openDatabase({ path });
+    const waiter = openDatabase({ path, busyTimeoutMs: 50 });
+    try {
+      holder.exec('BEGIN IMMEDIATE');
+      expect(() => migrate(waiter)).toThrow(/locked|busy/i);
+      holder.exec('COMMIT');
+      expect(migrate(waiter).applied.length).toBeGreaterThan(0);
+      expect(migrate(holder).applied).toEqual([]);
+    } finally {
+      holder.close();
+      waiter.close();
+    }
+  });
+
+  it('refuses when an applied migration file has changed', () => {
+    const dir = scratch();
+    const migrations = join(dir, 'migrations');
+    cpSync(SQLITE_MIGRATIONS_DIR, migrations, { recursive: true });
+    const db = openDatabase({ path: join(dir, 'c.db') });
+    try {
+      migrate(db, { dir: migrations });
+      appendFileSync(join(migrations, '0001-core-graph.sql'), '\n-- an edit after the fact\n');
+      let caught: unknown;
+      try {
+        migrate(db, { dir: migrations });
+      } catch (e) {
+        caught = e;
+      }
+      expect(isKeepGraphError(caught) && caught.code).toBe('store_unavailable');
+      expect(isKeepGraphError(caught) && caught.details?.['reason']).toBe(
+        'migration_checksum_mismatch',
+      );
+    } finally {
+      db.close();
+    }
+  });
+
+  it('applies a new migration appended later, and rolls back a failing one whole', () => {
+    const dir = scratch();
+    const migrations = join(dir, 'migrations');
+    cpSync(SQLITE_MIGRATIONS_DIR, migrations, { recursive: true });
+    const db = openDatabase({ path: join(dir, 'd.db') });
+    try {
+      const base = migrate(db, { dir: migrations }).current;
+      const next = String(base + 1).padStart(4, '0');
+      appendFileSync(
+        join(migrations, `${next}-broken.sql`),
+        'CREATE TABLE extra_ok (x INTEGER);\nTHIS IS NOT SQL;\n',
+      );
+      expect(() => migrate(db, { dir: migrations })).toThrow();
+      expect(
+        db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'extra_ok'").pluck().get(),
+      ).toBe(0);
+      expect(db.prepare('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(base);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('vector dimension', () => {
+  it('is recorded at init and a reopen with another dimension is refused', async () => {
+    const path = join(scratch(), 'e.db');
+    const s1 = createSqliteStore({ path });
+    await s1.init({ dimensions: 8 });
+    await s1.init({ dimensions: 8 }); // idempotent
+    await s1.close();
+
+    const s2 = createSqliteStore({ path });
+    await expect(s2.init({ dimensions: 16 })).rejects.toMatchObject({
+      name: 'KeepGraphError',
+      code: 'invalid_input',
+    });
+    await s2.close();
+
+    const s3 = createSqliteStore({ path });
+    await s3.init({ dimensions: 8 });
+    await s3.close();
+
+    const raw = new Database(path, { readonly: true });
+    expect(
+      raw.prepare("SELECT value FROM meta WHERE key = 'vector_dimensions'").pluck().get(),
+    ).toBe('8');
+    raw.close();
+  });
+
+  it('rejects dimensions that are not a positive integer', async () => {
+    const s = createSqliteStore({ path: ':memory:' });
+    await expect(s.init({ dimensions: 0 })).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(s.init({ dimensions: 1.5 })).rejects.toMatchObject({ code: 'invalid_input' });
+    await s.close();
+  });
+
+  it('refuses operations before init', async () => {
+    const s = createSqliteStore({ path: ':memory:' });
+    await expect(s.listOwners()).rejects.toMatchObject({ code: 'store_unavailable' });
+    await s.close();
+  });
+});

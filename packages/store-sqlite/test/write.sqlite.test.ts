@@ -1,0 +1,220 @@
+// write(): round trip, copies out, atomicity (all of a batch or none of it,
+// audit included), owner scoping of edges and supersession marks.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SqliteMemoryStore } from '../src/index.ts';
+import { FAR, NOW, T0, auditEvent, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
+
+let store: SqliteMemoryStore;
+let done: () => Promise<void>;
+beforeEach(async () => {
+  ({ store, done } = await openStore());
+});
+afterEach(async () => done());
+
+describe('write', () => {
+  it('stores every field and hands back fresh copies', async () => {
+    const owner = newOwner();
+    const m = makeMemory(owner, {
+      kind: 'preference',
+      key: 'diet',
+      tags: ['food', 'health'],
+      confidence: 0.8,
+      origin: {
+        sessionId: 's9',
+        turn: '3',
+        tool: { name: 'search', callId: 'c1' },
+        source: { kind: 'url', uri: 'https://example.com/a' },
+        observedAt: T0,
+        writtenBy: 'agent-1',
+      },
+      about: [{ name: 'Peanuts', type: 'food' }],
+      relations: [
+        {
+          subject: { name: 'User', type: 'person' },
+          type: 'PREFERS_AGAINST',
+          object: { name: 'Peanuts', type: 'food' },
+          reason: 'allergy',
+        },
+      ],
+      redactions: ['email'],
+      conflict: true,
+    });
+    await store.write(batchOf([m]));
+
+    const got = await store.getById(owner, m.id);
+    expect(got).toEqual(m);
+    got!.text = 'mutated';
+    got!.tags.push('x');
+    expect(await store.getById(owner, m.id)).toEqual(m);
+    expect(await store.getByIds(owner, [m.id, 'missing'])).toEqual([m]);
+    expect(await store.getByKey(owner, 'diet')).toEqual([m]);
+    expect(await store.getById(newOwner(), m.id)).toBeNull();
+
+    expect(await store.findBySource(owner, { uri: 'https://example.com/a' })).toEqual([m.id]);
+    expect(await store.findBySource(owner, { tool: 'search' })).toEqual([m.id]);
+    expect(await store.findBySource(newOwner(), { tool: 'search' })).toEqual([]);
+
+    const rel = await store.relations(owner);
+    expect(rel).toEqual([
+      {
+        ownerId: owner,
+        subject: { name: 'User', type: 'person' },
+        type: 'PREFERS_AGAINST',
+        object: { name: 'Peanuts', type: 'food' },
+        reasons: ['allergy'],
+        assertedBy: [m.id],
+      },
+    ]);
+    expect(await store.listOwners()).toContain(owner);
+    expect(await store.countMemories(owner)).toBe(1);
+  });
+
+  it('is atomic: a batch with a duplicate id leaves nothing, not even its audit event', async () => {
+    const owner = newOwner();
+    const first = makeMemory(owner);
+    await store.write(batchOf([first]));
+    const auditBefore = await store.listAudit({ limit: 1000 });
+
+    const fresh = makeMemory(owner, { about: [{ name: 'Zed', type: 'thing' }] });
+    const dup = makeMemory(owner, { id: first.id });
+    await expect(
+      store.write(
+        batchOf([fresh, dup], {
+          sessionMessages: [
+            {
+              ownerId: owner,
+              sessionId: 's1',
+              role: 'user',
+              text: 'hello there',
+              at: T0,
+              expiresAt: FAR,
+              memoryId: null,
+            },
+          ],
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'KeepGraphError', code: 'conflict' });
+
+    expect(await store.getById(owner, fresh.id)).toBeNull();
+    expect(await store.countMemories(owner)).toBe(1);
+    expect(await store.listAudit({ limit: 1000 })).toEqual(auditBefore);
+    expect(await store.sessionMessages(owner, 's1', { limit: 10, now: NOW })).toEqual([]);
+    expect(await store.findTraces(owner, [fresh.id], [fresh.contentHash])).toEqual([]);
+    expect(await store.searchEntities(owner, ['zed'], { limit: 10, now: NOW })).toEqual([]);
+  });
+
+  it('refuses DERIVED_FROM edges to another owner’s memory, and to unknown ids', async () => {
+    const a = newOwner();
+    const b = newOwner();
+    const source = makeMemory(a);
+    await store.write(batchOf([source]));
+    const thief = makeMemory(b, { kind: 'summary', derivedFrom: [source.id] });
+    await expect(store.write(batchOf([thief]))).rejects.toMatchObject({ code: 'invalid_input' });
+    expect(await store.getById(b, thief.id)).toBeNull();
+    expect(await store.derivedFrom(a, source.id)).toEqual([]);
+  });
+
+  it('accepts a summary and its sources in one batch', async () => {
+    const owner = newOwner();
+    const s1 = makeMemory(owner);
+    const s2 = makeMemory(owner);
+    const sum = makeMemory(owner, { kind: 'summary', derivedFrom: [s1.id, s2.id] });
+    await store.write(batchOf([sum, s1, s2]));
+    expect(await store.derivedFrom(owner, s1.id)).toEqual([sum.id]);
+    expect((await store.getById(owner, sum.id))?.derivedFrom).toEqual([s1.id, s2.id]);
+  });
+
+  it('applies supersession marks only within the owner', async () => {
+    const a = newOwner();
+    const b = newOwner();
+    const old = makeMemory(a, { key: 'city', text: 'lives in Paris' });
+    await store.write(batchOf([old]));
+    const newer = makeMemory(a, {
+      key: 'city',
+      text: 'lives in Berlin',
+      supersedes: old.id,
+      createdAt: NOW,
+      validFrom: NOW,
+    });
+    await store.write(
+      batchOf([newer], { supersede: [{ ownerId: a, id: old.id, by: newer.id, at: NOW }] }),
+    );
+    const versions = await store.getByKey(a, 'city');
+    expect(versions.map((m) => m.id)).toEqual([newer.id, old.id]);
+    expect(versions[1]).toMatchObject({ validTo: NOW, supersededBy: newer.id });
+
+    // A mark naming another owner changes nothing.
+    const other = makeMemory(b);
+    await store.write(
+      batchOf([other], { supersede: [{ ownerId: b, id: newer.id, by: other.id, at: NOW }] }),
+    );
+    expect((await store.getById(a, newer.id))?.supersededBy).toBeNull();
+  });
+
+  it('requires an owner on every write', async () => {
+    await expect(store.write(batchOf([makeMemory('  ')]))).rejects.toMatchObject({
+      code: 'owner_required',
+    });
+  });
+
+  it('rejects an embedding of the wrong dimension', async () => {
+    const m = makeMemory(newOwner());
+    await expect(
+      store.write(batchOf([{ memory: m, embedding: new Float32Array(3) }])),
+    ).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+  });
+
+  it('keeps the session buffer: newest N in reading order, expired ones hidden, trim keeps the newest', async () => {
+    const owner = newOwner();
+    const msgs = [1, 2, 3, 4].map((i) => ({
+      ownerId: owner,
+      sessionId: 'chat',
+      role: 'user' as const,
+      text: `message ${i}`,
+      at: `2026-01-01T00:00:0${i}.000Z`,
+      expiresAt: i === 1 ? T0 : FAR,
+      memoryId: null,
+    }));
+    await store.write({
+      memories: [],
+      supersede: [],
+      sessionMessages: msgs,
+      audit: [auditEvent('session_append', owner)],
+    });
+    const got = await store.sessionMessages(owner, 'chat', { limit: 2, now: NOW });
+    expect(got.map((m) => m.text)).toEqual(['message 3', 'message 4']);
+    expect(
+      (await store.sessionMessages(owner, 'chat', { limit: 10, now: NOW })).map((m) => m.text),
+    ).toEqual(['message 2', 'message 3', 'message 4']);
+    expect(await store.sessionMessages(newOwner(), 'chat', { limit: 10, now: NOW })).toEqual([]);
+    expect(await store.trimSession(owner, 'chat', 1)).toBe(3);
+    expect(
+      (await store.sessionMessages(owner, 'chat', { limit: 10, now: NOW })).map((m) => m.text),
+    ).toEqual(['message 4']);
+  });
+
+  it('orders eviction and expiry candidates', async () => {
+    const owner = newOwner();
+    const low = makeMemory(owner, { confidence: 0.2 });
+    const thirdParty = makeMemory(owner, { confidence: 0.5, authority: 'third_party' });
+    const userOld = makeMemory(owner, { confidence: 0.5, authority: 'user', createdAt: T0 });
+    const userNew = makeMemory(owner, { confidence: 0.5, authority: 'user', createdAt: NOW });
+    const expired = makeMemory(owner, { confidence: 0.9, expiresAt: '2026-01-01T12:00:00+02:00' });
+    await store.write(batchOf([userNew, expired, userOld, thirdParty, low]));
+    expect(await store.lowestValue(owner, 4)).toEqual([
+      low.id,
+      thirdParty.id,
+      userOld.id,
+      userNew.id,
+    ]);
+    const due = await store.dueForExpiry(NOW, 100);
+    expect(due.filter((d) => d.ownerId === owner)).toEqual([
+      { ownerId: owner, id: expired.id, expiresAt: expired.expiresAt },
+    ]);
+    const counts = await store.counts();
+    expect(counts.memories).toBeGreaterThanOrEqual(5);
+    expect(counts.attributed).toBe(counts.memories);
+  });
+});

@@ -1,0 +1,31 @@
+// Runs the store conformance suite on the embedded SQLite store, file-backed
+// (so the raw-bytes probes see exactly what is at rest), with the real model.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+import { createTransformersEmbedder } from '@keepgraph/embedder';
+import { createSqliteStore } from '@keepgraph/store-sqlite';
+import { rawContent, tamperAuditEvent } from '@keepgraph/store-sqlite/testing';
+import type { Embedder } from '@keepgraph/core';
+import { runMemoryStoreConformance } from './index.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'kg-conformance-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let n = 0;
+let embedder: Promise<Embedder> | null = null;
+
+runMemoryStoreConformance({
+  name: 'sqlite',
+  async makeStore() {
+    const store = createSqliteStore({ path: join(dir, `kg-${++n}.db`) });
+    return {
+      store,
+      rawContent: () => rawContent(store),
+      tamperAuditEvent: (seq) => tamperAuditEvent(store, seq),
+      close: () => store.close(),
+    };
+  },
+  embedder: () => (embedder ??= createTransformersEmbedder()),
+});
