@@ -1,0 +1,101 @@
+// The HTTP app as a tree of plugins (STYLE: Fastify): error handling and the
+// zod compilers on the root, then OpenAPI, then the route plugins under /v1
+// and the health check (all after OpenAPI, which learns routes as they are added).
+// It receives a ready Engine and owns nothing: whoever opened the runtime
+// closes it (see main.ts), so tests can build apps over any engine and drive
+// them with inject() without a socket.
+import { randomUUID } from 'node:crypto';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Caller, Engine, Role } from '@keepgraph/core';
+import { installErrorHandling } from './error-handler.ts';
+import { openApiPlugin } from './plugins/openapi.ts';
+import type { RouteOptions } from './routes/context.ts';
+import { forgetRoutes } from './routes/forget.ts';
+import { healthRoutes } from './routes/health.ts';
+import { kvRoutes } from './routes/kv.ts';
+import { memoryRoutes } from './routes/memories.ts';
+import { operateRoutes } from './routes/operate.ts';
+import { recallRoutes } from './routes/recall.ts';
+import { sessionRoutes } from './routes/sessions.ts';
+import { isValidatedByEngine } from './schemas/requests.ts';
+
+/**
+ * Request body limit: 256 KiB. Memory text is capped at 32 000 characters by
+ * core (up to ~128 KB of UTF-8), so a single write never needs more; anything
+ * larger is refused with 413 `payload_too_large` before it is parsed.
+ * Batch writes have their own, larger limit (see routes/memories.ts).
+ */
+export const BODY_LIMIT_BYTES = 256 * 1024;
+
+/** Options of {@link buildApp}. */
+export interface AppOptions {
+  engine: Engine;
+  /** Role of every caller until authentication lands (server configuration). */
+  role: Role;
+  /** Principal written into origins and audit events. */
+  principal: string;
+  /** Fastify logger option; off by default (tests). */
+  logger?: FastifyServerOptions['logger'];
+  /** API version shown in the OpenAPI document. */
+  version?: string;
+}
+
+/** Validator for parts the engine validates itself: only "is it a JSON object?". */
+function jsonObjectOnly(data: unknown): { value: unknown } | { error: Error } {
+  if (typeof data === 'object' && data !== null && !Array.isArray(data)) return { value: data };
+  return { error: new Error('must be a JSON object') };
+}
+
+/**
+ * Build the KeepGraph HTTP app over an engine. Call `await app.ready()` (or
+ * `listen`) before use; `inject()` does that itself.
+ */
+export function buildApp(opts: AppOptions): FastifyInstance {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Request ids end up in audit events and read logs: keep them unique, not sequential per process.
+    genReqId: () => randomUUID(),
+  });
+
+  app.setValidatorCompiler((route) =>
+    isValidatedByEngine(route.schema)
+      ? jsonObjectOnly
+      : validatorCompiler(route as Parameters<typeof validatorCompiler>[0]),
+  );
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandling(app, BODY_LIMIT_BYTES);
+
+  // The caller never comes from the payload: role and principal are configuration.
+  const callerOf = (request: FastifyRequest): Caller => ({
+    role: opts.role,
+    principal: opts.principal,
+    requestId: request.id,
+  });
+  const routeOptions: RouteOptions = { engine: opts.engine, callerOf };
+
+  void app.register(openApiPlugin, {
+    version: opts.version ?? '0.1.0',
+    bodyLimit: BODY_LIMIT_BYTES,
+  });
+
+  void app.register(
+    async (v1) => {
+      await v1.register(memoryRoutes, routeOptions);
+      await v1.register(recallRoutes, routeOptions);
+      await v1.register(forgetRoutes, routeOptions);
+      await v1.register(kvRoutes, routeOptions);
+      await v1.register(sessionRoutes, routeOptions);
+      await v1.register(operateRoutes, routeOptions);
+    },
+    { prefix: '/v1' },
+  );
+
+  void app.register(healthRoutes, { engine: opts.engine });
+  return app;
+}

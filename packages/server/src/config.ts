@@ -1,0 +1,137 @@
+// Server configuration: read from the environment (and CLI overrides) and
+// validated once, at the edge (STYLE habit 7). Nothing below this module
+// reads process.env; the runtime and the app receive plain values.
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_POLICY_PATH, ROLES, type Role } from '@keepgraph/core';
+import {
+  DEFAULT_MODEL_ID,
+  TRANSFORMERS_MODEL_IDS,
+  type TransformersModelId,
+} from '@keepgraph/embedder';
+
+/** Stores the server can open. Only the embedded SQLite store exists so far. */
+export const STORE_KINDS = ['sqlite'] as const;
+export type StoreKind = (typeof STORE_KINDS)[number];
+
+/** Everything `startServer` needs, after defaults and validation. */
+export interface ServerConfig {
+  /** Folder holding `keepgraph.db` (created if missing). */
+  dataDir: string;
+  host: string;
+  port: number;
+  /**
+   * Role of every caller until authentication lands. It is server
+   * configuration on purpose: a request body can never raise it.
+   */
+  role: Role;
+  /** Principal written into origins and audit events for every request. */
+  principal: string;
+  /** Path to the policy YAML, loaded and validated before anything is stored. */
+  policyPath: string;
+  /** One of the installed transformers.js models (see scripts/setup-models.sh). */
+  modelId: TransformersModelId;
+  /** Where the embedding models live; undefined = the embedder's own default. */
+  modelsDir: string | undefined;
+  /** Expiry sweeper period in ms; 0 turns the in-process sweeper off. */
+  sweepIntervalMs: number;
+  store: StoreKind;
+}
+
+/**
+ * Overrides (e.g. CLI flags) go through the same validation as the
+ * environment, so each may also be given as the raw string.
+ */
+export type ServerConfigOverrides = { [K in keyof ServerConfig]?: ServerConfig[K] | string };
+
+/** The environment variable behind each config field, for error messages. */
+export const CONFIG_ENV: Readonly<Record<keyof ServerConfig, string>> = {
+  dataDir: 'KEEPGRAPH_DATA_DIR',
+  host: 'KEEPGRAPH_HOST',
+  port: 'KEEPGRAPH_PORT',
+  role: 'KEEPGRAPH_ROLE',
+  principal: 'KEEPGRAPH_PRINCIPAL',
+  policyPath: 'KEEPGRAPH_POLICY',
+  modelId: 'KEEPGRAPH_MODEL',
+  modelsDir: 'KEEPGRAPH_MODELS_DIR',
+  sweepIntervalMs: 'KEEPGRAPH_SWEEP_INTERVAL_MS',
+  store: 'KEEPGRAPH_STORE',
+};
+
+const nonBlank = z.string().trim().min(1, 'must not be blank');
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, {
+    error: (issue) => `must be one of ${values.join(', ')} (got ${JSON.stringify(issue.input)})`,
+  });
+}
+
+const ConfigSchema = z.object({
+  dataDir: nonBlank.transform((p) => resolve(p)),
+  host: nonBlank,
+  port: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .min(0, 'must be between 0 and 65535')
+    .max(65_535, 'must be between 0 and 65535'),
+  role: oneOf(ROLES),
+  principal: nonBlank.max(256),
+  policyPath: nonBlank.transform((p) => resolve(p)),
+  modelId: oneOf(
+    TRANSFORMERS_MODEL_IDS as readonly [TransformersModelId, ...TransformersModelId[]],
+  ),
+  modelsDir: nonBlank.transform((p) => resolve(p)).optional(),
+  sweepIntervalMs: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .min(0, 'must be >= 0 (0 turns the sweeper off)'),
+  store: oneOf(STORE_KINDS),
+});
+
+/** An environment variable set to the empty string counts as unset. */
+function envValue(env: NodeJS.ProcessEnv, field: keyof ServerConfig): string | undefined {
+  const v = env[CONFIG_ENV[field]];
+  return v === undefined || v.trim() === '' ? undefined : v;
+}
+
+/**
+ * Read and validate the server configuration.
+ *
+ * Precedence: `overrides` (e.g. CLI flags) over `env` over defaults. Defaults:
+ * data dir `<cwd>/.data`, host 127.0.0.1, port 7411, role `user`, principal
+ * `local`, core's default policy, the embedder's default model, a 1 s sweeper
+ * and the SQLite store.
+ *
+ * @throws Error listing every invalid setting, each named by its variable.
+ */
+export function loadServerConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: ServerConfigOverrides = {},
+): ServerConfig {
+  const raw: Record<keyof ServerConfig, unknown> = {
+    dataDir: envValue(env, 'dataDir') ?? resolve(process.cwd(), '.data'),
+    host: envValue(env, 'host') ?? '127.0.0.1',
+    port: envValue(env, 'port') ?? 7411,
+    role: envValue(env, 'role') ?? 'user',
+    principal: envValue(env, 'principal') ?? 'local',
+    policyPath: envValue(env, 'policyPath') ?? DEFAULT_POLICY_PATH,
+    modelId: envValue(env, 'modelId') ?? DEFAULT_MODEL_ID,
+    modelsDir: envValue(env, 'modelsDir'),
+    sweepIntervalMs: envValue(env, 'sweepIntervalMs') ?? 1000,
+    store: envValue(env, 'store') ?? 'sqlite',
+  };
+  // An override explicitly set to undefined must not erase the env value.
+  for (const [k, v] of Object.entries(overrides)) {
+    if (v !== undefined) raw[k as keyof ServerConfig] = v;
+  }
+  const r = ConfigSchema.safeParse(raw);
+  if (!r.success) {
+    const problems = r.error.issues.map((i) => {
+      const field = i.path[0] as keyof ServerConfig | undefined;
+      const name = field ? CONFIG_ENV[field] : '(config)';
+      return `  ${name}: ${i.message}`;
+    });
+    throw new Error(`invalid KeepGraph server configuration:\n${problems.join('\n')}`);
+  }
+  return { ...r.data, modelsDir: r.data.modelsDir };
+}

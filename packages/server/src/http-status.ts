@@ -1,0 +1,38 @@
+// The one table from KeepGraph error codes to HTTP status (STYLE habit 6).
+// A `Record<ErrorCode, number>` so that a code added to core without a
+// status here fails to compile instead of silently becoming a 500.
+import { ERROR_CODES, type ErrorCode } from '@keepgraph/core';
+
+/** HTTP status for every KeepGraph error code. */
+export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
+  invalid_input: 400,
+  payload_too_large: 413,
+  owner_required: 400,
+  not_found: 404,
+  conflict: 409,
+  forbidden_role: 403,
+  authority_exceeds_role: 403,
+  // A policy refusal: the request was well formed, the content is not kept.
+  refused_secret: 422,
+  refused_personal_data: 422,
+  refused_service_phrase: 422,
+  refused_too_short: 422,
+  refused_too_long: 422,
+  refused_high_sensitivity: 422,
+  refused_untrusted_source: 422,
+  refused_ttl_out_of_range: 422,
+  refused_kind_not_kept: 422,
+  refused_missing_sources: 422,
+  // The server's own configuration is wrong: not the caller's fault.
+  invalid_policy: 500,
+  store_unavailable: 503,
+  embedder_unavailable: 503,
+  internal: 500,
+};
+
+const KNOWN = new Set<string>(ERROR_CODES);
+
+/** Status for a code; unknown strings (never expected) map to 500. */
+export function httpStatusOf(code: string): number {
+  return KNOWN.has(code) ? HTTP_STATUS[code as ErrorCode] : 500;
+}

@@ -1,0 +1,19 @@
+// Public surface of @keepgraph/server: configuration, the embedded runtime,
+// the HTTP app and the process entry point. Re-exports only.
+export {
+  CONFIG_ENV,
+  STORE_KINDS,
+  loadServerConfig,
+  type ServerConfig,
+  type ServerConfigOverrides,
+  type StoreKind,
+} from './config.ts';
+export {
+  SQLITE_FILE_NAME,
+  openEmbeddedRuntime,
+  type EmbeddedRuntime,
+  type EmbeddedRuntimeOptions,
+} from './runtime.ts';
+export { BODY_LIMIT_BYTES, buildApp, type AppOptions } from './app.ts';
+export { HTTP_STATUS, httpStatusOf } from './http-status.ts';
+export { startServer, type RunningServer } from './main.ts';

@@ -1,0 +1,87 @@
+// Process entry point of the server: open the embedded runtime, build the
+// app over its engine, listen, and close everything on SIGINT/SIGTERM. The
+// CLI's `keepgraph start` calls startServer with a validated config.
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import type { ServerConfig } from './config.ts';
+import { openEmbeddedRuntime, type EmbeddedRuntime } from './runtime.ts';
+
+/** A listening server and how to stop it. */
+export interface RunningServer {
+  app: FastifyInstance;
+  runtime: EmbeddedRuntime;
+  /** The base URL the server listens on, e.g. http://127.0.0.1:7411. */
+  url: string;
+  /** Stop listening, then close the runtime (sweeper, store). Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Start the KeepGraph server. With `handleSignals` (the default), SIGINT and
+ * SIGTERM close the app and the runtime, then let the process exit.
+ */
+export async function startServer(
+  config: ServerConfig,
+  opts: { handleSignals?: boolean; logger?: boolean } = {},
+): Promise<RunningServer> {
+  // The app (and its logger) exists only after the runtime is open.
+  const built: { app?: FastifyInstance } = {};
+  const runtime = await openEmbeddedRuntime({
+    dataDir: config.dataDir,
+    policyPath: config.policyPath,
+    modelId: config.modelId,
+    ...(config.modelsDir !== undefined && { modelsDir: config.modelsDir }),
+    sweepIntervalMs: config.sweepIntervalMs === 0 ? null : config.sweepIntervalMs,
+    onSweepError: (e) => built.app?.log.error({ err: e }, 'expiry sweep failed'),
+  });
+  const app = (built.app = buildApp({
+    engine: runtime.engine,
+    role: config.role,
+    principal: config.principal,
+    logger: opts.logger ?? true,
+  }));
+  // The app does not own the runtime in tests; here it does, so closing the
+  // app (signal, error, or caller) closes the store and the sweeper too.
+  app.addHook('onClose', async () => {
+    await runtime.close();
+  });
+
+  let url: string;
+  try {
+    url = await app.listen({ host: config.host, port: config.port });
+  } catch (e) {
+    await app.close().catch(() => {});
+    throw e;
+  }
+  app.log.info(
+    {
+      url,
+      dataDir: runtime.dataDir,
+      role: config.role,
+      store: config.store,
+      model: runtime.engine.deps.embedder.modelId,
+    },
+    `KeepGraph listening on ${url} (docs at ${url}/docs)`,
+  );
+
+  let closing: Promise<void> | null = null;
+  const close = () => (closing ??= app.close().then(() => {}));
+
+  if (opts.handleSignals ?? true) {
+    const onSignal = (signal: NodeJS.Signals) => {
+      app.log.info({ signal }, 'shutting down');
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      close().then(
+        () => process.exit(0),
+        (e: unknown) => {
+          app.log.error({ err: e }, 'error while shutting down');
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+  return { app, runtime, url, close };
+}

@@ -1,0 +1,167 @@
+// The embedded runtime: composes core with its adapters (policy file, local
+// embedding model, SQLite store, in-process job queue, expiry sweeper) into
+// one Engine. The server and the CLI's local commands both open it, so the
+// wiring lives in exactly one place.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  DEFAULT_POLICY_PATH,
+  InMemoryJobQueue,
+  KeepGraphError,
+  createEngine,
+  isKeepGraphError,
+  loadPolicyFile,
+  startExpirySweeper,
+  systemClock,
+  type Clock,
+  type Embedder,
+  type Engine,
+  type MemoryStore,
+  type Sweeper,
+} from '@keepgraph/core';
+import {
+  TRANSFORMERS_MODEL_IDS,
+  createTransformersEmbedder,
+  type TransformersModelId,
+} from '@keepgraph/embedder';
+import { createSqliteStore } from '@keepgraph/store-sqlite';
+
+/** Options of {@link openEmbeddedRuntime}. */
+export interface EmbeddedRuntimeOptions {
+  /** Folder holding `keepgraph.db`; created if missing. */
+  dataDir: string;
+  /** Policy YAML; defaults to core's `DEFAULT_POLICY_PATH`. */
+  policyPath?: string;
+  /** Embedding model id; defaults to the embedder's default model. */
+  modelId?: string;
+  /** Where models are installed (see `scripts/setup-models.sh`). */
+  modelsDir?: string;
+  /** Expiry sweeper period; `null` starts no sweeper (one-shot CLI commands, tests). */
+  sweepIntervalMs?: number | null;
+  clock?: Clock;
+  /** An embedder to use instead of loading the local model (tests, benchmarks). */
+  embedder?: Embedder;
+  /** Called when a background sweep fails; the sweeper keeps its schedule either way. */
+  onSweepError?: (e: unknown) => void;
+}
+
+/** A running engine with the resources it owns. */
+export interface EmbeddedRuntime {
+  engine: Engine;
+  store: MemoryStore;
+  sweeper: Sweeper | null;
+  dataDir: string;
+  /** Stop the sweeper (waiting for a sweep in flight), then close the store. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** File name of the SQLite database inside the data dir. */
+export const SQLITE_FILE_NAME = 'keepgraph.db';
+
+function isModelId(id: string): id is TransformersModelId {
+  return (TRANSFORMERS_MODEL_IDS as readonly string[]).includes(id);
+}
+
+/** Turn an adapter's start-up failure into a coded error the CLI can explain. */
+function unavailable(
+  code: 'store_unavailable' | 'embedder_unavailable',
+  what: string,
+  e: unknown,
+): KeepGraphError {
+  if (isKeepGraphError(e)) return e;
+  const reason = e instanceof Error ? e.message : String(e);
+  const err = new KeepGraphError(code, `${what}: ${reason}`);
+  (err as Error).cause = e;
+  return err;
+}
+
+/**
+ * Open the embedded runtime: load and validate the policy first (nothing is
+ * stored under an invalid policy), then the embedder, then the store sized
+ * to the embedder's dimensions, then the engine and its sweeper.
+ *
+ * @throws KeepGraphError `invalid_policy`, `embedder_unavailable` or `store_unavailable`.
+ */
+export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise<EmbeddedRuntime> {
+  const policy = loadPolicyFile(opts.policyPath ?? DEFAULT_POLICY_PATH);
+
+  const modelId = opts.modelId;
+  if (modelId !== undefined && !isModelId(modelId)) {
+    throw new KeepGraphError(
+      'embedder_unavailable',
+      `unknown embedding model ${JSON.stringify(modelId)}; one of ${TRANSFORMERS_MODEL_IDS.join(', ')}`,
+      { modelId, allowed: [...TRANSFORMERS_MODEL_IDS] },
+    );
+  }
+
+  let embedder: Embedder;
+  try {
+    embedder =
+      opts.embedder ??
+      (await createTransformersEmbedder({
+        ...(modelId !== undefined && { modelId }),
+        ...(opts.modelsDir !== undefined && { modelsDir: opts.modelsDir }),
+      }));
+  } catch (e) {
+    throw unavailable(
+      'embedder_unavailable',
+      'could not load the embedding model (run `bash scripts/setup-models.sh`?)',
+      e,
+    );
+  }
+
+  let store: MemoryStore;
+  try {
+    await mkdir(opts.dataDir, { recursive: true });
+    store = await createSqliteStore({ path: join(opts.dataDir, SQLITE_FILE_NAME) });
+  } catch (e) {
+    throw unavailable('store_unavailable', `could not open the SQLite store in ${opts.dataDir}`, e);
+  }
+  try {
+    await store.init({ dimensions: embedder.dimensions });
+  } catch (e) {
+    // Do not leak the open database handle when migrations fail.
+    await store.close().catch(() => {});
+    throw unavailable(
+      'store_unavailable',
+      `could not initialise the SQLite store in ${opts.dataDir}`,
+      e,
+    );
+  }
+
+  const engine = createEngine({
+    store,
+    embedder,
+    policy,
+    clock: opts.clock ?? systemClock,
+    jobs: new InMemoryJobQueue(),
+  });
+  const interval = opts.sweepIntervalMs === undefined ? 1000 : opts.sweepIntervalMs;
+  const sweeper =
+    interval === null
+      ? null
+      : startExpirySweeper(engine, {
+          intervalMs: interval,
+          // Without a handler a failing sweep would be silent: expired memories
+          // stay hidden from retrieval but would never be purged.
+          onError:
+            opts.onSweepError ??
+            ((e: unknown) => console.error('keepgraph: expiry sweep failed:', e)),
+        });
+
+  let closing: Promise<void> | null = null;
+  return {
+    engine,
+    store,
+    sweeper,
+    dataDir: opts.dataDir,
+    close() {
+      // Both Fastify's onClose and a signal handler may call this.
+      closing ??= (async () => {
+        await sweeper?.stop();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,96 @@
+// Request schemas of the HTTP API. Bodies that a use-case validates itself
+// (memory writes, recall options, session appends) are documented with
+// core's own zod schemas but NOT validated by Fastify: validating twice
+// would duplicate business rules and skip the engine's side effects (a
+// refusal is audited by the engine). Fastify only checks that such a body is
+// a JSON object. Parameters, query strings and bodies of use-cases that take
+// typed arguments are validated here, for shape only.
+import { z } from 'zod';
+import { MemoryInputSchema, RecallOptionsSchema, SessionAppendSchema } from '@keepgraph/core';
+
+const ENGINE_VALIDATED = new WeakSet<object>();
+
+/**
+ * Mark a schema as documentation-only: the route's validator checks only
+ * that the part is a JSON object and hands it to the engine untouched. The
+ * handler sees `unknown` so it cannot rely on unchecked fields.
+ */
+export function validatedByEngine(schema: z.ZodType): z.ZodType<unknown> {
+  ENGINE_VALIDATED.add(schema);
+  return schema as z.ZodType<unknown>;
+}
+
+export function isValidatedByEngine(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && ENGINE_VALIDATED.has(schema);
+}
+
+// --- parameters -------------------------------------------------------------
+// Owner ids are checked by the engine (blank -> owner_required), so any
+// string is accepted here.
+
+export const OwnerParams = z.object({ ownerId: z.string() });
+export const MemoryParams = z.object({ ownerId: z.string(), id: z.string() });
+export const KeyParams = z.object({ ownerId: z.string(), key: z.string() });
+export const SessionParams = z.object({ ownerId: z.string(), sessionId: z.string() });
+
+// --- bodies validated by the engine (documentation only) --------------------
+
+export const MemoryBody = validatedByEngine(
+  MemoryInputSchema.describe(
+    'A memory to store (owner and role come from the URL and credentials)',
+  ),
+);
+
+export const MemoryBatchBody = validatedByEngine(
+  z.strictObject({
+    memories: z
+      .array(MemoryInputSchema)
+      .min(1)
+      .max(1000)
+      .describe('Each item passes the write gate on its own; failures are reported by index'),
+  }),
+);
+
+export const RecallBody = validatedByEngine(
+  RecallOptionsSchema.extend({ query: z.string().describe('What to recall') }).describe(
+    'A query plus retrieval options: a recipe name and/or overrides',
+  ),
+);
+
+export const KvPutBody = validatedByEngine(
+  MemoryInputSchema.omit({ key: true, kind: true })
+    .extend({ kind: MemoryInputSchema.shape.kind.optional().describe("Defaults to 'kv'") })
+    .describe('The value to put under the key from the URL'),
+);
+
+export const SessionAppendBody = validatedByEngine(SessionAppendSchema);
+
+// --- bodies and query strings validated here (shape only) -------------------
+
+const ids = z.array(z.string()).max(10_000);
+
+export const ForgetBody = z.object({
+  ids: ids.describe('Memory ids to forget, with everything derived from them'),
+});
+
+export const VerifyForgottenBody = z.object({
+  ids,
+  contentHashes: z.array(z.string()).max(10_000).optional(),
+});
+
+export const RevokeSourceBody = z.object({
+  uri: z.string().optional().describe('A URL or document uri named in origins'),
+  tool: z.string().optional().describe('A tool name named in origins'),
+});
+
+export const SessionContextQuery = z.object({
+  query: z.string().optional().describe('When given, long-term memories are recalled for it'),
+  recipe: z.string().optional(),
+  topK: z.coerce.number().int().optional(),
+});
+
+export const AuditQuery = z.object({
+  ownerId: z.string().optional(),
+  afterSeq: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).optional().describe('At most 1000'),
+});

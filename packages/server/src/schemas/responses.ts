@@ -1,0 +1,271 @@
+// Response schemas of the HTTP API: the shapes the engine returns, written
+// as zod so that fastify-type-provider-zod serialises them and
+// @fastify/swagger documents them. Core declares these results as TypeScript
+// interfaces; the `Same<...>` checks at the bottom make tsc fail if a schema
+// here drifts from core's type (the serializer would otherwise drop fields).
+import { z } from 'zod';
+import {
+  AUDIT_TYPES,
+  AUTHORITIES,
+  DELETION_REASONS,
+  MEMORY_KINDS,
+  SENSITIVITIES,
+  SOURCE_KINDS,
+  type AuditEvent,
+  type AuditVerification,
+  type DeletionReceipt,
+  type ErrorCode,
+  type ExpiryRun,
+  type ForgottenCheck,
+  type Kpis,
+  type Memory,
+  type RecallResult,
+  type RememberManyResult,
+  type RememberResult,
+  type SerializedGraph,
+  type SessionAppendResult,
+  type SessionContext,
+  type WhyResult,
+  ERROR_CODES,
+} from '@keepgraph/core';
+
+const str = z.string();
+const json = z.record(z.string(), z.unknown());
+
+export const OriginOut = z.object({
+  sessionId: str.optional(),
+  turn: str.optional(),
+  messageId: str.optional(),
+  speaker: str.optional(),
+  tool: z.object({ name: str, callId: str.optional() }).optional(),
+  source: z.object({ kind: z.enum(SOURCE_KINDS), uri: str }).optional(),
+  observedAt: str.describe('When the claim was observed (ISO 8601)'),
+  extractor: z
+    .object({ name: str, version: str, model: str.optional(), promptVersion: str.optional() })
+    .optional(),
+  writtenBy: str.describe('Principal that wrote the memory (from credentials)'),
+});
+
+const EntityRefOut = z.object({ name: str, type: str });
+
+export const MemoryOut = z
+  .object({
+    id: str,
+    ownerId: str,
+    kind: z.enum(MEMORY_KINDS),
+    text: str,
+    key: str.nullable(),
+    origin: OriginOut,
+    sourceOrigins: z
+      .array(OriginOut)
+      .describe('For derived memories: the union of their sources\u2019 origins'),
+    authority: z.enum(AUTHORITIES),
+    createdAt: str,
+    validFrom: str,
+    validTo: str.nullable(),
+    expiresAt: str,
+    sensitivity: z.enum(SENSITIVITIES),
+    tags: z.array(str),
+    confidence: z.number(),
+    contentHash: str,
+    derivedFrom: z.array(str),
+    supersedes: str.nullable(),
+    supersededBy: str.nullable(),
+    conflict: z
+      .boolean()
+      .describe('A lower-authority claim kept beside a higher one it contradicts'),
+    about: z.array(EntityRefOut),
+    relations: z.array(
+      z.object({ subject: EntityRefOut, type: str, object: EntityRefOut, reason: str.optional() }),
+    ),
+    embeddingModel: str.nullable(),
+    redactions: z.array(str),
+  })
+  .describe('A stored memory (a copy)');
+
+export const RememberOut = z.object({
+  memory: MemoryOut,
+  superseded: str.nullable().describe('Id of the memory this write superseded (same key)'),
+});
+
+export const RememberManyOut = z.object({
+  stored: z.array(MemoryOut),
+  failed: z.array(z.object({ index: z.number().int(), code: str, message: str })),
+});
+
+const retrieverScores = z.object({
+  vector: z.number().optional(),
+  text: z.number().optional(),
+  entity: z.number().optional(),
+  derived: z.number().optional(),
+});
+
+export const RecallOut = z.object({
+  requestId: str,
+  ownerId: str,
+  query: str,
+  results: z.array(
+    z.object({
+      memory: MemoryOut,
+      origin: OriginOut,
+      sourceOrigins: z.array(OriginOut),
+      authority: z.enum(AUTHORITIES),
+      derivedFrom: z.array(str),
+      score: z.number(),
+      breakdown: z.object({
+        ranks: retrieverScores,
+        raw: retrieverScores,
+        fused: z.number(),
+        authority: z.number(),
+        recency: z.number(),
+        confidence: z.number(),
+        final: z.number(),
+      }),
+    }),
+  ),
+});
+
+export const SerializedGraphOut = z
+  .object({
+    attributes: json,
+    options: z.object({
+      type: z.literal('directed'),
+      multi: z.literal(false),
+      allowSelfLoops: z.literal(false),
+    }),
+    nodes: z.array(z.object({ key: str, attributes: json })),
+    edges: z.array(z.object({ key: str, source: str, target: str, attributes: json })),
+  })
+  .describe("graphology's serialisation format: load it with Graph.from()");
+
+export const WhyOut = RecallOut.extend({ lineage: z.record(z.string(), SerializedGraphOut) });
+
+export const ReceiptOut = z
+  .object({
+    ownerId: str,
+    reason: z.enum(DELETION_REASONS),
+    requested: z.array(str),
+    deletedMemoryIds: z.array(str),
+    deletedContentHashes: z.array(str),
+    embeddingsDeleted: z.number(),
+    fullTextEntriesDeleted: z.number(),
+    relationEdgesDeleted: z.number(),
+    entitiesDeleted: z.number(),
+    sessionMessagesDeleted: z.number(),
+    rederive: z.array(z.object({ id: str, survivingSources: z.array(str) })),
+    at: str,
+  })
+  .describe('What a deletion cascade removed (ids and hashes, never content)');
+
+export const ForgottenOut = z.object({
+  forgotten: z.boolean(),
+  traces: z.array(z.object({ where: str, id: str.optional(), detail: str.optional() })),
+});
+
+export const KvOut = z.object({ current: MemoryOut.nullable(), conflicts: z.array(MemoryOut) });
+
+export const SessionAppendOut = z.object({
+  appended: z.number().int(),
+  trimmed: z.number().int(),
+  rememberedIds: z.array(str),
+});
+
+export const SessionContextOut = z.object({
+  ownerId: str,
+  sessionId: str,
+  session: z.array(z.object({ role: str, text: str, at: str })),
+  longTerm: RecallOut.nullable(),
+});
+
+export const AuditEventOut = z.object({
+  seq: z.number().int(),
+  type: z.enum(AUDIT_TYPES),
+  at: str,
+  ownerId: str.nullable(),
+  actor: str,
+  role: str,
+  memoryIds: z.array(str),
+  contentHashes: z.array(str),
+  reason: str.nullable(),
+  details: json,
+  prevHash: str,
+  hash: str,
+});
+
+export const AuditVerifyOut = z.object({
+  ok: z.boolean(),
+  checked: z.number().int(),
+  brokenAt: z.number().int().optional(),
+  problem: z.enum(['hash_mismatch', 'broken_link', 'gap']).optional(),
+});
+
+export const KpisOut = z.object({
+  owners: z.number(),
+  memories: z.number(),
+  attributedShare: z.number(),
+  byKind: z.record(z.string(), z.number()),
+  byAuthority: z.record(z.string(), z.number()),
+  refusals: z.record(z.string(), z.number()),
+  writes: z.number(),
+  deletions: z.number(),
+  reads: z.number(),
+  expiry: z.object({
+    purged: z.number(),
+    onScheduleShare: z.number().nullable(),
+    toleranceMs: z.number(),
+    lagP50Ms: z.number().nullable(),
+    lagMaxMs: z.number().nullable(),
+  }),
+  auditEvents: z.number(),
+});
+
+export const ExpiryRunOut = z.object({
+  purged: z.number().int(),
+  owners: z.number().int(),
+  lagsMs: z.array(z.number()),
+  receipts: z.array(ReceiptOut),
+});
+
+export const HealthOut = z.object({ ok: z.literal(true), store: str, model: str });
+
+/** The one error body every failure answers with. */
+export const ErrorOut = z
+  .object({
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: str,
+      details: json.optional(),
+    }),
+  })
+  .describe(
+    'Every error: a stable code (see the status table), a message for humans, safe details',
+  );
+
+/** Response map for a route: its success shape plus the shared error body for 4xx/5xx. */
+export function withErrors<S extends Record<number, z.ZodType>>(ok: S) {
+  return { ...ok, '4xx': ErrorOut, '5xx': ErrorOut } as const;
+}
+
+// --- compile-time drift checks against core's types -------------------------
+
+/** True when A and B are mutually assignable. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Check<T extends true> = T;
+
+export type ResponseSchemaChecks = [
+  Check<Same<z.output<typeof MemoryOut>, Memory>>,
+  Check<Same<z.output<typeof RememberOut>, RememberResult>>,
+  Check<Same<z.output<typeof RememberManyOut>, RememberManyResult>>,
+  Check<Same<z.output<typeof RecallOut>, RecallResult>>,
+  Check<Same<z.output<typeof WhyOut>, WhyResult>>,
+  Check<Same<z.output<typeof SerializedGraphOut>, SerializedGraph>>,
+  Check<Same<z.output<typeof ReceiptOut>, DeletionReceipt>>,
+  Check<Same<z.output<typeof ForgottenOut>, ForgottenCheck>>,
+  Check<Same<z.output<typeof SessionAppendOut>, SessionAppendResult>>,
+  Check<Same<z.output<typeof SessionContextOut>, SessionContext>>,
+  Check<Same<z.output<typeof AuditEventOut>, AuditEvent>>,
+  Check<Same<z.output<typeof AuditVerifyOut>, AuditVerification>>,
+  Check<Same<z.output<typeof KpisOut>, Kpis>>,
+  Check<Same<z.output<typeof ExpiryRunOut>, ExpiryRun>>,
+  Check<Same<z.output<typeof ErrorOut>['error']['code'], ErrorCode>>,
+];

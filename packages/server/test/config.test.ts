@@ -1,0 +1,80 @@
+// loadServerConfig: defaults, environment, overrides, and one error that
+// lists every invalid setting by its variable name.
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_POLICY_PATH } from '@keepgraph/core';
+import { DEFAULT_MODEL_ID } from '@keepgraph/embedder';
+import { loadServerConfig } from '../src/config.ts';
+
+describe('loadServerConfig', () => {
+  it('applies the defaults to an empty environment', () => {
+    expect(loadServerConfig({})).toEqual({
+      dataDir: resolve(process.cwd(), '.data'),
+      host: '127.0.0.1',
+      port: 7411,
+      role: 'user',
+      principal: 'local',
+      policyPath: DEFAULT_POLICY_PATH,
+      modelId: DEFAULT_MODEL_ID,
+      modelsDir: undefined,
+      sweepIntervalMs: 1000,
+      store: 'sqlite',
+    });
+  });
+
+  it('reads the environment, treating empty strings as unset', () => {
+    const c = loadServerConfig({
+      KEEPGRAPH_DATA_DIR: '/tmp/kg',
+      KEEPGRAPH_PORT: '8080',
+      KEEPGRAPH_ROLE: 'agent',
+      KEEPGRAPH_PRINCIPAL: 'bot-7',
+      KEEPGRAPH_MODEL: 'all-minilm-l6-v2-q',
+      KEEPGRAPH_MODELS_DIR: '/opt/models',
+      KEEPGRAPH_SWEEP_INTERVAL_MS: '0',
+      KEEPGRAPH_HOST: '',
+    });
+    expect(c).toMatchObject({
+      dataDir: '/tmp/kg',
+      port: 8080,
+      role: 'agent',
+      principal: 'bot-7',
+      modelId: 'all-minilm-l6-v2-q',
+      modelsDir: '/opt/models',
+      sweepIntervalMs: 0,
+      host: '127.0.0.1',
+    });
+  });
+
+  it('lets overrides win over the environment, and ignores undefined ones', () => {
+    const c = loadServerConfig(
+      { KEEPGRAPH_PORT: '8080', KEEPGRAPH_ROLE: 'tool' },
+      { port: 0, role: undefined },
+    );
+    expect(c.port).toBe(0);
+    expect(c.role).toBe('tool');
+  });
+
+  it('lists every problem, each named by its variable', () => {
+    let message = '';
+    try {
+      loadServerConfig({
+        KEEPGRAPH_PORT: 'eighty',
+        KEEPGRAPH_ROLE: 'root',
+        KEEPGRAPH_STORE: 'neo4j',
+        KEEPGRAPH_SWEEP_INTERVAL_MS: '-1',
+        KEEPGRAPH_MODEL: 'gpt-9',
+      });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain('KEEPGRAPH_PORT');
+    expect(message).toMatch(/KEEPGRAPH_ROLE: must be one of operator, user, tool, agent/);
+    expect(message).toMatch(/KEEPGRAPH_STORE: must be one of sqlite \(got "neo4j"\)/);
+    expect(message).toContain('KEEPGRAPH_SWEEP_INTERVAL_MS');
+    expect(message).toContain('KEEPGRAPH_MODEL');
+  });
+
+  it('refuses a port out of range', () => {
+    expect(() => loadServerConfig({ KEEPGRAPH_PORT: '70000' })).toThrow(/KEEPGRAPH_PORT/);
+  });
+});

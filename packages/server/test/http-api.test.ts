@@ -1,0 +1,479 @@
+// The HTTP API end to end through inject(): the real SQLite store (in a temp
+// dir, opened by the embedded runtime) and the real local embedding model.
+// Bad input must get a 4xx with the expected code and store nothing.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { ROLE_DEFAULT_AUTHORITY, type Role } from '@keepgraph/core';
+import { createTransformersEmbedder } from '@keepgraph/embedder';
+import { buildApp } from '../src/app.ts';
+import { openEmbeddedRuntime, type EmbeddedRuntime } from '../src/runtime.ts';
+
+let dir: string;
+let runtime: EmbeddedRuntime;
+const apps = {} as Record<Role, FastifyInstance>;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'keepgraph-server-'));
+  // Load the model once for the file; the runtime would load it again otherwise.
+  const embedder = await createTransformersEmbedder();
+  runtime = await openEmbeddedRuntime({ dataDir: dir, embedder, sweepIntervalMs: null });
+  for (const role of ['operator', 'user', 'tool', 'agent'] as const) {
+    apps[role] = buildApp({ engine: runtime.engine, role, principal: `test-${role}` });
+    await apps[role].ready();
+  }
+});
+
+afterAll(async () => {
+  for (const app of Object.values(apps)) await app.close();
+  await runtime?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const owner = () => `owner-${randomUUID()}`;
+
+const fact = (text: string, extra: Record<string, unknown> = {}) => ({
+  kind: 'fact',
+  text,
+  origin: { sessionId: 's-1', turn: '3' },
+  ...extra,
+});
+
+async function post(app: FastifyInstance, url: string, payload: unknown) {
+  return app.inject({ method: 'POST', url, payload: payload as object });
+}
+
+/** How many memories the store holds, across owners (operator KPIs). */
+async function memoryCount(): Promise<number> {
+  const r = await apps.operator.inject({ method: 'GET', url: '/v1/kpis' });
+  expect(r.statusCode).toBe(200);
+  return r.json().memories as number;
+}
+
+async function ownerIds(ownerId: string): Promise<string[]> {
+  return runtime.store.listIds(ownerId);
+}
+
+describe('write, recall, lineage, delete, verify', () => {
+  it('round-trips a memory with its origin and proves it forgotten', async () => {
+    const o = owner();
+    const w = await post(
+      apps.user,
+      `/v1/owners/${o}/memories`,
+      fact('The user is allergic to peanuts and avoids satay.'),
+    );
+    expect(w.statusCode).toBe(201);
+    const { memory, superseded } = w.json();
+    expect(superseded).toBeNull();
+    expect(memory.ownerId).toBe(o);
+    expect(memory.authority).toBe('user');
+    expect(memory.origin).toMatchObject({ sessionId: 's-1', turn: '3', writtenBy: 'test-user' });
+
+    const r = await post(apps.user, `/v1/owners/${o}/recall`, {
+      query: 'what food allergies does the user have?',
+    });
+    expect(r.statusCode).toBe(200);
+    const recall = r.json();
+    expect(recall.results[0].memory.id).toBe(memory.id);
+    expect(recall.results[0].origin).toMatchObject({ sessionId: 's-1', writtenBy: 'test-user' });
+    expect(recall.results[0].breakdown.final).toBeGreaterThan(0);
+
+    const g = await apps.user.inject({
+      method: 'GET',
+      url: `/v1/owners/${o}/memories/${memory.id}`,
+    });
+    expect(g.statusCode).toBe(200);
+    expect(g.json().text).toBe(memory.text);
+
+    const l = await apps.user.inject({
+      method: 'GET',
+      url: `/v1/owners/${o}/memories/${memory.id}/lineage`,
+    });
+    expect(l.statusCode).toBe(200);
+    const graph = l.json();
+    expect(graph.options).toEqual({ type: 'directed', multi: false, allowSelfLoops: false });
+    expect(graph.nodes.map((n: { key: string }) => n.key)).toEqual([memory.id]);
+
+    const why = await post(apps.user, `/v1/owners/${o}/why`, { query: 'peanut allergy', topK: 1 });
+    expect(why.statusCode).toBe(200);
+    expect(Object.keys(why.json().lineage)).toEqual([memory.id]);
+
+    const d = await apps.user.inject({
+      method: 'DELETE',
+      url: `/v1/owners/${o}/memories/${memory.id}`,
+    });
+    expect(d.statusCode).toBe(200);
+    const receipt = d.json();
+    expect(receipt).toMatchObject({ ownerId: o, reason: 'forget', deletedMemoryIds: [memory.id] });
+    expect(receipt.deletedContentHashes).toEqual([memory.contentHash]);
+    expect(JSON.stringify(receipt)).not.toContain('peanuts');
+
+    const v = await post(apps.user, `/v1/owners/${o}/verify-forgotten`, {
+      ids: [memory.id],
+      contentHashes: [memory.contentHash],
+    });
+    expect(v.statusCode).toBe(200);
+    expect(v.json()).toEqual({ forgotten: true, traces: [] });
+
+    const after = await post(apps.user, `/v1/owners/${o}/recall`, { query: 'peanuts' });
+    expect(after.json().results).toEqual([]);
+    const gone = await apps.user.inject({
+      method: 'GET',
+      url: `/v1/owners/${o}/memories/${memory.id}`,
+    });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json().error.code).toBe('not_found');
+  });
+
+  it('writes a batch and reports refusals by index', async () => {
+    const o = owner();
+    const r = await post(apps.user, `/v1/owners/${o}/memories:batch`, {
+      memories: [
+        fact('The user prefers window seats on long flights.'),
+        { kind: 'fact', text: 'no origin here at all' },
+      ],
+    });
+    expect(r.statusCode).toBe(200);
+    const body = r.json();
+    expect(body.stored).toHaveLength(1);
+    expect(body.failed).toEqual([expect.objectContaining({ index: 1, code: 'invalid_input' })]);
+  });
+
+  it('puts and gets by key, and 404s for an unknown key', async () => {
+    const o = owner();
+    const put = await apps.user.inject({
+      method: 'PUT',
+      url: `/v1/owners/${o}/kv/home-city`,
+      payload: { text: 'The user lives in Lisbon, Portugal.', origin: { sessionId: 's-2' } },
+    });
+    expect(put.statusCode).toBe(200);
+    expect(put.json().memory).toMatchObject({ kind: 'kv', key: 'home-city' });
+    const get = await apps.user.inject({ method: 'GET', url: `/v1/owners/${o}/kv/home-city` });
+    expect(get.statusCode).toBe(200);
+    expect(get.json().current.text).toContain('Lisbon');
+    const other = await apps.user.inject({
+      method: 'GET',
+      url: `/v1/owners/${owner()}/kv/home-city`,
+    });
+    expect(other.statusCode).toBe(404);
+    expect(other.json().error.code).toBe('not_found');
+  });
+
+  it('appends to a session and returns its context', async () => {
+    const o = owner();
+    const a = await post(apps.user, `/v1/owners/${o}/sessions/s-9/messages`, {
+      messages: [
+        { role: 'user', text: 'I am planning a trip to Kyoto in April.' },
+        { role: 'assistant', text: 'Cherry blossom season, book early.' },
+      ],
+    });
+    expect(a.statusCode).toBe(200);
+    expect(a.json()).toMatchObject({ appended: 2 });
+    const c = await apps.user.inject({
+      method: 'GET',
+      url: `/v1/owners/${o}/sessions/s-9/context?query=trip`,
+    });
+    expect(c.statusCode).toBe(200);
+    expect(c.json().session.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
+    expect(c.json().longTerm).not.toBeNull();
+  });
+
+  it('revokes a source and forgets a whole owner', async () => {
+    const o = owner();
+    const src = { kind: 'url', uri: 'https://example.com/menu' };
+    await post(
+      apps.user,
+      `/v1/owners/${o}/memories`,
+      fact('The restaurant menu lists a vegan tasting option.', { origin: { source: src } }),
+    );
+    await post(
+      apps.user,
+      `/v1/owners/${o}/memories`,
+      fact('The user drives an electric car to work every day.'),
+    );
+    const rv = await post(apps.user, `/v1/owners/${o}/revoke-source`, { uri: src.uri });
+    expect(rv.statusCode).toBe(200);
+    expect(rv.json().deletedMemoryIds).toHaveLength(1);
+    expect(await ownerIds(o)).toHaveLength(1);
+    const fo = await apps.user.inject({ method: 'DELETE', url: `/v1/owners/${o}` });
+    expect(fo.statusCode).toBe(200);
+    expect(fo.json().reason).toBe('forget_owner');
+    expect(await ownerIds(o)).toEqual([]);
+  });
+});
+
+describe('bad input: a 4xx with a code, and nothing stored', () => {
+  async function expectRefused(
+    res: { statusCode: number; json(): { error: { code: string; message: unknown } } },
+    status: number,
+    code: string,
+    o?: string,
+  ): Promise<void> {
+    expect(res.statusCode).toBe(status);
+    expect(res.json().error.code).toBe(code);
+    expect(typeof res.json().error.message).toBe('string');
+    if (o) expect(await ownerIds(o)).toEqual([]);
+  }
+
+  it('missing origin -> 400 invalid_input with issues', async () => {
+    const o = owner();
+    const r = await post(apps.user, `/v1/owners/${o}/memories`, {
+      kind: 'fact',
+      text: 'The user likes green tea a lot.',
+    });
+    await expectRefused(r, 400, 'invalid_input', o);
+    expect(r.json().error.details.issues).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: 'origin' })]),
+    );
+  });
+
+  it('blank owner -> 400 owner_required', async () => {
+    const before = await memoryCount();
+    const r = await post(
+      apps.user,
+      '/v1/owners/%20/memories',
+      fact('The user likes green tea a lot.'),
+    );
+    await expectRefused(r, 400, 'owner_required');
+    expect(await memoryCount()).toBe(before);
+  });
+
+  it('1 MB text -> 413 payload_too_large', async () => {
+    const o = owner();
+    const r = await post(apps.user, `/v1/owners/${o}/memories`, fact('a'.repeat(1024 * 1024)));
+    await expectRefused(r, 413, 'payload_too_large', o);
+    expect(r.json().error.details.limitBytes).toBe(256 * 1024);
+  });
+
+  it('invalid JSON -> 400 invalid_input', async () => {
+    const o = owner();
+    const r = await apps.user.inject({
+      method: 'POST',
+      url: `/v1/owners/${o}/memories`,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"kind": "fact", "text": ',
+    });
+    await expectRefused(r, 400, 'invalid_input', o);
+  });
+
+  it('empty JSON body, a JSON array and a wrong content type -> 400 invalid_input', async () => {
+    const o = owner();
+    const url = `/v1/owners/${o}/memories`;
+    const empty = await apps.user.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
+    await expectRefused(empty, 400, 'invalid_input', o);
+    const array = await apps.user.inject({
+      method: 'POST',
+      url,
+      payload: [fact('The user likes green tea a lot.')],
+    });
+    await expectRefused(array, 400, 'invalid_input', o);
+    const none = await apps.user.inject({ method: 'POST', url });
+    await expectRefused(none, 400, 'invalid_input', o);
+    const text = await apps.user.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
+    await expectRefused(text, 400, 'invalid_input', o);
+  });
+
+  it('unknown kind -> 400 invalid_input', async () => {
+    const o = owner();
+    const r = await post(
+      apps.user,
+      `/v1/owners/${o}/memories`,
+      fact('The user likes green tea a lot.', { kind: 'gossip' }),
+    );
+    await expectRefused(r, 400, 'invalid_input', o);
+  });
+
+  it('negative ttlSeconds -> 400 invalid_input', async () => {
+    const o = owner();
+    const r = await post(
+      apps.user,
+      `/v1/owners/${o}/memories`,
+      fact('The user likes green tea a lot.', { ttlSeconds: -5 }),
+    );
+    await expectRefused(r, 400, 'invalid_input', o);
+  });
+
+  it('malformed query parameters and forget bodies -> 400 invalid_input', async () => {
+    const audit = await apps.operator.inject({ method: 'GET', url: '/v1/audit?limit=abc' });
+    await expectRefused(audit, 400, 'invalid_input');
+    const forget = await post(apps.user, `/v1/owners/${owner()}/forget`, { ids: 'not-a-list' });
+    await expectRefused(forget, 400, 'invalid_input');
+    const batch = await post(apps.user, `/v1/owners/${owner()}/memories:batch`, {
+      memories: 'nope',
+    });
+    await expectRefused(batch, 400, 'invalid_input');
+    const recall = await post(apps.user, `/v1/owners/${owner()}/recall`, {
+      query: 'x',
+      recipe: 'nonsense',
+    });
+    await expectRefused(recall, 400, 'invalid_input');
+  });
+
+  it('unknown owner on DELETE /v1/owners/:id -> 404 not_found', async () => {
+    const r = await apps.user.inject({ method: 'DELETE', url: `/v1/owners/${owner()}` });
+    await expectRefused(r, 404, 'not_found');
+  });
+
+  it('unknown memory id on delete -> 404 not_found', async () => {
+    const r = await apps.user.inject({
+      method: 'DELETE',
+      url: `/v1/owners/${owner()}/memories/${randomUUID()}`,
+    });
+    await expectRefused(r, 404, 'not_found');
+  });
+
+  it('unknown route -> 404 not_found', async () => {
+    const r = await apps.user.inject({ method: 'GET', url: '/v1/nope' });
+    await expectRefused(r, 404, 'not_found');
+  });
+
+  it('a secret (AWS key) -> 422 refused_secret, audited without the text', async () => {
+    const o = owner();
+    // Not AWS's documented example key: secretlint rightly lets that one through.
+    const key = 'AKIAQ3HXN7ZP2LW5K8RT';
+    const r = await post(
+      apps.user,
+      `/v1/owners/${o}/memories`,
+      fact(
+        `The deploy credentials are aws_access_key_id=${key} aws_secret_access_key=Zq8vR2mT5nW1xK9pL3sB7dF4hJ6gY0cV2aE8uQ1o`,
+      ),
+    );
+    await expectRefused(r, 422, 'refused_secret', o);
+    expect(JSON.stringify(r.json())).not.toContain(key);
+    const a = await apps.operator.inject({ method: 'GET', url: `/v1/audit?ownerId=${o}` });
+    expect(a.statusCode).toBe(200);
+    const events = a.json().events;
+    expect(events).toEqual([expect.objectContaining({ type: 'refuse', reason: 'refused_secret' })]);
+    expect(JSON.stringify(events)).not.toContain(key);
+  });
+
+  it('agent role writing authority user -> 403 authority_exceeds_role', async () => {
+    const o = owner();
+    const r = await post(
+      apps.agent,
+      `/v1/owners/${o}/memories`,
+      fact('The user said they love jazz music.', { authority: 'user' }),
+    );
+    await expectRefused(r, 403, 'authority_exceeds_role', o);
+  });
+
+  it('a role in the body is ignored: it is a strict-schema error, never a privilege', async () => {
+    const o = owner();
+    const r = await post(
+      apps.agent,
+      `/v1/owners/${o}/memories`,
+      fact('The user said they love jazz music.', { role: 'operator', authority: 'operator' }),
+    );
+    expect(r.statusCode).toBeGreaterThanOrEqual(400);
+    expect(r.statusCode).toBeLessThan(500);
+    expect(await ownerIds(o)).toEqual([]);
+    // The role comes from configuration: an agent's claim gets the agent's
+    // authority and principal, whatever the body says.
+    const source = await post(
+      apps.user,
+      `/v1/owners/${o}/memories`,
+      fact('The user mentioned going to three jazz concerts this month.'),
+    );
+    expect(source.statusCode).toBe(201);
+    const ok = await post(apps.agent, `/v1/owners/${o}/memories`, {
+      ...fact('The user probably loves jazz music.'),
+      derivedFrom: [source.json().memory.id],
+    });
+    expect(ok.statusCode).toBe(201);
+    expect(ok.json().memory.authority).toBe(ROLE_DEFAULT_AUTHORITY.agent);
+    expect(ok.json().memory.origin.writtenBy).toBe('test-agent');
+  });
+
+  it('operator routes refuse other roles with 403 forbidden_role', async () => {
+    for (const url of ['/v1/kpis', '/v1/audit', '/v1/audit/verify']) {
+      const r = await apps.user.inject({ method: 'GET', url });
+      await expectRefused(r, 403, 'forbidden_role');
+    }
+    const e = await apps.agent.inject({ method: 'POST', url: '/v1/expire' });
+    await expectRefused(e, 403, 'forbidden_role');
+  });
+});
+
+describe('operations and documentation', () => {
+  it('healthz names the store and the model', async () => {
+    const r = await apps.user.inject({ method: 'GET', url: '/healthz' });
+    expect(r.statusCode).toBe(200);
+    expect(r.json()).toEqual({
+      ok: true,
+      store: 'sqlite',
+      model: runtime.engine.deps.embedder.modelId,
+    });
+  });
+
+  it('runs expiry on demand and verifies the audit chain', async () => {
+    const ex = await apps.operator.inject({ method: 'POST', url: '/v1/expire' });
+    expect(ex.statusCode).toBe(200);
+    expect(ex.json()).toMatchObject({ purged: expect.any(Number) });
+    const v = await apps.operator.inject({ method: 'GET', url: '/v1/audit/verify' });
+    expect(v.statusCode).toBe(200);
+    expect(v.json().ok).toBe(true);
+    expect(v.json().checked).toBeGreaterThan(0);
+    const k = await apps.operator.inject({ method: 'GET', url: '/v1/kpis' });
+    expect(k.json()).toMatchObject({ attributedShare: 1 });
+    expect(k.json().refusals.refused_secret).toBeGreaterThanOrEqual(1);
+  });
+
+  it('serves a valid OpenAPI document with the paths', async () => {
+    const r = await apps.user.inject({ method: 'GET', url: '/openapi.json' });
+    expect(r.statusCode).toBe(200);
+    const doc = JSON.parse(r.body);
+    expect(doc.openapi).toMatch(/^3\./);
+    const paths = Object.keys(doc.paths);
+    for (const p of [
+      '/v1/owners/{ownerId}/memories',
+      '/v1/owners/{ownerId}/memories:batch',
+      '/v1/owners/{ownerId}/recall',
+      '/v1/owners/{ownerId}/why',
+      '/v1/owners/{ownerId}/memories/{id}',
+      '/v1/owners/{ownerId}/memories/{id}/lineage',
+      '/v1/owners/{ownerId}/forget',
+      '/v1/owners/{ownerId}/verify-forgotten',
+      '/v1/owners/{ownerId}',
+      '/v1/owners/{ownerId}/revoke-source',
+      '/v1/owners/{ownerId}/kv/{key}',
+      '/v1/owners/{ownerId}/sessions/{sessionId}/messages',
+      '/v1/owners/{ownerId}/sessions/{sessionId}/context',
+      '/v1/audit',
+      '/v1/audit/verify',
+      '/v1/kpis',
+      '/v1/expire',
+      '/healthz',
+    ]) {
+      expect(paths).toContain(p);
+    }
+    const write = doc.paths['/v1/owners/{ownerId}/memories'].post;
+    expect(write.requestBody.content['application/json'].schema.properties).toHaveProperty(
+      'origin',
+    );
+    expect(write.responses['201']).toBeDefined();
+  });
+
+  it('serves the docs page as HTML', async () => {
+    const r = await apps.user.inject({ method: 'GET', url: '/docs' });
+    const page =
+      r.statusCode === 302
+        ? await apps.user.inject({ method: 'GET', url: r.headers.location as string })
+        : r;
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.body).toContain('<html');
+  });
+});

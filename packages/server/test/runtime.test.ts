@@ -1,0 +1,107 @@
+// The embedded runtime and startServer: the real model, a SQLite file in a
+// temp dir, a real socket; closing releases everything.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KeepGraphError } from '@keepgraph/core';
+import { createHashingEmbedder } from '@keepgraph/embedder';
+import { buildApp } from '../src/app.ts';
+import { loadServerConfig } from '../src/config.ts';
+import { startServer } from '../src/main.ts';
+import { SQLITE_FILE_NAME, openEmbeddedRuntime } from '../src/runtime.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'keepgraph-runtime-'));
+});
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('openEmbeddedRuntime', () => {
+  it('opens the store in the data dir with the local model and a sweeper, and closes idempotently', async () => {
+    const dataDir = join(dir, 'nested', 'data');
+    const rt = await openEmbeddedRuntime({ dataDir, sweepIntervalMs: 60_000 });
+    expect(existsSync(join(dataDir, SQLITE_FILE_NAME))).toBe(true);
+    expect(rt.store.kind).toBe('sqlite');
+    expect(rt.engine.deps.embedder.dimensions).toBeGreaterThan(0);
+    expect(rt.sweeper).not.toBeNull();
+    expect((await rt.sweeper!.sweep()).purged).toBe(0);
+    await rt.close();
+    await rt.close();
+  });
+
+  it('refuses an invalid policy before opening anything', async () => {
+    const dataDir = join(dir, 'bad-policy');
+    await expect(
+      openEmbeddedRuntime({
+        dataDir,
+        policyPath: join(dir, 'missing.yaml'),
+        embedder: createHashingEmbedder(8),
+        sweepIntervalMs: null,
+      }),
+    ).rejects.toSatisfy((e) => e instanceof KeepGraphError && e.code === 'invalid_policy');
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('names the allowed models for an unknown one', async () => {
+    await expect(
+      openEmbeddedRuntime({ dataDir: join(dir, 'x'), modelId: 'gpt-9', sweepIntervalMs: null }),
+    ).rejects.toThrow(/bge-small-en-v1\.5-q/);
+  });
+});
+
+describe('internal errors', () => {
+  it('answers 500 internal with a generic message, never the cause', async () => {
+    const rt = await openEmbeddedRuntime({
+      dataDir: join(dir, 'faulty'),
+      embedder: createHashingEmbedder(8),
+      sweepIntervalMs: null,
+    });
+    const engine = {
+      ...rt.engine,
+      kpis: async () => {
+        throw new Error('disk /secret/path exploded');
+      },
+    };
+    const app = buildApp({ engine, role: 'operator', principal: 'op' });
+    const r = await app.inject({ method: 'GET', url: '/v1/kpis' });
+    expect(r.statusCode).toBe(500);
+    expect(r.json()).toEqual({ error: { code: 'internal', message: 'internal error' } });
+    await app.close();
+    await rt.close();
+  });
+});
+
+describe('startServer', () => {
+  it('listens on a socket, serves requests and closes the runtime', async () => {
+    const config = loadServerConfig(
+      {},
+      { dataDir: join(dir, 'served'), port: 0, sweepIntervalMs: 0 },
+    );
+    const server = await startServer(config, { handleSignals: false, logger: false });
+    try {
+      expect(server.runtime.sweeper).toBeNull();
+      const health = await fetch(`${server.url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ ok: true, store: 'sqlite' });
+      const w = await fetch(`${server.url}/v1/owners/o-1/memories`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          kind: 'fact',
+          text: 'The user reads science fiction novels.',
+          origin: { sessionId: 's' },
+          role: 'operator',
+        }),
+      });
+      expect(w.status).toBe(400);
+    } finally {
+      await server.close();
+    }
+    // Closing twice is harmless (a signal may race an explicit close).
+    await server.close();
+  });
+});
