@@ -36,7 +36,9 @@ export function startExpirySweeper(
     return running;
   };
   const timer = setInterval(() => {
-    sweep().then(opts.onRun, opts.onError ?? (() => {}));
+    // A failing sweep must be seen: expired memories stay hidden from recall
+    // but would never be purged.
+    sweep().then(opts.onRun, opts.onError ?? ((e) => console.error('[keepgraph] expiry sweep failed:', e)));
   }, opts.intervalMs ?? 1000);
   timer.unref();
   return {

@@ -47,6 +47,10 @@ export function checkOwner(ownerId: unknown): string {
   return r.data;
 }
 
+/** Memory ids as callers send them: non-blank strings, at most 10,000 at once. */
+export const IdListSchema = z.array(z.string().trim().min(1).max(256)).max(10_000);
+export const IdSchema = z.string().trim().min(1, 'id must not be blank').max(256);
+
 export function requireRole(caller: Caller, allowed: readonly Role[], what: string): void {
   if (!allowed.includes(caller.role)) {
     throw new KeepGraphError('forbidden_role', `${what} is not allowed for role ${caller.role}`, {

@@ -5,7 +5,17 @@
 import { KeepGraphError } from '../errors.ts';
 import type { DeletionReason, DeletionReceipt, Trace } from '../ports/memory-store.ts';
 import type { Job } from '../ports/job-queue.ts';
-import { auditEvent, checkCaller, checkOwner, requireRole, type Caller, type EngineDeps } from './deps.ts';
+import { z } from 'zod';
+import {
+  IdListSchema,
+  auditEvent,
+  checkCaller,
+  checkOwner,
+  parseInput,
+  requireRole,
+  type Caller,
+  type EngineDeps,
+} from './deps.ts';
 import type { AuditType } from '../audit.ts';
 
 const REASON_AUDIT: Record<DeletionReason, AuditType> = {
@@ -83,8 +93,8 @@ export async function forget(
 ): Promise<DeletionReceipt> {
   checkCaller(caller);
   const ownerId = checkOwner(ownerIdRaw);
-  if (ids.length === 0) throw new KeepGraphError('invalid_input', 'name at least one memory id to forget');
-  return cascade(deps, caller, ownerId, [...new Set(ids)], 'forget');
+  const list = parseInput(IdListSchema.min(1, 'name at least one memory id to forget'), ids);
+  return cascade(deps, caller, ownerId, [...new Set(list)], 'forget');
 }
 
 /** Delete everything an owner has. Operators and the user themself may do it. */
@@ -97,6 +107,15 @@ export async function forgetOwner(deps: EngineDeps, caller: Caller, ownerIdRaw: 
   return cascade(deps, caller, ownerId, ids, 'forget_owner');
 }
 
+const RevokeSourceSchema = z
+  .strictObject({ uri: z.string().trim().min(1).max(2048).optional(), tool: z.string().trim().min(1).max(512).optional() })
+  .refine((s) => s.uri !== undefined || s.tool !== undefined, { message: 'name a source uri or a tool to revoke' });
+
+const VerifySchema = z.object({
+  ids: IdListSchema,
+  contentHashes: z.array(z.string().regex(/^[0-9a-f]{64}$/, 'content hashes are sha-256 hex')).max(10_000).optional(),
+});
+
 /** Delete every memory whose origin (own or inherited) names this URL, document or tool. */
 export async function revokeSource(
   deps: EngineDeps,
@@ -107,9 +126,7 @@ export async function revokeSource(
   checkCaller(caller);
   requireRole(caller, ['operator', 'user'], 'revoking a source');
   const ownerId = checkOwner(ownerIdRaw);
-  if (!source.uri?.trim() && !source.tool?.trim()) {
-    throw new KeepGraphError('invalid_input', 'name a source uri or a tool to revoke');
-  }
+  source = parseInput(RevokeSourceSchema, source);
   const ids = await deps.store.findBySource(ownerId, source);
   if (ids.length === 0) {
     const at = deps.clock.now().toISOString();
@@ -132,6 +149,7 @@ export async function verifyForgotten(
 ): Promise<ForgottenCheck> {
   checkCaller(caller);
   const ownerId = checkOwner(ownerIdRaw);
+  what = parseInput(VerifySchema, what);
   if (what.ids.length === 0 && (what.contentHashes?.length ?? 0) === 0) {
     throw new KeepGraphError('invalid_input', 'name ids or content hashes to verify');
   }

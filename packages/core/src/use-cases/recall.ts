@@ -8,7 +8,7 @@ import { RECALL_RECIPES, RECALL_RECIPE_NAMES, type RecallConfig, type RecallReci
 import { MEMORY_KINDS, copyMemory, type Authority, type Memory, type Origin } from '../record.ts';
 import { entityCandidates, fuse, rankCandidates, type RetrieverName, type ScoreBreakdown } from '../rank.ts';
 import type { ScoredId } from '../ports/memory-store.ts';
-import { auditEvent, checkCaller, checkOwner, parseInput, type Caller, type EngineDeps } from './deps.ts';
+import { IdSchema, auditEvent, checkCaller, checkOwner, parseInput, type Caller, type EngineDeps } from './deps.ts';
 
 export const RecallOptionsSchema = z.strictObject({
   recipe: z.enum(RECALL_RECIPE_NAMES as [RecallRecipe, ...RecallRecipe[]]).default('default'),
@@ -134,9 +134,10 @@ export async function recall(
   };
 }
 
-export async function getMemory(deps: EngineDeps, caller: Caller, ownerIdRaw: unknown, id: string): Promise<Memory> {
+export async function getMemory(deps: EngineDeps, caller: Caller, ownerIdRaw: unknown, idRaw: string): Promise<Memory> {
   checkCaller(caller);
   const ownerId = checkOwner(ownerIdRaw);
+  const id = parseInput(IdSchema, idRaw);
   const m = await deps.store.getById(ownerId, id);
   if (!m) throw new KeepGraphError('not_found', `no memory ${id} for this owner`);
   return copyMemory(m);
@@ -151,7 +152,7 @@ export async function getByKey(
 ): Promise<{ current: Memory | null; conflicts: Memory[] }> {
   checkCaller(caller);
   const ownerId = checkOwner(ownerIdRaw);
-  if (!key?.trim()) throw new KeepGraphError('invalid_input', 'key must not be blank');
+  key = parseInput(z.string().trim().min(1, 'key must not be blank').max(256), key);
   const at = deps.clock.now().toISOString();
   const live = (await deps.store.getByKey(ownerId, key)).filter(
     (m) => m.supersededBy === null && m.expiresAt > at && m.validFrom <= at,
@@ -173,10 +174,11 @@ export async function lineage(
   deps: EngineDeps,
   caller: Caller,
   ownerIdRaw: unknown,
-  id: string,
+  idRaw: string,
 ): Promise<SerializedGraph> {
   checkCaller(caller);
   const ownerId = checkOwner(ownerIdRaw);
+  const id = parseInput(IdSchema, idRaw);
   const root = await deps.store.getById(ownerId, id);
   if (!root) throw new KeepGraphError('not_found', `no memory ${id} for this owner`);
   const graph: SerializedGraph = {

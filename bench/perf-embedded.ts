@@ -1,0 +1,79 @@
+// Ingest rate and recall latency on the embedded store, through the engine's
+// normal write and recall paths with the real embedding model.
+//   pnpm tsx bench/perf-embedded.ts [--n 10000] [--queries 200] [--batch 64] [--model ID]
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { InMemoryJobQueue, createEngine, defaultPolicy, systemClock, type Caller } from '@keepgraph/core';
+import { createTransformersEmbedder, type TransformersModelId } from '@keepgraph/embedder';
+import { createSqliteStore } from '@keepgraph/store-sqlite';
+import { percentile, syntheticQueries, syntheticTexts } from './synthetic.ts';
+
+const { values } = parseArgs({
+  options: {
+    n: { type: 'string', default: '10000' },
+    queries: { type: 'string', default: '200' },
+    batch: { type: 'string', default: '64' },
+    model: { type: 'string' },
+  },
+});
+const n = Number(values.n);
+const nq = Number(values.queries);
+const batch = Number(values.batch);
+
+const dir = mkdtempSync(join(tmpdir(), 'kg-bench-'));
+const embedder = await createTransformersEmbedder(values.model ? { modelId: values.model as TransformersModelId } : {});
+const store = createSqliteStore({ path: join(dir, 'bench.db') });
+await store.init({ dimensions: embedder.dimensions });
+const engine = createEngine({ store, embedder, policy: defaultPolicy(), clock: systemClock, jobs: new InMemoryJobQueue() });
+const caller: Caller = { role: 'user', principal: 'bench' };
+const owner = 'bench-owner';
+const texts = syntheticTexts(n);
+
+// Raw embedder throughput on the same texts, same batch size: the ceiling for ingest.
+const rawSample = texts.slice(0, Math.min(n, 2000));
+let t0 = performance.now();
+for (let i = 0; i < rawSample.length; i += batch) await embedder.embed(rawSample.slice(i, i + batch), 'document');
+const rawRate = rawSample.length / ((performance.now() - t0) / 1000);
+console.error(`raw embedder: ${rawRate.toFixed(0)} texts/s (${rawSample.length} texts)`);
+
+t0 = performance.now();
+for (let i = 0; i < n; i += batch) {
+  const items = texts.slice(i, i + batch).map((text, j) => ({
+    kind: 'episode' as const,
+    text,
+    origin: { sessionId: `s${Math.floor((i + j) / 50)}`, turn: String(i + j) },
+  }));
+  const r = await engine.rememberMany(caller, owner, items);
+  if (r.failed.length) throw new Error(`refused: ${JSON.stringify(r.failed[0])}`);
+  if ((i / batch) % 20 === 0) process.stderr.write(`\ringest ${i + items.length}/${n}`);
+}
+const ingestSec = (performance.now() - t0) / 1000;
+const ingestRate = n / ingestSec;
+console.error(`\ningest: ${ingestRate.toFixed(0)} memories/s (${n} in ${ingestSec.toFixed(1)} s)`);
+
+const queries = syntheticQueries(nq);
+for (const q of queries.slice(0, 10)) await engine.recall(caller, owner, q); // warm-up
+const lat: number[] = [];
+for (const q of queries) {
+  const s = performance.now();
+  await engine.recall(caller, owner, q);
+  lat.push(performance.now() - s);
+}
+lat.sort((a, b) => a - b);
+const result = {
+  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+  model: embedder.modelId,
+  memories: n,
+  batch,
+  rawEmbedderPerSec: Math.round(rawRate),
+  ingestPerSec: Math.round(ingestRate),
+  ingestShareOfRaw: +(ingestRate / rawRate).toFixed(2),
+  recallMs: { p50: +percentile(lat, 50).toFixed(2), p95: +percentile(lat, 95).toFixed(2), p99: +percentile(lat, 99).toFixed(2), queries: nq },
+};
+console.log(JSON.stringify(result, null, 2));
+mkdirSync('bench/results', { recursive: true });
+writeFileSync(`bench/results/perf-embedded-${n}.json`, JSON.stringify(result, null, 2));
+await store.close();
+rmSync(dir, { recursive: true, force: true });
