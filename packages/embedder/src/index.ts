@@ -1,0 +1,12 @@
+// @keepgraph/embedder: local text embeddings (transformers.js over ONNX) behind the core Embedder port.
+
+export type { EmbedPurpose, Embedder } from '@keepgraph/core';
+export {
+  createTransformersEmbedder,
+  DEFAULT_MODEL_ID,
+  TRANSFORMERS_MODEL_IDS,
+} from './transformers-embedder.ts';
+export type { TransformersEmbedderOptions, TransformersModelId } from './transformers-embedder.ts';
+export { createHashingEmbedder } from './hashing-embedder.ts';
+export { resolveModelsDir } from './models-dir.ts';
+export { dot, l2Normalize } from './vector-math.ts';

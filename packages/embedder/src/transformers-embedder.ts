@@ -1,0 +1,165 @@
+// The real Embedder: a local quantised BERT-family ONNX model run by
+// transformers.js on onnxruntime-node, loaded from disk only (never a hub).
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { AutoModel, AutoTokenizer, Tensor, env } from '@huggingface/transformers';
+import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
+import type { EmbedPurpose, Embedder } from '@keepgraph/core';
+import { resolveModelsDir } from './models-dir.ts';
+import { l2Normalize } from './vector-math.ts';
+
+/** The model ids scripts/setup-models.sh installs. */
+export type TransformersModelId = 'bge-small-en-v1.5-q' | 'all-minilm-l6-v2-q';
+
+/** Every {@link TransformersModelId}, for validating ids read from config. */
+export const TRANSFORMERS_MODEL_IDS: readonly TransformersModelId[] = [
+  'bge-small-en-v1.5-q',
+  'all-minilm-l6-v2-q',
+];
+
+/**
+ * The model new embeddings use unless told otherwise: the winner of
+ * bench/model-compare.ts on locomo-dev turn retrieval (turns embedded as
+ * "Speaker: text"): bge R@5 48.7 / R@10 60.0 against MiniLM's 38.7 / 47.8.
+ */
+export const DEFAULT_MODEL_ID: TransformersModelId = 'bge-small-en-v1.5-q';
+
+interface ModelSpec {
+  dimensions: number;
+  /** How token vectors become one sentence vector, as each model was trained. */
+  pooling: 'mean' | 'cls';
+  /** Longest input in tokens, [CLS] and [SEP] included. */
+  maxTokens: number;
+  /** Prepended to queries only (asymmetric retrieval instruction). */
+  queryPrefix: string;
+}
+
+const MODEL_SPECS: Record<TransformersModelId, ModelSpec> = {
+  // sentence-transformers/all-MiniLM-L6-v2: mean pooling + normalise; its
+  // sentence_bert_config sets max_seq_length 256 (the tokenizer allows 512,
+  // but the model was trained on 128-token inputs, so go no further than ST does).
+  'all-minilm-l6-v2-q': { dimensions: 384, pooling: 'mean', maxTokens: 256, queryPrefix: '' },
+  // BAAI/bge-small-en-v1.5: CLS pooling + normalise, 512 tokens; the model card's
+  // instruction for short queries retrieving passages (documents get none).
+  'bge-small-en-v1.5-q': {
+    dimensions: 384,
+    pooling: 'cls',
+    maxTokens: 512,
+    queryPrefix: 'Represent this sentence for searching relevant passages: ',
+  },
+};
+
+/** Options for {@link createTransformersEmbedder}. */
+export interface TransformersEmbedderOptions {
+  /** Which installed model to load; defaults to {@link DEFAULT_MODEL_ID}. */
+  modelId?: TransformersModelId;
+  /** Folder holding `<modelId>/`; defaults to {@link resolveModelsDir}. */
+  modelsDir?: string;
+  /** How many texts are in flight on the ONNX session at once (default 32). */
+  batchSize?: number;
+}
+
+// transformers.js reads env.localModelPath while it loads, so loads that use
+// different folders must not interleave: chain them.
+let loadQueue: Promise<unknown> = Promise.resolve();
+
+async function loadModel(
+  modelsDir: string,
+  modelId: string,
+): Promise<{ tokenizer: PreTrainedTokenizer; model: PreTrainedModel }> {
+  const load = async () => {
+    env.allowRemoteModels = false;
+    env.allowLocalModels = true;
+    env.localModelPath = modelsDir;
+    const tokenizer = await AutoTokenizer.from_pretrained(modelId, { local_files_only: true });
+    // dtype q8 selects onnx/model_quantized.onnx, the file the jars ship.
+    const model = await AutoModel.from_pretrained(modelId, {
+      dtype: 'q8',
+      device: 'cpu',
+      local_files_only: true,
+    });
+    return { tokenizer, model };
+  };
+  const result = loadQueue.then(load, load);
+  loadQueue = result.catch(() => undefined);
+  return result;
+}
+
+/**
+ * Loads a local embedding model (see scripts/setup-models.sh) and returns an
+ * {@link Embedder} over it. Throws, naming the setup script, when the model
+ * files are missing.
+ *
+ * Each text is run through the model on its own, `batchSize` at a time, rather
+ * than as one padded batch tensor: these int8 models quantise activations
+ * dynamically with one scale per tensor, so in a padded batch a text's vector
+ * depends on its batch-mates (up to ~3e-2 per component here). One run per
+ * text keeps a stored embedding reproducible, and on CPU it was no slower.
+ */
+export async function createTransformersEmbedder(
+  opts: TransformersEmbedderOptions = {},
+): Promise<Embedder> {
+  const modelId = opts.modelId ?? DEFAULT_MODEL_ID;
+  // Looked up defensively: callers reading ids from config may bypass the type.
+  const spec = Object.hasOwn(MODEL_SPECS, modelId) ? MODEL_SPECS[modelId] : undefined;
+  if (!spec)
+    throw new Error(
+      `Unknown embedding model '${String(modelId)}'; known: ${TRANSFORMERS_MODEL_IDS.join(', ')}`,
+    );
+  const modelsDir = opts.modelsDir ?? resolveModelsDir();
+  const batchSize = opts.batchSize ?? 32;
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
+
+  const required = [
+    'config.json',
+    'tokenizer.json',
+    'tokenizer_config.json',
+    join('onnx', 'model_quantized.onnx'),
+  ];
+  const missing = required.filter((f) => !existsSync(join(modelsDir, modelId, f)));
+  if (missing.length > 0) {
+    throw new Error(
+      `Embedding model '${modelId}' is not installed in ${modelsDir} (missing ${missing.join(', ')}). ` +
+        'Run `bash scripts/setup-models.sh` (set KEEPGRAPH_MODELS_DIR to install elsewhere).',
+    );
+  }
+  const { tokenizer, model } = await loadModel(modelsDir, modelId);
+
+  const embedOne = async (text: string): Promise<Float32Array> => {
+    let ids = tokenizer.encode(text); // [CLS] ... [SEP]
+    // Truncate the content, not the trailing [SEP] (transformers.js's own
+    // truncation would cut it off; HF Python and sentence-transformers keep it).
+    if (ids.length > spec.maxTokens)
+      ids = [...ids.slice(0, spec.maxTokens - 1), ids[ids.length - 1]!];
+    const n = ids.length;
+    const output = await model({
+      input_ids: new Tensor('int64', BigInt64Array.from(ids, BigInt), [1, n]),
+      attention_mask: new Tensor('int64', new BigInt64Array(n).fill(1n), [1, n]),
+      token_type_ids: new Tensor('int64', new BigInt64Array(n), [1, n]),
+    });
+    const hidden = (output as { last_hidden_state: Tensor }).last_hidden_state.data as Float32Array;
+    const d = spec.dimensions;
+    if (spec.pooling === 'cls') return l2Normalize(hidden.slice(0, d));
+    // Mean over all tokens: with one unpadded text, every token is attended.
+    const v = new Float32Array(d);
+    for (let t = 0; t < n; t++) for (let j = 0; j < d; j++) v[j] = v[j]! + hidden[t * d + j]!;
+    for (let j = 0; j < d; j++) v[j] = v[j]! / n;
+    return l2Normalize(v);
+  };
+
+  return {
+    modelId,
+    dimensions: spec.dimensions,
+    async embed(texts: readonly string[], purpose: EmbedPurpose): Promise<Float32Array[]> {
+      const prefix = purpose === 'query' ? spec.queryPrefix : '';
+      const out: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += batchSize) {
+        const chunk = texts.slice(i, i + batchSize);
+        out.push(...(await Promise.all(chunk.map((t) => embedOne(prefix + t)))));
+      }
+      return out;
+    },
+  };
+}

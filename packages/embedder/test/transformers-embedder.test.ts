@@ -1,0 +1,87 @@
+// Tests of the real local models (not the fake); they assume
+// `bash scripts/setup-models.sh` has run.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTransformersEmbedder, dot, TRANSFORMERS_MODEL_IDS } from '../src/index.ts';
+import type { Embedder } from '../src/index.ts';
+
+const texts = [
+  'I went to a LGBTQ support group yesterday and it was so powerful.',
+  'Melanie painted a sunrise over the lake last weekend.',
+  'ok',
+  'What are your plans for the summer? I am thinking about adopting a dog from the shelter downtown.',
+  '',
+];
+
+describe.each(TRANSFORMERS_MODEL_IDS)('transformers embedder %s', (modelId) => {
+  let embedder: Embedder;
+  const get = async () =>
+    (embedder ??= await createTransformersEmbedder({ modelId, batchSize: 3 }));
+
+  it('reports its model id and 384 dimensions', async () => {
+    const e = await get();
+    expect(e.modelId).toBe(modelId);
+    expect(e.dimensions).toBe(384);
+  });
+
+  it('returns one unit-norm 384-d vector per text, in order', async () => {
+    const vs = await (await get()).embed(texts, 'document');
+    expect(vs).toHaveLength(texts.length);
+    for (const v of vs) {
+      expect(v).toBeInstanceOf(Float32Array);
+      expect(v.length).toBe(384);
+      expect(Math.sqrt(dot(v, v))).toBeCloseTo(1, 5);
+    }
+    expect(await (await get()).embed([], 'query')).toEqual([]);
+  });
+
+  it('gives the same vectors batched as one by one', async () => {
+    const e = await get();
+    const batched = await e.embed(texts, 'document');
+    for (const [i, t] of texts.entries()) {
+      const [single] = await e.embed([t], 'document');
+      const maxDiff = Math.max(...single!.map((x, j) => Math.abs(x - batched[i]![j]!)));
+      expect(maxDiff).toBeLessThan(1e-4);
+    }
+  });
+
+  it('puts a paraphrase closer than an unrelated sentence', async () => {
+    const [a, para, other] = await (
+      await get()
+    ).embed(
+      [
+        'The cat is sleeping on the sofa.',
+        'A kitten naps on the couch.',
+        'Quarterly revenue rose by eight percent.',
+      ],
+      'document',
+    );
+    expect(dot(a!, para!)).toBeGreaterThan(dot(a!, other!) + 0.1);
+  });
+
+  it('ranks the matching passage first for a query', async () => {
+    const e = await get();
+    const [q] = await e.embed(['When did Caroline go to the support group?'], 'query');
+    const docs = await e.embed(texts.slice(0, 2), 'document');
+    expect(dot(q!, docs[0]!)).toBeGreaterThan(dot(q!, docs[1]!));
+  });
+
+  it('truncates inputs longer than the model accepts', async () => {
+    const long = 'memory '.repeat(2000);
+    const [v] = await (await get()).embed([long], 'document');
+    expect(Math.sqrt(dot(v!, v!))).toBeCloseTo(1, 5);
+  });
+});
+
+describe('missing model files', () => {
+  const empty = mkdtempSync(join(tmpdir(), 'keepgraph-no-models-'));
+  afterAll(() => rmSync(empty, { recursive: true, force: true }));
+
+  it('says to run the setup script', async () => {
+    await expect(createTransformersEmbedder({ modelsDir: empty })).rejects.toThrow(
+      /bash scripts\/setup-models\.sh/,
+    );
+  });
+});
