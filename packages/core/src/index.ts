@@ -5,6 +5,7 @@ export * from './record.ts';
 export * from './audit.ts';
 export * from './recall-config.ts';
 export * from './rank.ts';
+export * from './indexed-text.ts';
 export * from './render-context.ts';
 export * from './ports/memory-store.ts';
 export * from './ports/embedder.ts';

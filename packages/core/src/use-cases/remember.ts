@@ -20,6 +20,7 @@ import type { AuditEventInput } from '../audit.ts';
 import type { MemoryWrite } from '../ports/memory-store.ts';
 import { auditEvent, checkCaller, checkOwner, parseInput, type Caller, type EngineDeps } from './deps.ts';
 import { evictOverCap } from './forget.ts';
+import { embeddingText } from '../indexed-text.ts';
 
 export interface RememberResult {
   memory: Memory;
@@ -222,7 +223,7 @@ export async function remember(
     if (isAuditedRefusal(e)) await auditRefusal(deps, caller, ownerId, input.text, e);
     throw e;
   }
-  const [embedding] = await deps.embedder.embed([prepared.memory.text], 'document');
+  const [embedding] = await deps.embedder.embed([embeddingText(prepared.memory)], 'document');
   await deps.store.write({
     memories: [{ memory: prepared.memory, embedding: embedding ?? null }],
     supersede: prepared.supersede,
@@ -276,7 +277,7 @@ export async function rememberMany(
   }
   if (ok.length > 0) {
     const vectors = await deps.embedder.embed(
-      ok.map((o) => o.p.memory.text),
+      ok.map((o) => embeddingText(o.p.memory)),
       'document',
     );
     await deps.store.write({

@@ -1,0 +1,53 @@
+// `keepgraph start`: serve the HTTP API (and its docs) over the local data
+// directory until SIGINT/SIGTERM. The server owns its runtime and shutdown;
+// the roles of its callers come from its configuration, not from requests.
+import type { Command } from 'commander';
+import type { ServerConfig } from '@keepgraph/server';
+import { globalOptions } from '../context.ts';
+import type { Io } from '../io.ts';
+import { intOption } from '../parse-options.ts';
+
+interface StartFlags {
+  port?: number;
+  host?: string;
+  log: boolean;
+}
+
+export function registerStart(program: Command, io: Io): void {
+  program
+    .command('start')
+    .description(
+      'serve the HTTP API over the data directory (KEEPGRAPH_* variables configure the rest)',
+    )
+    .option(
+      '--port <n>',
+      'port to listen on (default KEEPGRAPH_PORT or 7411; 0 picks a free one)',
+      intOption(0, 65_535),
+    )
+    .option('--host <host>', 'interface to bind (default KEEPGRAPH_HOST or 127.0.0.1)')
+    .option('--no-log', 'do not log requests')
+    .action(async (f: StartFlags, cmd: Command) => {
+      const g = globalOptions(cmd);
+      // Loaded on demand, like the runtime (see context.ts).
+      const { loadServerConfig, startServer } = await import('@keepgraph/server');
+      // --role and --principal count for the server only when typed here;
+      // otherwise KEEPGRAPH_ROLE / KEEPGRAPH_PRINCIPAL or the server defaults apply.
+      const given = (k: string) => cmd.getOptionValueSourceWithGlobals(k) === 'cli';
+      const overrides: Partial<ServerConfig> = {
+        dataDir: g.dataDir,
+        ...(f.port !== undefined ? { port: f.port } : {}),
+        ...(f.host !== undefined ? { host: f.host } : {}),
+        ...(g.policyPath ? { policyPath: g.policyPath } : {}),
+        ...(g.modelId ? { modelId: g.modelId } : {}),
+        ...(given('role') ? { role: g.role } : {}),
+        ...(given('principal') ? { principal: g.principal } : {}),
+      };
+      const config = loadServerConfig(process.env, overrides);
+      // startServer handles SIGINT/SIGTERM itself; its socket keeps us alive.
+      const server = await startServer(config, { logger: f.log });
+      io.out(
+        `KeepGraph listening on ${server.url} (data ${config.dataDir}, callers' role ${config.role})`,
+      );
+      io.out(`API docs: ${server.url}/docs`);
+    });
+}

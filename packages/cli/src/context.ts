@@ -1,0 +1,106 @@
+// Global options and the embedded runtime every local command runs on. The
+// CLI opens the same runtime as `keepgraph start`, in process, without the
+// background sweeper (one command, one short life), and always closes it.
+import path from 'node:path';
+import type { Command } from 'commander';
+import type { Caller, Engine, MemoryStore, Role } from '@keepgraph/core';
+import type { TransformersModelId } from '@keepgraph/embedder';
+
+/** Options accepted before or after any command. */
+export interface GlobalOptions {
+  /** Absolute path of the local data directory. */
+  dataDir: string;
+  /** Absolute path of a policy file, or undefined for the default policy. */
+  policyPath: string | undefined;
+  /** Embedding model id, or undefined for the embedder's default. */
+  modelId: TransformersModelId | undefined;
+  role: Role;
+  principal: string;
+}
+
+/** Default data directory when neither --data nor KEEPGRAPH_DATA_DIR is set. */
+export const DEFAULT_DATA_DIR = './.data';
+
+/**
+ * The directory relative paths are read against. `pnpm keepgraph` runs the
+ * script from the repository root; pnpm keeps the user's own directory in
+ * INIT_CWD, so paths typed in a subdirectory mean what the user meant. Only
+ * trusted when this process is that script, since INIT_CWD leaks into
+ * anything a pnpm script spawns.
+ */
+export function userCwd(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.npm_lifecycle_event === 'keepgraph' && env.INIT_CWD) return env.INIT_CWD;
+  return process.cwd();
+}
+
+/** Resolve a path the user typed. */
+export function userPath(p: string): string {
+  return path.resolve(userCwd(), p);
+}
+
+/**
+ * Read the global options of the command being run. `operatorByDefault`
+ * is for audit, kpis and expire: whoever holds the data directory is its
+ * operator, so those run as `operator` unless --role was given explicitly.
+ */
+export function globalOptions(
+  cmd: Command,
+  opts: { operatorByDefault?: boolean } = {},
+): GlobalOptions {
+  const g = cmd.optsWithGlobals<{
+    data: string;
+    policy?: string;
+    model?: TransformersModelId;
+    role: Role;
+    principal: string;
+  }>();
+  const roleGiven = cmd.getOptionValueSourceWithGlobals('role') === 'cli';
+  return {
+    dataDir: userPath(g.data),
+    policyPath: g.policy ? userPath(g.policy) : undefined,
+    modelId: g.model,
+    role: opts.operatorByDefault && !roleGiven ? 'operator' : g.role,
+    principal: g.principal,
+  };
+}
+
+/** The caller every engine call of this command uses. */
+export function callerOf(g: GlobalOptions): Caller {
+  return { role: g.role, principal: g.principal };
+}
+
+/** What a command body receives. */
+export interface LocalRuntime {
+  engine: Engine;
+  store: MemoryStore;
+  caller: Caller;
+  globals: GlobalOptions;
+}
+
+/** Open the embedded runtime, run `fn`, and close the runtime whatever happens. */
+export async function withRuntime<T>(
+  g: GlobalOptions,
+  fn: (rt: LocalRuntime) => Promise<T>,
+): Promise<T> {
+  // Loaded here, not at the top: the server package pulls in Fastify and the
+  // model loader, which --help and usage errors have no use for.
+  const { openEmbeddedRuntime } = await import('@keepgraph/server');
+  const runtime = await openEmbeddedRuntime({
+    dataDir: g.dataDir,
+    ...(g.policyPath ? { policyPath: g.policyPath } : {}),
+    ...(g.modelId ? { modelId: g.modelId } : {}),
+    // No timer: a command that runs for a second must not sweep mid-way;
+    // `keepgraph expire` sweeps on request.
+    sweepIntervalMs: null,
+  });
+  try {
+    return await fn({
+      engine: runtime.engine,
+      store: runtime.store,
+      caller: callerOf(g),
+      globals: g,
+    });
+  } finally {
+    await runtime.close();
+  }
+}

@@ -1,0 +1,77 @@
+// The `keepgraph` command tree: global options, then one register function
+// per command family. Building the program is side-effect free, so tests and
+// other tools can run it against their own Io.
+import { Command, Option } from 'commander';
+import { ROLES } from '@keepgraph/core';
+import { TRANSFORMERS_MODEL_IDS } from '@keepgraph/embedder';
+import { registerExport } from './commands/export.ts';
+import { registerForget } from './commands/forget.ts';
+import { registerImport } from './commands/import.ts';
+import { registerAudit, registerExpire, registerKpis } from './commands/operate.ts';
+import { registerRecall, registerWhy } from './commands/recall.ts';
+import { registerRemember } from './commands/remember.ts';
+import { registerStart } from './commands/start.ts';
+import { DEFAULT_DATA_DIR } from './context.ts';
+import type { Io } from './io.ts';
+
+const HELP_AFTER = `
+Roles:
+  Local commands run in this process on the data directory, as --role
+  (default user): whoever runs them on this machine chooses their role.
+  audit, kpis and expire run as operator unless --role is given, since
+  whoever holds the data directory is its operator. The HTTP server
+  (keepgraph start) takes the role of its callers from its configuration
+  (KEEPGRAPH_ROLE, or --role given to start), never from a request.
+
+Exit codes:
+  0 ok, 1 error (invalid input, engine error, broken audit chain,
+  deletion not proven), 2 write refused by the policy (refused_*).
+  Set KEEPGRAPH_DEBUG=1 for stack traces.`;
+
+/** Build the `keepgraph` program. Errors surface as thrown exceptions (exitOverride). */
+export function buildProgram(io: Io): Command {
+  const program = new Command('keepgraph')
+    .description('KeepGraph: provenance-first graph memory for LLM agents')
+    .version('0.1.0')
+    .addOption(
+      new Option('--data <dir>', 'local data directory')
+        .env('KEEPGRAPH_DATA_DIR')
+        .default(DEFAULT_DATA_DIR),
+    )
+    .addOption(
+      new Option('--policy <file>', 'policy YAML (default: the built-in policy)').env(
+        'KEEPGRAPH_POLICY',
+      ),
+    )
+    .addOption(
+      new Option('--model <id>', 'embedding model')
+        .choices(TRANSFORMERS_MODEL_IDS)
+        .env('KEEPGRAPH_MODEL'),
+    )
+    .addOption(
+      new Option('--role <role>', 'your role for local commands').choices(ROLES).default('user'),
+    )
+    .option('--principal <id>', 'principal written into origins and audit events', 'cli')
+    .addHelpText('after', HELP_AFTER)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+
+  // Subcommands copy exitOverride and the output settings when created, so
+  // those are set above, before any command is registered.
+  registerStart(program, io);
+  registerRemember(program, io);
+  registerRecall(program, io);
+  registerWhy(program, io);
+  registerForget(program, io);
+  registerExport(program, io);
+  registerImport(program, io);
+  registerAudit(program, io);
+  registerKpis(program, io);
+  registerExpire(program, io);
+
+  return program;
+}

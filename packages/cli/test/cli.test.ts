@@ -1,0 +1,261 @@
+// End-to-end tests of the `keepgraph` command: each spawns the real CLI (as
+// `pnpm keepgraph` runs it, through tsx) against a temporary data directory
+// with the real local embedding model.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
+const MAIN = join(ROOT, 'packages/cli/src/main.ts');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let dataDir: string;
+
+/** Run `keepgraph --data <tmp> ...args` from the repository root. */
+function keepgraph(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', MAIN, '--data', dataDir, ...args],
+      {
+        cwd: ROOT,
+        // A stray KEEPGRAPH_DEBUG would add stack traces to stderr.
+        env: { ...process.env, KEEPGRAPH_DEBUG: '', ...env },
+        timeout: 120_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+const owner = () => `owner-${randomUUID()}`;
+
+/** Remember with a session origin; returns the new id. */
+async function remember(ownerId: string, text: string, extra: string[] = []): Promise<string> {
+  const r = await keepgraph([
+    'remember',
+    '--owner',
+    ownerId,
+    '--kind',
+    'fact',
+    '--text',
+    text,
+    '--session',
+    's1',
+    ...extra,
+  ]);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return r.stdout.trim();
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'models')))
+    throw new Error('models missing: run `bash scripts/setup-models.sh`');
+  dataDir = await mkdtemp(join(tmpdir(), 'keepgraph-cli-'));
+});
+
+afterAll(async () => {
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+// Each CLI run loads the model (a few seconds); a test spawns up to seven.
+describe('keepgraph CLI', { timeout: 180_000 }, () => {
+  it('remembers, then recall --json finds the memory with its origin', async () => {
+    const o = owner();
+    const id = await remember(o, 'The user is allergic to peanuts and carries an epipen', [
+      '--turn',
+      '3',
+      '--tag',
+      'health',
+    ]);
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+
+    const r = await keepgraph(['recall', '--owner', o, '--query', 'peanut allergy', '--json']);
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.stdout) as {
+      ownerId: string;
+      results: {
+        memory: { id: string; tags: string[] };
+        origin: Record<string, unknown>;
+        authority: string;
+      }[];
+    };
+    expect(result.ownerId).toBe(o);
+    const hit = result.results.find((h) => h.memory.id === id);
+    expect(hit).toBeDefined();
+    expect(hit!.origin).toMatchObject({ sessionId: 's1', turn: '3', writtenBy: 'cli' });
+    expect(hit!.authority).toBe('user');
+    expect(hit!.memory.tags).toEqual(['health']);
+
+    const human = await keepgraph(['recall', '--owner', o, '--query', 'peanut allergy']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(
+      /^1\. \d\.\d{3} fact user \[session s1, turn 3\] The user is allergic to peanuts/,
+    );
+    expect(human.stdout).toContain(id);
+  });
+
+  it('refuses a memory holding an AWS access key id: exit 2 and the reason code', async () => {
+    const r = await keepgraph([
+      'remember',
+      '--owner',
+      owner(),
+      '--kind',
+      'fact',
+      '--session',
+      's1',
+      '--text',
+      'deploy with access key AKIAQ3RT7XZP2LMN4VBW for the staging account',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^refused: refused_secret: /);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('shows the engine invalid_input error when no origin is given: exit 1', async () => {
+    const r = await keepgraph([
+      'remember',
+      '--owner',
+      owner(),
+      '--kind',
+      'fact',
+      '--text',
+      'The user likes long walks',
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: invalid_input: origin/);
+  });
+
+  it('rejects bad flags before opening anything: exit 1, no stack', async () => {
+    const r = await keepgraph(['recall', '--owner', 'o', '--query', 'q', '--k', 'many']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("option '--k <n>' argument 'many' is invalid");
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('export then import into another owner round-trips the count', async () => {
+    const a = owner();
+    const b = owner();
+    await remember(a, 'The user prefers window seats on short flights');
+    await remember(a, 'The user works as a structural engineer in Porto', ['--key', 'job']);
+    await remember(a, 'The user is learning to play the cello');
+    const file = join(dataDir, `${a}.jsonl`);
+
+    const ex = await keepgraph(['export', '--owner', a, '--out', file]);
+    expect(ex.code).toBe(0);
+    const lines = (await readFile(file, 'utf8')).trim().split('\n');
+    expect(lines).toHaveLength(3);
+    const first = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(first).toMatchObject({ ownerId: a, kind: 'fact', authority: 'user' });
+    expect(first).toHaveProperty('contentHash');
+
+    const im = await keepgraph(['import', '--owner', b, '--in', file]);
+    expect(im.code).toBe(0);
+    expect(im.stdout.trim()).toBe('imported 3, refused 0');
+
+    const back = await keepgraph(['export', '--owner', b]);
+    expect(back.code).toBe(0);
+    const imported = back.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { ownerId: string; text: string; key: string | null });
+    expect(imported).toHaveLength(3);
+    expect(imported.every((m) => m.ownerId === b)).toBe(true);
+    expect(imported.map((m) => m.text).sort()).toEqual(
+      lines.map((l) => (JSON.parse(l) as { text: string }).text).sort(),
+    );
+    expect(imported.find((m) => m.key === 'job')?.text).toContain('structural engineer');
+  });
+
+  it('import counts refusals by code and keeps going', async () => {
+    const o = owner();
+    const file = join(dataDir, `${o}-inputs.jsonl`);
+    const good = {
+      kind: 'fact',
+      text: 'The user drinks their coffee black',
+      origin: { sessionId: 's9' },
+    };
+    const lines = [
+      JSON.stringify(good),
+      JSON.stringify({ ...good, text: 'token AKIAQ3RT7XZP2LMN4VBW goes here' }),
+      'not json',
+      JSON.stringify({ kind: 'fact', text: 'The user has two cats named Oz and Ada' }),
+      JSON.stringify({ ...good, text: 'The user runs every Tuesday morning' }),
+    ];
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const r = await keepgraph(['import', '--owner', o, '--in', file, '--batch', '2']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(
+      'imported 2, refused 3 (by code: invalid_input=1, invalid_json=1, refused_secret=1)',
+    );
+    expect(r.stderr).toContain('line 2: refused_secret');
+  });
+
+  it('forget prints the receipt and proves the memory forgotten', async () => {
+    const o = owner();
+    const id = await remember(o, 'The user is planning a trip to Kyoto in April');
+    const r = await keepgraph(['forget', '--owner', o, '--id', id]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^deleted 1 memories \(1 requested, 0 derived\)/);
+    expect(r.stdout).toContain('embeddings 1');
+    expect(r.stdout).toMatch(/^verified: forgotten/m);
+
+    const again = await keepgraph(['recall', '--owner', o, '--query', 'Kyoto trip', '--json']);
+    expect((JSON.parse(again.stdout) as { results: unknown[] }).results).toEqual([]);
+  });
+
+  it('why prints each hit with its derivation tree', async () => {
+    const o = owner();
+    const ep = await remember(o, 'In session one the user said they never fly overnight');
+    const rule = await keepgraph([
+      'remember',
+      '--owner',
+      o,
+      '--kind',
+      'rule',
+      '--session',
+      's1',
+      '--text',
+      'The user avoids overnight flights',
+      '--derived-from',
+      ep,
+    ]);
+    expect(rule.code).toBe(0);
+    const r = await keepgraph(['why', '--owner', o, '--query', 'overnight flights', '--k', '2']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/rule user .*The user avoids overnight flights/);
+    expect(r.stdout).toMatch(
+      new RegExp(`└─ derived from fact user \\[session s1\\] .*\\(id ${ep}\\)`),
+    );
+  });
+
+  it('audit verify reports an intact chain; audit and kpis run as operator', async () => {
+    const v = await keepgraph(['audit', 'verify']);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toMatch(/^ok: \d+ events checked/);
+
+    const k = await keepgraph(['kpis', '--json']);
+    expect(k.code).toBe(0);
+    expect(JSON.parse(k.stdout)).toMatchObject({ attributedShare: 1 });
+
+    const denied = await keepgraph(['--role', 'agent', 'audit', 'list']);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toMatch(/^error: forbidden_role: /);
+  });
+});
