@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# A real Neo4j 5.26 (Community, embedded, Bolt only) for tests and local development,
+# without Docker. See tools/neo4j-test-server/README.md.
+#
+#   scripts/neo4j-test-server.sh start  [--port P] [--data DIR] [--keep] [--auth USER:PASS]
+#   scripts/neo4j-test-server.sh stop   [--port P]
+#   scripts/neo4j-test-server.sh status [--port P]
+#   scripts/neo4j-test-server.sh build
+#
+# start  builds the Java tool if its sources are newer than the build, starts the server in
+#        the background (log: .tmp/neo4j/neo4j-<port>.log), waits for it to accept Bolt and
+#        prints NEO4J_URI=bolt://127.0.0.1:<port>. Already running on that port: prints the
+#        URI only. The data dir (default .tmp/neo4j/data, or .tmp/neo4j/data-<port> for a
+#        port other than 7687) is wiped first unless --keep. --port 0 picks a free port.
+# stop   SIGTERM, waits for a clean exit (SIGKILL after NEO4J_STOP_TIMEOUT, default 30 s).
+# status prints "running pid N NEO4J_URI=..." (exit 0) or "not running" (exit 1).
+#
+# Environment: NEO4J_TEST_JAVA_OPTS (JVM flags; default: DEFAULT_JAVA_OPTS below),
+# NEO4J_START_TIMEOUT (seconds, default 120), JAVA_HOME (Java 17+).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOL="$ROOT/tools/neo4j-test-server"
+JAR="$TOOL/target/neo4j-test-server.jar"
+STAMP="$TOOL/target/.build-stamp"
+STATE="$ROOT/.tmp/neo4j"
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+# Small heap, serial GC and C1 only: about half the startup time and ~230 MB RSS on 2 cores.
+# For heavier work (benchmarks) set NEO4J_TEST_JAVA_OPTS="-Xmx2g" or similar.
+DEFAULT_JAVA_OPTS="-Xms64m -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+JAVA_OPTS="${NEO4J_TEST_JAVA_OPTS:-$DEFAULT_JAVA_OPTS}"
+START_TIMEOUT="${NEO4J_START_TIMEOUT:-120}"
+STOP_TIMEOUT="${NEO4J_STOP_TIMEOUT:-30}"
+
+die() { echo "neo4j-test-server: $*" >&2; exit 1; }
+usage() { sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+cmd="${1:-}"; [ $# -gt 0 ] && shift
+PORT=7687; DATA=""; KEEP=0; AUTH=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --port) PORT="${2:?--port needs a value}"; shift 2 ;;
+    --data) DATA="${2:?--data needs a value}"; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    --auth) AUTH="${2:?--auth needs USER:PASSWORD}"; shift 2 ;;
+    --no-auth) AUTH=""; shift ;;
+    -h|--help) usage ;;
+    *) die "unknown argument: $1" ;;
+  esac
+done
+[[ "$PORT" =~ ^[0-9]+$ ]] && [ "$PORT" -le 65535 ] || die "bad port: $PORT"
+if [ -z "$DATA" ]; then
+  if [ "$PORT" = 7687 ]; then DATA="$STATE/data"; else DATA="$STATE/data-$PORT"; fi
+fi
+case "$DATA" in /*) ;; *) DATA="$PWD/$DATA" ;; esac
+
+PIDFILE="$STATE/neo4j-$PORT.pid"
+URIFILE="$STATE/neo4j-$PORT.uri"
+LOG="$STATE/neo4j-$PORT.log"
+
+# Our pid file names a live neo4j-test-server (not a recycled pid)?
+running_pid() {
+  [ -f "$PIDFILE" ] || return 1
+  local pid; pid="$(cat "$PIDFILE" 2>/dev/null)" || return 1
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'neo4j-test-server' || return 1
+  echo "$pid"
+}
+
+needs_build() {
+  [ -f "$JAR" ] && [ -f "$STAMP" ] && [ -d "$TOOL/target/lib" ] || return 0
+  [ -n "$(find "$TOOL/pom.xml" "$TOOL/src" -newer "$STAMP" -print -quit)" ]
+}
+
+build() {
+  command -v mvn >/dev/null || die "mvn not found (Maven 3.8+ and Java 17 are needed)"
+  echo "neo4j-test-server: building tools/neo4j-test-server (first time downloads ~170 MB into ~/.m2)" >&2
+  local out; out="$(mktemp)"
+  if ! mvn -q -B -Dstyle.color=never -f "$TOOL/pom.xml" package >"$out" 2>&1; then
+    cat "$out" >&2; rm -f "$out"; die "build failed"
+  fi
+  rm -f "$out"
+  touch "$STAMP"
+}
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# SIGTERM, then wait for the exit; SIGKILL after STOP_TIMEOUT.
+terminate() {
+  local pid="$1" deadline=$((SECONDS + STOP_TIMEOUT))
+  kill -TERM "$pid" 2>/dev/null || return 0
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "neo4j-test-server: pid $pid still running after ${STOP_TIMEOUT}s, sending SIGKILL" >&2
+      kill -KILL "$pid" 2>/dev/null || true
+      break
+    fi
+    sleep 0.1
+  done
+}
+
+start() {
+  local pid
+  if pid="$(running_pid)"; then
+    echo "NEO4J_URI=$(cat "$URIFILE")"
+    return 0
+  fi
+  rm -f "$PIDFILE" "$URIFILE"
+  if needs_build; then build; fi
+  if [ "$PORT" != 0 ] && port_busy "$PORT"; then
+    die "port $PORT is already in use by another process (try --port 0 or another port)"
+  fi
+  if [ "$KEEP" = 0 ]; then rm -rf "$DATA"; fi
+  mkdir -p "$DATA"
+  local args=(--port "$PORT" --data "$DATA")
+  if [ -n "$AUTH" ]; then args+=(--auth "$AUTH"); else args+=(--no-auth); fi
+  : >"$LOG"
+  # setsid: its own session, so a Ctrl-C in the calling terminal does not reach it.
+  # shellcheck disable=SC2086
+  setsid "$JAVA" $JAVA_OPTS -jar "$JAR" "${args[@]}" </dev/null >>"$LOG" 2>&1 9>&- &
+  pid=$!
+  echo "$pid" >"$PIDFILE"
+  local deadline=$((SECONDS + START_TIMEOUT)) line
+  while :; do
+    line="$(grep -m1 '^NEO4J_READY ' "$LOG" 2>/dev/null || true)"
+    if [ -n "$line" ]; then break; fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      rm -f "$PIDFILE"
+      echo "neo4j-test-server: server exited before it was ready; log $LOG:" >&2
+      tail -n 40 "$LOG" >&2
+      exit 1
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "neo4j-test-server: not ready after ${START_TIMEOUT}s; log $LOG:" >&2
+      tail -n 40 "$LOG" >&2
+      terminate "$pid"
+      rm -f "$PIDFILE"
+      exit 1
+    fi
+    sleep 0.2
+  done
+  local uri="${line#NEO4J_READY }"
+  echo "$uri" >"$URIFILE"
+  echo "NEO4J_URI=$uri"
+}
+
+stop() {
+  local pid
+  if ! pid="$(running_pid)"; then
+    rm -f "$PIDFILE" "$URIFILE"
+    echo "neo4j-test-server: not running (port $PORT)"
+    return 0
+  fi
+  terminate "$pid"
+  rm -f "$PIDFILE" "$URIFILE"
+  echo "neo4j-test-server: stopped (pid $pid)"
+}
+
+status() {
+  local pid
+  if pid="$(running_pid)"; then
+    echo "running pid $pid NEO4J_URI=$(cat "$URIFILE" 2>/dev/null || echo '?') log $LOG"
+  else
+    echo "not running (port $PORT)"
+    return 1
+  fi
+}
+
+mkdir -p "$STATE"
+case "$cmd" in
+  start|stop)
+    # One start/stop at a time per port (e.g. parallel test workers calling start).
+    exec 9>"$STATE/neo4j-$PORT.lock"
+    flock -w "$((START_TIMEOUT + 30))" 9 || die "could not get the lock $STATE/neo4j-$PORT.lock"
+    "$cmd" ;;
+  status) status ;;
+  build) if needs_build; then build; fi; echo "neo4j-test-server: built $JAR" >&2 ;;
+  *) usage ;;
+esac
