@@ -23,8 +23,11 @@ export interface StoreUnderTest {
    * the suite can prove a refused secret or a forgotten text is nowhere.
    */
   rawContent(): Promise<Buffer>;
-  /** Change one stored audit event behind the engine's back (tamper test). */
-  tamperAuditEvent(seq: number): Promise<void>;
+  /**
+   * Change one stored audit event behind the engine's back (tamper test);
+   * resolves to a function that restores it, for stores shared between tests.
+   */
+  tamperAuditEvent(seq: number): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

@@ -11,6 +11,7 @@ import { registerAudit, registerExpire, registerKpis } from './commands/operate.
 import { registerRecall, registerWhy } from './commands/recall.ts';
 import { registerRemember } from './commands/remember.ts';
 import { registerStart } from './commands/start.ts';
+import { registerWorker } from './commands/worker.ts';
 import { DEFAULT_DATA_DIR } from './context.ts';
 import type { Io } from './io.ts';
 
@@ -72,6 +73,7 @@ export function buildProgram(io: Io): Command {
   registerAudit(program, io);
   registerKpis(program, io);
   registerExpire(program, io);
+  registerWorker(program, io);
 
   return program;
 }

@@ -24,29 +24,35 @@ export async function rawContent(store: SqliteMemoryStore): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-/**
- * Change one stored audit event as an attacker with the file would: through
- * a second connection, past the append-only trigger (restored afterwards).
- */
-export async function tamperAuditEvent(store: SqliteMemoryStore, seq: number): Promise<void> {
+/** Run `edit` through a second connection, past the append-only trigger (restored afterwards). */
+function bypassAppendOnly(store: SqliteMemoryStore, edit: (db: Database.Database) => void): void {
   const db = new Database(fileOf(store));
   try {
     db.pragma('busy_timeout = 5000');
     db.transaction(() => {
       const trigger = db
-        .prepare(
-          "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'audit_events_no_update'",
-        )
+        .prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'audit_events_no_update'")
         .pluck()
         .get() as string | undefined;
       if (trigger) db.exec('DROP TRIGGER audit_events_no_update');
-      const changed = db
-        .prepare("UPDATE audit_events SET actor = actor || ' (edited)' WHERE seq = ?")
-        .run(seq).changes;
+      edit(db);
       if (trigger) db.exec(trigger);
-      if (changed !== 1) throw new Error(`no audit event with seq ${seq}`);
     }).immediate();
   } finally {
     db.close();
   }
+}
+
+/**
+ * Change one stored audit event as an attacker with the file would. Returns
+ * a function that puts it back, so a shared store's chain is whole again.
+ */
+export async function tamperAuditEvent(store: SqliteMemoryStore, seq: number): Promise<() => Promise<void>> {
+  let original: string | undefined;
+  bypassAppendOnly(store, (db) => {
+    original = db.prepare('SELECT actor FROM audit_events WHERE seq = ?').pluck().get(seq) as string | undefined;
+    if (original === undefined) throw new Error(`no audit event with seq ${seq}`);
+    db.prepare("UPDATE audit_events SET actor = actor || ' (edited)' WHERE seq = ?").run(seq);
+  });
+  return async () => bypassAppendOnly(store, (db) => void db.prepare('UPDATE audit_events SET actor = ? WHERE seq = ?').run(original, seq));
 }

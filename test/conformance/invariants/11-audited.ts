@@ -18,10 +18,12 @@ export function auditedSuite(opts: ConformanceOptions): void {
         expect(events.map((e) => e.type)).toEqual(['write', 'read', 'delete']);
         // Content never lands in the audit log.
         expect(JSON.stringify(events)).not.toContain('animal shelter');
-        await f.sut.tamperAuditEvent(events[0]!.seq);
+        const restore = await f.sut.tamperAuditEvent(events[0]!.seq);
         const broken = await f.engine.auditVerify(operator);
+        await restore();
         expect(broken.ok).toBe(false);
         expect(broken.brokenAt).toBe(events[0]!.seq);
+        expect((await f.engine.auditVerify(operator)).ok).toBe(true);
       } finally {
         await f.sut.close();
       }
