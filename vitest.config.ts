@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Starts (or finds) the services tests need: Neo4j for now, Redis later.
+    globalSetup: ['test/global-setup.ts'],
     projects: [
       {
         extends: true,

@@ -2,7 +2,7 @@
 // normal write and recall paths with the real embedding model.
 //   pnpm tsx bench/perf-embedded.ts [--n 10000] [--queries 200] [--batch 64] [--model ID]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { InMemoryJobQueue, createEngine, defaultPolicy, systemClock, type Caller } from '@keepgraph/core';
@@ -63,7 +63,7 @@ for (const q of queries) {
 }
 lat.sort((a, b) => a - b);
 const result = {
-  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAvg1m: +loadavg()[0]!.toFixed(2) },
   model: embedder.modelId,
   memories: n,
   batch,

@@ -12,6 +12,18 @@ pnpm -s typecheck
 echo "[test] lint"
 pnpm -s lint
 
+# docker-compose.yml is for users (no Docker engine here): check it parses
+# and resolves with Debian's docker-compose.
+if ! command -v docker-compose >/dev/null 2>&1; then
+  echo "[test] installing docker-compose (to validate docker-compose.yml)"
+  apt-get update -qq && apt-get install -y -qq docker-compose >/dev/null
+fi
+echo "[test] docker-compose config"
+docker-compose config -q
+
+# Neo4j: the Vitest global setup (test/global-setup.ts) uses NEO4J_URI when
+# set, and otherwise builds and starts tools/neo4j-test-server for the run.
+
 mkdir -p .tmp
 status=0
 pnpm -s vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest-report.json "$@" || status=$?
