@@ -10,8 +10,8 @@ import {
   type TransformersModelId,
 } from '@keepgraph/embedder';
 
-/** Stores the server can open. Only the embedded SQLite store exists so far. */
-export const STORE_KINDS = ['sqlite'] as const;
+/** Stores the server can open: the embedded SQLite file store, or Neo4j. */
+export const STORE_KINDS = ['sqlite', 'neo4j'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
 
 /** Everything `startServer` needs, after defaults and validation. */
@@ -36,6 +36,12 @@ export interface ServerConfig {
   /** Expiry sweeper period in ms; 0 turns the in-process sweeper off. */
   sweepIntervalMs: number;
   store: StoreKind;
+  /** Bolt URI of Neo4j; required when `store` is `neo4j`. */
+  neo4jUri: string | undefined;
+  neo4jUser: string | undefined;
+  neo4jPassword: string | undefined;
+  /** Database name; undefined = the server's default database. */
+  neo4jDatabase: string | undefined;
 }
 
 /**
@@ -56,6 +62,10 @@ export const CONFIG_ENV: Readonly<Record<keyof ServerConfig, string>> = {
   modelsDir: 'KEEPGRAPH_MODELS_DIR',
   sweepIntervalMs: 'KEEPGRAPH_SWEEP_INTERVAL_MS',
   store: 'KEEPGRAPH_STORE',
+  neo4jUri: 'NEO4J_URI',
+  neo4jUser: 'NEO4J_USER',
+  neo4jPassword: 'NEO4J_PASSWORD',
+  neo4jDatabase: 'NEO4J_DATABASE',
 };
 
 const nonBlank = z.string().trim().min(1, 'must not be blank');
@@ -86,6 +96,21 @@ const ConfigSchema = z.object({
     .int('must be an integer')
     .min(0, 'must be >= 0 (0 turns the sweeper off)'),
   store: oneOf(STORE_KINDS),
+  neo4jUri: z
+    .string()
+    .trim()
+    .regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\/\S+$/, 'must be a bolt:// or neo4j:// URI')
+    .optional(),
+  neo4jUser: nonBlank.optional(),
+  neo4jPassword: z.string().optional(),
+  neo4jDatabase: nonBlank.optional(),
+}).superRefine((c, ctx) => {
+  if (c.store === 'neo4j' && !c.neo4jUri) {
+    ctx.addIssue({ code: 'custom', path: ['neo4jUri'], message: 'is required when KEEPGRAPH_STORE=neo4j' });
+  }
+  if (c.neo4jUser !== undefined && c.neo4jPassword === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['neo4jPassword'], message: 'is required with NEO4J_USER' });
+  }
 });
 
 /** An environment variable set to the empty string counts as unset. */
@@ -119,6 +144,10 @@ export function loadServerConfig(
     modelsDir: envValue(env, 'modelsDir'),
     sweepIntervalMs: envValue(env, 'sweepIntervalMs') ?? 1000,
     store: envValue(env, 'store') ?? 'sqlite',
+    neo4jUri: envValue(env, 'neo4jUri'),
+    neo4jUser: envValue(env, 'neo4jUser'),
+    neo4jPassword: envValue(env, 'neo4jPassword'),
+    neo4jDatabase: envValue(env, 'neo4jDatabase'),
   };
   // An override explicitly set to undefined must not erase the env value.
   for (const [k, v] of Object.entries(overrides)) {
@@ -133,5 +162,28 @@ export function loadServerConfig(
     });
     throw new Error(`invalid KeepGraph server configuration:\n${problems.join('\n')}`);
   }
-  return { ...r.data, modelsDir: r.data.modelsDir };
+  const d = r.data;
+  return {
+    ...d,
+    modelsDir: d.modelsDir,
+    neo4jUri: d.neo4jUri,
+    neo4jUser: d.neo4jUser,
+    neo4jPassword: d.neo4jPassword,
+    neo4jDatabase: d.neo4jDatabase,
+  };
+}
+
+/** Which store to open, as the runtime takes it. */
+export type StoreSelection =
+  | { kind: 'sqlite' }
+  | { kind: 'neo4j'; uri: string; user?: string; password?: string; database?: string };
+
+export function storeSelection(config: ServerConfig): StoreSelection {
+  if (config.store === 'sqlite') return { kind: 'sqlite' };
+  return {
+    kind: 'neo4j',
+    uri: config.neo4jUri!,
+    ...(config.neo4jUser !== undefined ? { user: config.neo4jUser, password: config.neo4jPassword ?? '' } : {}),
+    ...(config.neo4jDatabase !== undefined ? { database: config.neo4jDatabase } : {}),
+  };
 }

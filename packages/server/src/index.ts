@@ -4,6 +4,8 @@ export {
   CONFIG_ENV,
   STORE_KINDS,
   loadServerConfig,
+  storeSelection,
+  type StoreSelection,
   type ServerConfig,
   type ServerConfigOverrides,
   type StoreKind,

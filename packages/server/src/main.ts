@@ -3,7 +3,7 @@
 // CLI's `keepgraph start` calls startServer with a validated config.
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
-import type { ServerConfig } from './config.ts';
+import { storeSelection, type ServerConfig } from './config.ts';
 import { openEmbeddedRuntime, type EmbeddedRuntime } from './runtime.ts';
 
 /** A listening server and how to stop it. */
@@ -28,6 +28,7 @@ export async function startServer(
   const built: { app?: FastifyInstance } = {};
   const runtime = await openEmbeddedRuntime({
     dataDir: config.dataDir,
+    store: storeSelection(config),
     policyPath: config.policyPath,
     modelId: config.modelId,
     ...(config.modelsDir !== undefined && { modelsDir: config.modelsDir }),

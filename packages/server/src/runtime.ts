@@ -25,11 +25,15 @@ import {
   type TransformersModelId,
 } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
+import { createNeo4jStore } from '@keepgraph/store-neo4j';
+import type { StoreSelection } from './config.ts';
 
 /** Options of {@link openEmbeddedRuntime}. */
 export interface EmbeddedRuntimeOptions {
-  /** Folder holding `keepgraph.db`; created if missing. */
+  /** Folder holding `keepgraph.db` (SQLite store); created if missing. */
   dataDir: string;
+  /** The store to open; the embedded SQLite store in `dataDir` by default. */
+  store?: StoreSelection;
   /** Policy YAML; defaults to core's `DEFAULT_POLICY_PATH`. */
   policyPath?: string;
   /** Embedding model id; defaults to the embedder's default model. */
@@ -75,8 +79,22 @@ function unavailable(
   return err;
 }
 
+async function openStore(selection: StoreSelection, dataDir: string): Promise<MemoryStore> {
+  switch (selection.kind) {
+    case 'sqlite':
+      await mkdir(dataDir, { recursive: true });
+      return createSqliteStore({ path: join(dataDir, SQLITE_FILE_NAME) });
+    case 'neo4j':
+      return createNeo4jStore({
+        uri: selection.uri,
+        ...(selection.user !== undefined ? { user: selection.user, password: selection.password ?? '' } : {}),
+        ...(selection.database !== undefined ? { database: selection.database } : {}),
+      });
+  }
+}
+
 /**
- * Open the embedded runtime: load and validate the policy first (nothing is
+ * Open the runtime: load and validate the policy first (nothing is
  * stored under an invalid policy), then the embedder, then the store sized
  * to the embedder's dimensions, then the engine and its sweeper.
  *
@@ -110,23 +128,20 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     );
   }
 
+  const selection = opts.store ?? { kind: 'sqlite' };
+  const where = selection.kind === 'sqlite' ? `the SQLite store in ${opts.dataDir}` : `Neo4j at ${selection.uri}`;
   let store: MemoryStore;
   try {
-    await mkdir(opts.dataDir, { recursive: true });
-    store = await createSqliteStore({ path: join(opts.dataDir, SQLITE_FILE_NAME) });
+    store = await openStore(selection, opts.dataDir);
   } catch (e) {
-    throw unavailable('store_unavailable', `could not open the SQLite store in ${opts.dataDir}`, e);
+    throw unavailable('store_unavailable', `could not open ${where}`, e);
   }
   try {
     await store.init({ dimensions: embedder.dimensions });
   } catch (e) {
-    // Do not leak the open database handle when migrations fail.
+    // Do not leak the open database handle or driver when migrations fail.
     await store.close().catch(() => {});
-    throw unavailable(
-      'store_unavailable',
-      `could not initialise the SQLite store in ${opts.dataDir}`,
-      e,
-    );
+    throw unavailable('store_unavailable', `could not initialise ${where}`, e);
   }
 
   const engine = createEngine({

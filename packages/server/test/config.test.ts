@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY_PATH } from '@keepgraph/core';
 import { DEFAULT_MODEL_ID } from '@keepgraph/embedder';
-import { loadServerConfig } from '../src/config.ts';
+import { loadServerConfig, storeSelection } from '../src/config.ts';
 
 describe('loadServerConfig', () => {
   it('applies the defaults to an empty environment', () => {
@@ -19,7 +19,35 @@ describe('loadServerConfig', () => {
       modelsDir: undefined,
       sweepIntervalMs: 1000,
       store: 'sqlite',
+      neo4jUri: undefined,
+      neo4jUser: undefined,
+      neo4jPassword: undefined,
+      neo4jDatabase: undefined,
     });
+  });
+
+  it('selects Neo4j from KEEPGRAPH_STORE and NEO4J_* variables', () => {
+    const c = loadServerConfig({
+      KEEPGRAPH_STORE: 'neo4j',
+      NEO4J_URI: 'bolt://db.internal:7687',
+      NEO4J_USER: 'neo4j',
+      NEO4J_PASSWORD: 's3cret',
+      NEO4J_DATABASE: 'memories',
+    });
+    expect(storeSelection(c)).toEqual({
+      kind: 'neo4j',
+      uri: 'bolt://db.internal:7687',
+      user: 'neo4j',
+      password: 's3cret',
+      database: 'memories',
+    });
+    expect(storeSelection(loadServerConfig({}))).toEqual({ kind: 'sqlite' });
+  });
+
+  it('refuses Neo4j without a URI, a malformed URI, and a user without a password', () => {
+    expect(() => loadServerConfig({ KEEPGRAPH_STORE: 'neo4j' })).toThrow(/NEO4J_URI: is required/);
+    expect(() => loadServerConfig({ KEEPGRAPH_STORE: 'neo4j', NEO4J_URI: 'http://x' })).toThrow(/NEO4J_URI: must be a bolt/);
+    expect(() => loadServerConfig({ NEO4J_URI: 'bolt://x:1', NEO4J_USER: 'u' })).toThrow(/NEO4J_PASSWORD: is required/);
   });
 
   it('reads the environment, treating empty strings as unset', () => {
@@ -60,7 +88,7 @@ describe('loadServerConfig', () => {
       loadServerConfig({
         KEEPGRAPH_PORT: 'eighty',
         KEEPGRAPH_ROLE: 'root',
-        KEEPGRAPH_STORE: 'neo4j',
+        KEEPGRAPH_STORE: 'mongo',
         KEEPGRAPH_SWEEP_INTERVAL_MS: '-1',
         KEEPGRAPH_MODEL: 'gpt-9',
       });
@@ -69,7 +97,7 @@ describe('loadServerConfig', () => {
     }
     expect(message).toContain('KEEPGRAPH_PORT');
     expect(message).toMatch(/KEEPGRAPH_ROLE: must be one of operator, user, tool, agent/);
-    expect(message).toMatch(/KEEPGRAPH_STORE: must be one of sqlite \(got "neo4j"\)/);
+    expect(message).toMatch(/KEEPGRAPH_STORE: must be one of sqlite, neo4j \(got "mongo"\)/);
     expect(message).toContain('KEEPGRAPH_SWEEP_INTERVAL_MS');
     expect(message).toContain('KEEPGRAPH_MODEL');
   });

@@ -14,11 +14,12 @@ export function registerWorker(program: Command, io: Io): void {
     .option('--interval <ms>', 'sweep period (default KEEPGRAPH_SWEEP_INTERVAL_MS or 1000)', intOption(100, 86_400_000))
     .action(async (f: { interval?: number }, cmd: Command) => {
       const g = globalOptions(cmd);
-      const { loadServerConfig, openEmbeddedRuntime } = await import('@keepgraph/server');
+      const { loadServerConfig, openEmbeddedRuntime, storeSelection } = await import('@keepgraph/server');
       const config = loadServerConfig(process.env, { dataDir: g.dataDir });
       const intervalMs = f.interval ?? (config.sweepIntervalMs || 1000);
       const runtime = await openEmbeddedRuntime({
         dataDir: config.dataDir,
+        store: storeSelection(config),
         policyPath: g.policyPath ?? config.policyPath,
         modelId: g.modelId ?? config.modelId,
         ...(config.modelsDir ? { modelsDir: config.modelsDir } : {}),

@@ -1,0 +1,117 @@
+// Recall latency on SQLite and Neo4j side by side: N memories spread over
+// `owners` owners (one owner among many is queried), recall through the
+// engine with the real model, query embedding included and excluded.
+//   pnpm tsx bench/perf-stores.ts --store sqlite|neo4j --total 10000 [--owners 100] [--queries 200]
+// Neo4j: NEO4J_URI (e.g. from `bash scripts/neo4j-test-server.sh start`); the
+// database should be empty (the script's default data dir is wiped at start).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  InMemoryJobQueue,
+  createEngine,
+  defaultPolicy,
+  systemClock,
+  type Caller,
+  type Embedder,
+  type MemoryStore,
+} from '@keepgraph/core';
+import { createTransformersEmbedder } from '@keepgraph/embedder';
+import { createSqliteStore } from '@keepgraph/store-sqlite';
+import { createNeo4jStore } from '@keepgraph/store-neo4j';
+import { benchMemory, jitter } from './bench-memory.ts';
+import { percentile, rng, syntheticQueries, syntheticTexts } from './synthetic.ts';
+
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string', default: 'sqlite' },
+    total: { type: 'string', default: '10000' },
+    owners: { type: 'string', default: '100' },
+    queries: { type: 'string', default: '200' },
+    pool: { type: 'string', default: '1500' },
+  },
+});
+const total = Number(values.total);
+const owners = Number(values.owners);
+const nq = Number(values.queries);
+const poolSize = Math.min(Number(values.pool), total);
+
+const embedder = await createTransformersEmbedder();
+const dir = mkdtempSync(join(tmpdir(), 'kg-bench-stores-'));
+let store: MemoryStore;
+if (values.store === 'sqlite') store = createSqliteStore({ path: join(dir, 'bench.db') });
+else if (values.store === 'neo4j') {
+  if (!process.env.NEO4J_URI) throw new Error('set NEO4J_URI (bash scripts/neo4j-test-server.sh start)');
+  store = createNeo4jStore({ uri: process.env.NEO4J_URI });
+} else throw new Error('--store must be sqlite or neo4j');
+await store.init({ dimensions: embedder.dimensions });
+
+// Embed a pool of distinct texts once; every memory's vector is a small
+// jitter of one pool vector, so the index sees realistic clusters.
+const texts = syntheticTexts(total);
+const pool: Float32Array[] = [];
+let t0 = performance.now();
+for (let i = 0; i < poolSize; i += 64) pool.push(...(await embedder.embed(texts.slice(i, i + 64), 'document')));
+console.error(`embedded a pool of ${poolSize} texts in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+const r = rng(1);
+const at = new Date().toISOString();
+const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString();
+const ownerOf = (i: number) => `bench-owner-${i % owners}`;
+t0 = performance.now();
+const BATCH = 500;
+for (let i = 0; i < total; i += BATCH) {
+  const memories = [];
+  for (let j = i; j < Math.min(total, i + BATCH); j++) {
+    memories.push({ memory: benchMemory(ownerOf(j), `m-${j}`, texts[j]!, at, expiresAt), embedding: jitter(pool[j % poolSize]!, r) });
+  }
+  await store.write({ memories, supersede: [], sessionMessages: [], audit: [] });
+  process.stderr.write(`\rloaded ${Math.min(total, i + BATCH)}/${total}`);
+}
+const loadSec = (performance.now() - t0) / 1000;
+console.error(`\nloaded ${total} memories in ${loadSec.toFixed(1)} s (${(total / loadSec).toFixed(0)}/s)`);
+
+const engine = createEngine({ store, embedder, policy: defaultPolicy(), clock: systemClock, jobs: new InMemoryJobQueue() });
+const caller: Caller = { role: 'user', principal: 'bench' };
+const target = ownerOf(7);
+const queries = syntheticQueries(nq);
+
+// Query embeddings computed up front, so "excluded" measures the rest alone.
+const qvecs = await embedder.embed(queries, 'query');
+const cached: Embedder = {
+  modelId: embedder.modelId,
+  dimensions: embedder.dimensions,
+  embed: async (t) => t.map((q) => qvecs[queries.indexOf(q)] ?? new Float32Array(embedder.dimensions)),
+};
+const engineNoEmbed = createEngine({ store, embedder: cached, policy: defaultPolicy(), clock: systemClock, jobs: new InMemoryJobQueue() });
+
+async function measure(e: typeof engine): Promise<number[]> {
+  for (const q of queries.slice(0, 10)) await e.recall(caller, target, q); // warm-up
+  const lat: number[] = [];
+  for (const q of queries) {
+    const s = performance.now();
+    await e.recall(caller, target, q);
+    lat.push(performance.now() - s);
+  }
+  return lat.sort((a, b) => a - b);
+}
+const withEmbed = await measure(engine);
+const withoutEmbed = await measure(engineNoEmbed);
+const summary = (l: number[]) => ({ p50: +percentile(l, 50).toFixed(2), p95: +percentile(l, 95).toFixed(2), p99: +percentile(l, 99).toFixed(2) });
+const result = {
+  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAvg1m: +loadavg()[0]!.toFixed(2) },
+  store: values.store,
+  total,
+  owners,
+  ownerSize: Math.ceil(total / owners),
+  queries: nq,
+  loadPerSec: Math.round(total / loadSec),
+  recallMsWithQueryEmbedding: summary(withEmbed),
+  recallMsWithoutQueryEmbedding: summary(withoutEmbed),
+};
+console.log(JSON.stringify(result, null, 2));
+mkdirSync('bench/results', { recursive: true });
+writeFileSync(`bench/results/perf-stores-${values.store}-${total}.json`, JSON.stringify(result, null, 2));
+await store.close();
+rmSync(dir, { recursive: true, force: true });
