@@ -65,3 +65,47 @@ export const SQLITE_MIGRATIONS_DIR: string = fileURLToPath(new URL('./sqlite/', 
 export function normalizeEntityName(name: string): string {
   return name.normalize('NFKC').trim().replace(/\s+/gu, ' ').toLowerCase();
 }
+
+/** Absolute path of the numbered Neo4j migrations (`NNNN-name.cypher`). */
+export const NEO4J_MIGRATIONS_DIR: string = fileURLToPath(new URL('./neo4j/', import.meta.url));
+
+/**
+ * Labels only the Neo4j store uses, besides NODE_LABELS: the session buffer,
+ * the read log, the audit chain head, and the schema bookkeeping nodes.
+ */
+export const NEO4J_LABELS = {
+  /** One message of the session buffer, `-[:IN_SESSION]->(Session)`. */
+  SessionMessage: 'SessionMessage',
+  /** Which memories were served to whom (the read log). */
+  ReadLog: 'ReadLog',
+  /** The single `{id: 1}` node holding the audit chain's last seq and hash. */
+  AuditHead: 'AuditHead',
+  /** Facts about the database itself, e.g. `{key: 'vector_dimensions'}`. */
+  KeepGraphMeta: 'KeepGraphMeta',
+  /** The migration ledger: one node per applied migration. */
+  SchemaMigration: 'SchemaMigration',
+  /** The migration lease: one node per ledger, held while migrating. */
+  SchemaLock: 'SchemaLock',
+} as const;
+
+/** Edge types only the Neo4j store uses, besides EDGE_TYPES. */
+export const NEO4J_EDGE_TYPES = {
+  /**
+   * (Entity)-[:RELATION {type, ownerId, assertedBy, reasons}]->(Entity).
+   * Relation types are open-ended caller input, and Cypher cannot take a
+   * relationship type as a parameter (no dynamic types in Neo4j 5.26
+   * Community without APOC), so the type is a property of one generic edge
+   * rather than spliced into query text.
+   */
+  RELATION: 'RELATION',
+  /** (SessionMessage)-[:IN_SESSION]->(Session) */
+  IN_SESSION: 'IN_SESSION',
+} as const;
+
+/** Index names the Neo4j store queries by name (constants, never input). */
+export const NEO4J_INDEXES = {
+  /** Vector index on Memory.embedding, created at init() for the embedder's dimension. */
+  memoryEmbedding: 'memory_embedding',
+  /** Full-text index on Memory.text and Memory.ownerKey (0003-full-text). */
+  memoryText: 'memory_text',
+} as const;

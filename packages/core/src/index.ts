@@ -6,6 +6,7 @@ export * from './audit.ts';
 export * from './recall-config.ts';
 export * from './rank.ts';
 export * from './indexed-text.ts';
+export * from './query-terms.ts';
 export * from './render-context.ts';
 export * from './ports/memory-store.ts';
 export * from './ports/embedder.ts';

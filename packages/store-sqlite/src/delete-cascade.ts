@@ -44,7 +44,7 @@ function deleteClosure(ctx: StoreContext, ownerId: string, rows: ClosureRow[]) {
   let embeddingsDeleted = 0;
   let fullTextEntriesDeleted = 0;
   const vec = st.sql(`DELETE FROM ${VECTOR_TABLE} WHERE memory_id = ?`);
-  const fts = st.sql('DELETE FROM memory_fts WHERE rowid = ?');
+  const fts = st.sql('DELETE FROM memory_fts_owned WHERE rowid = ?');
   // vec0 and FTS5 are virtual tables: one row at a time by key is what
   // both plan as a point delete.
   for (const r of rows) {

@@ -1,21 +1,17 @@
-// Builds the FTS5 MATCH expression for a user's query. User text is never
-// passed through as FTS syntax: it is cut into letter/digit tokens and each
-// is quoted, so `"`, `*`, `NEAR(`, `OR` or `col:` are only ever words.
-/** Most tokens used from one query: bounds the cost of a pasted essay. */
-export const MAX_QUERY_TOKENS = 64;
+// Builds the FTS5 MATCH expression for a user's query, scoped to one owner.
+// User text is never passed through as FTS syntax: core's queryTerms keeps
+// letters and digits only, and each term is quoted, so `"`, `*`, `NEAR(`,
+// `OR` or `col:` are only ever words.
+import { queryTerms } from '@keepgraph/core';
+import { ftsOwnerKey } from './owner-key.ts';
 
 /**
- * An OR of quoted tokens, or null when the query has no searchable word.
- * Tokens hold only letters, marks and digits, so they can contain no quote
- * and need no escaping; the quotes make FTS5 read keywords as plain words.
+ * `owner_key:"<token>" AND ("t1" OR "t2" ...)`, or null when the query has
+ * no searchable word. Terms hold only letters, marks and digits, so they can
+ * contain no quote and need no escaping.
  */
-export function toFtsMatch(query: string): string | null {
-  const tokens =
-    query
-      .normalize('NFKC')
-      .toLowerCase()
-      .match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
-  const unique = [...new Set(tokens)].slice(0, MAX_QUERY_TOKENS);
-  if (unique.length === 0) return null;
-  return unique.map((t) => `"${t}"`).join(' OR ');
+export function toFtsMatch(query: string, ownerId: string): string | null {
+  const terms = queryTerms(query);
+  if (terms.length === 0) return null;
+  return `owner_key:"${ftsOwnerKey(ownerId)}" AND (${terms.map((t) => `"${t}"`).join(' OR ')})`;
 }

@@ -58,7 +58,7 @@ export function searchText(
 ): ScoredId[] {
   requireOwner(ownerId);
   const { limit, nowMs } = checkOptions(opts);
-  const match = toFtsMatch(query);
+  const match = toFtsMatch(query, ownerId);
   if (match === null || limit === 0) return [];
   const rows = ctx.st.file('search-text').all({ ownerId, match, nowMs, limit }) as {
     id: string;

@@ -6,6 +6,7 @@ import type { MemoryWrite, WriteBatch } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { linkDerivedFrom, linkEntities, linkSources } from './graph-links.ts';
 import { memoryToParams, toMs } from './row-mapping.ts';
+import { ftsOwnerKey } from './owner-key.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
 
@@ -43,9 +44,9 @@ function insertMemory(ctx: StoreContext, w: MemoryWrite): void {
   const { rid } = ctx.st.file('insert-memory').get(params) as { rid: number };
   ctx.st
     .sql(
-      'INSERT INTO memory_fts (rowid, text, owner_id, memory_id, content_hash) VALUES (?, ?, ?, ?, ?)',
+      'INSERT INTO memory_fts_owned (rowid, text, owner_key, owner_id, memory_id, content_hash) VALUES (?, ?, ?, ?, ?, ?)',
     )
-    .run(rid, m.text, m.ownerId, m.id, m.contentHash);
+    .run(rid, m.text, ftsOwnerKey(m.ownerId), m.ownerId, m.id, m.contentHash);
   if (w.embedding) {
     // vec0 metadata columns insist on SQLite integers, hence BigInt.
     ctx.st

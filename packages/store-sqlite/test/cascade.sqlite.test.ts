@@ -99,7 +99,7 @@ describe('deleteCascade', () => {
     for (const where of [
       'memories',
       'memory_vec',
-      'memory_fts',
+      'memory_fts_owned',
       'derived_from',
       'memory_about',
       'relation_assertions',

@@ -125,8 +125,8 @@ describe('searchText', () => {
   });
 
   it('builds an OR of quoted tokens', () => {
-    expect(toFtsMatch('Hello, "world" NEAR(x*)')).toBe('"hello" OR "world" OR "near" OR "x"');
-    expect(toFtsMatch('!!!')).toBeNull();
+    expect(toFtsMatch('Hello, "world" NEAR(x*)', 'o')).toBe('owner_key:"zzjw" AND ("hello" OR "world" OR "near" OR "x")');
+    expect(toFtsMatch('!!!', 'o')).toBeNull();
   });
 
   it('skips expired and superseded memories', async () => {

@@ -43,13 +43,21 @@ export function expirySuite(opts: ConformanceOptions): void {
       expect(purged).toEqual(expect.arrayContaining([src.memory.id, sum.memory.id]));
       const gone = await f.engine.verifyForgotten(user, o, { ids: [src.memory.id, sum.memory.id] });
       expect(gone.forgotten).toBe(true);
+      // This owner's purge is audited with scheduled and actual times, 5 s apart.
+      const events = await f.engine.auditList(operator, { ownerId: o });
+      const exp = events.find((e) => e.type === 'expire')!;
+      const scheduled = exp.details.scheduled as Record<string, string>;
+      expect(Object.keys(scheduled).sort()).toEqual([src.memory.id, sum.memory.id].sort());
+      for (const at of Object.values(scheduled)) {
+        const lag = Date.parse(String(exp.details.purgedAt)) - Date.parse(at);
+        expect(lag).toBeGreaterThanOrEqual(0);
+        expect(lag).toBeLessThanOrEqual(60_000);
+      }
+      // The KPI is measured over every owner of the store (a shared database
+      // may hold other tests' late purges), so only its presence is checked.
       const k = await f.engine.kpis(operator);
       expect(k.expiry.purged).toBeGreaterThan(0);
-      expect(k.expiry.onScheduleShare).toBe(1);
-      const events = await f.engine.auditList(operator, { ownerId: o });
-      const exp = events.find((e) => e.type === 'expire');
-      expect(exp?.details.scheduled).toBeTruthy();
-      expect(exp?.details.purgedAt).toBeTruthy();
+      expect(k.expiry.onScheduleShare).toBeGreaterThan(0);
     });
   });
 }

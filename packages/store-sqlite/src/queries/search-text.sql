@@ -1,15 +1,16 @@
 -- search-text: BM25 full-text hits for one owner's live memories.
--- bm25() is lower-is-better, so the score is its negation.
+-- bm25() is lower-is-better, so the score is its negation; the owner_key
+-- column gets weight 0 (it only scopes the match).
 -- params: @ownerId  the owner
 --         @match    FTS5 expression built by toFtsMatch (quoted tokens only)
 --         @nowMs    epoch ms of "now"
 --         @limit    results to return
 -- returns: id, score (higher is better)
-SELECT m.id, -bm25(memory_fts) AS score
-  FROM memory_fts
-  JOIN memories m ON m.rid = memory_fts.rowid
- WHERE memory_fts MATCH @match
-   AND memory_fts.owner_id = @ownerId
+SELECT m.id, -bm25(memory_fts_owned, 1.0, 0.0) AS score
+  FROM memory_fts_owned
+  JOIN memories m ON m.rid = memory_fts_owned.rowid
+ WHERE memory_fts_owned MATCH @match
+   AND memory_fts_owned.owner_id = @ownerId
    AND m.owner_id = @ownerId
    AND m.superseded_by IS NULL
    AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)

@@ -1,0 +1,20 @@
+// The words of a query that full-text search looks for, the same for every
+// store: letters and digits only (so no user text is ever read as search
+// syntax), lower-cased, de-duplicated, English stop words dropped (stopword's
+// list), at most MAX_QUERY_TERMS. Dropping stop words matters for speed as
+// much as for ranking: "what", "did", "the" match most of an owner's
+// memories and BM25 gives them almost no weight anyway.
+import { eng as ENGLISH_STOP_WORDS } from 'stopword';
+
+/** Most terms used from one query: bounds the cost of a pasted essay. */
+export const MAX_QUERY_TERMS = 64;
+
+const STOP = new Set(ENGLISH_STOP_WORDS);
+
+export function queryTerms(query: string): string[] {
+  const tokens = query.normalize('NFKC').toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+  const unique = [...new Set(tokens)];
+  const content = unique.filter((t) => !STOP.has(t));
+  // A query made only of stop words ("who was it?") still searches for them.
+  return (content.length > 0 ? content : unique).slice(0, MAX_QUERY_TERMS);
+}

@@ -1,0 +1,174 @@
+// MemoryStore.deleteCascade: in one write transaction, delete the roots and
+// every memory derived from them (transitively), with their vector and
+// full-text entries, edges, orphaned relation edges, entities, sources and
+// sessions, and session-buffer copies; audit it; return the receipt
+// (invariant 7). The cascade is a sequence of statements in one explicit
+// transaction; the optional onCascadeStep hook runs between them so a test
+// can break the connection mid-way and prove that nothing is half-deleted.
+import { KeepGraphError } from '@keepgraph/core';
+import type {
+  AuditEventInput,
+  AuditType,
+  CascadeRequest,
+  DeletionReason,
+  DeletionReceipt,
+} from '@keepgraph/core';
+import { appendAuditEvents } from './audit-log.ts';
+import { cypher } from './queries.ts';
+import type { StoreContext } from './store-context.ts';
+import { inWrite, int, num, rows } from './transactions.ts';
+import type { Tx } from './transactions.ts';
+import { requireOwner } from './write-batch.ts';
+
+interface ClosureRow {
+  id: string;
+  contentHash: string;
+  isRoot: boolean;
+  hasEmbedding: boolean;
+}
+
+/** The audit type of a cascade when the caller sends no event of its own. */
+const AUDIT_TYPE_BY_REASON: Record<DeletionReason, AuditType> = {
+  forget: 'delete',
+  expire: 'expire',
+  cap: 'evict',
+  revoke_source: 'revoke_source',
+  forget_owner: 'forget_owner',
+};
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])];
+}
+
+/** One statement of the cascade, then the test hook. */
+async function step<T>(
+  ctx: StoreContext,
+  tx: Tx,
+  name: string,
+  params: Record<string, unknown>,
+): Promise<T[]> {
+  const out = rows<T>(await tx.run(cypher(name), params));
+  if (ctx.onCascadeStep) await ctx.onCascadeStep(name);
+  return out;
+}
+
+/** Delete the closure and everything hanging off it; returns the receipt's counts. */
+async function deleteClosure(ctx: StoreContext, tx: Tx, ownerId: string, closure: ClosureRow[]) {
+  const p = { ownerId, ids: closure.map((r) => r.id) };
+  // Collected first: after the memories go, their neighbours are unreachable.
+  const [near] = await step<{ neighbours: string[] }>(ctx, tx, 'cascade-neighbours', p);
+  const [rel] = await step<{ deleted: unknown; entities: string[] }>(
+    ctx,
+    tx,
+    'cascade-relations',
+    p,
+  );
+  const [msg] = await step<{ deleted: unknown; sessions: string[] }>(
+    ctx,
+    tx,
+    'cascade-session-messages',
+    p,
+  );
+  await step(ctx, tx, 'cascade-supersede-pointers', p);
+  await step(ctx, tx, 'cascade-delete-memories', p);
+  const candidates = [
+    ...new Set([...(near?.neighbours ?? []), ...(rel?.entities ?? []), ...(msg?.sessions ?? [])]),
+  ];
+  const [orphans] = await step<{ entities: unknown }>(ctx, tx, 'cascade-orphans', {
+    ownerId,
+    candidates,
+  });
+  return {
+    // Every memory has a full-text entry (text and ownerKey are indexed);
+    // only those with an embedding have a vector entry.
+    embeddingsDeleted: closure.filter((r) => r.hasEmbedding).length,
+    fullTextEntriesDeleted: closure.length,
+    relationEdgesDeleted: num(rel?.deleted ?? 0),
+    entitiesDeleted: num(orphans?.entities ?? 0),
+    sessionMessagesDeleted: num(msg?.deleted ?? 0),
+  };
+}
+
+/** The audit events of a cascade: the caller's, or one made here, with the receipt summary on the first. */
+function cascadeAudit(
+  req: CascadeRequest,
+  receipt: DeletionReceipt,
+  counts: object,
+): AuditEventInput[] {
+  // A cascade is never unaudited, so an event is made when the caller sent none.
+  const events: AuditEventInput[] = req.audit.length
+    ? [...req.audit]
+    : [
+        {
+          type: AUDIT_TYPE_BY_REASON[req.reason] ?? 'delete',
+          at: req.at,
+          ownerId: req.ownerId,
+          actor: 'store',
+          role: 'system',
+          memoryIds: [],
+          contentHashes: [],
+          reason: req.reason,
+          details: {},
+        },
+      ];
+  const [first, ...rest] = events as [AuditEventInput, ...AuditEventInput[]];
+  const summarised: AuditEventInput = {
+    ...first,
+    memoryIds: union(first.memoryIds, receipt.deletedMemoryIds),
+    contentHashes: union(first.contentHashes, receipt.deletedContentHashes),
+    details: {
+      ...first.details,
+      cascade: {
+        requested: req.rootIds.length,
+        memoriesDeleted: receipt.deletedMemoryIds.length,
+        ...counts,
+        rederive: receipt.rederive.map((r) => r.id),
+      },
+    },
+  };
+  return [summarised, ...rest];
+}
+
+/** Run a cascade; throws not_found when none of the roots is this owner's. */
+export async function deleteCascade(
+  ctx: StoreContext,
+  req: CascadeRequest,
+): Promise<DeletionReceipt> {
+  requireOwner(req.ownerId);
+  const rootIds = [...new Set(req.rootIds)];
+  return inWrite(ctx, async (tx): Promise<DeletionReceipt> => {
+    const ownerId = req.ownerId;
+    await step(ctx, tx, 'cascade-lock-owner', { ownerId });
+    const closure = await step<ClosureRow>(ctx, tx, 'cascade-closure', { ownerId, rootIds });
+    if (!closure.some((r) => r.isRoot)) {
+      throw new KeepGraphError('not_found', 'none of these memories exists for this owner', {
+        requested: req.rootIds.length,
+      });
+    }
+    const deletedMemoryIds = closure.map((r) => r.id);
+    const deletedContentHashes = [...new Set(closure.map((r) => r.contentHash))];
+    const rederive = (
+      await step<{ id: string; surviving: string[] }>(ctx, tx, 'cascade-rederive', {
+        ownerId,
+        closure: deletedMemoryIds,
+        rootIds,
+      })
+    ).map((r) => ({ id: r.id, survivingSources: [...r.surviving].sort() }));
+
+    const counts = await deleteClosure(ctx, tx, ownerId, closure);
+    await step(ctx, tx, 'cascade-update-owner', { ownerId, deleted: int(deletedMemoryIds.length) });
+    const receipt: DeletionReceipt = {
+      ownerId,
+      reason: req.reason,
+      requested: [...req.rootIds],
+      deletedMemoryIds,
+      deletedContentHashes,
+      ...counts,
+      rederive,
+      at: req.at,
+    };
+    await appendAuditEvents(tx, cascadeAudit(req, receipt, counts));
+    if (ctx.onCascadeStep) await ctx.onCascadeStep('audit');
+    return receipt;
+  });
+}

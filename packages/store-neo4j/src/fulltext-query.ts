@@ -1,0 +1,30 @@
+// Builds the Lucene query for a user's words. User text is never passed
+// through as Lucene syntax: it is cut into letter/digit tokens (the same
+// tokens as the SQLite store's toFtsMatch) and each is quoted, so `"`, `*`,
+// `~`, `:`, `AND`, `OR`, `(` or `field:` are only ever words. The owner is a
+// hashed key term, so the query is owner-scoped inside the index.
+/** Most tokens used from one query: bounds the cost of a pasted essay. */
+export const MAX_QUERY_TOKENS = 64;
+
+/** The unique lower-case letter/digit tokens of a query, in order. */
+export function queryTokens(query: string): string[] {
+  const tokens =
+    query
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+  return [...new Set(tokens)].slice(0, MAX_QUERY_TOKENS);
+}
+
+/**
+ * `ownerKey:<key> AND (text:"t1" OR text:"t2" ...)`, or null when the query
+ * has no searchable word. Tokens hold only letters, marks and digits, so
+ * they contain no quote or backslash and need no escaping inside quotes;
+ * `ownerKey` is a hex hash (record-mapping.ts ownerKey).
+ */
+export function toLuceneQuery(ownerKeyValue: string, query: string): string | null {
+  if (!/^[a-z0-9]+$/.test(ownerKeyValue)) throw new Error('owner key must be a hex hash');
+  const tokens = queryTokens(query);
+  if (tokens.length === 0) return null;
+  return `ownerKey:${ownerKeyValue} AND (${tokens.map((t) => `text:"${t}"`).join(' OR ')})`;
+}

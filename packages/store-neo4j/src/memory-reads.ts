@@ -1,0 +1,175 @@
+// Owner-scoped lookups of memories: by id, by key, by source, listings and
+// the orderings used by cap eviction and the expiry sweeper.
+import type { ExpiryCandidate, Memory } from '@keepgraph/core';
+import { MEMORY_PROJECTION, propsToMemory, toMs } from './record-mapping.ts';
+import { cypher } from './queries.ts';
+import type { StoreContext } from './store-context.ts';
+import { int, num, readRows } from './transactions.ts';
+import { requireOwner } from './write-batch.ts';
+
+type MemoryRow = { m: Record<string, unknown> };
+
+export async function getById(
+  ctx: StoreContext,
+  ownerId: string,
+  id: string,
+): Promise<Memory | null> {
+  requireOwner(ownerId);
+  const [row] = await readRows<MemoryRow>(
+    ctx,
+    `MATCH (m:Memory {id: $id}) WHERE m.ownerId = $ownerId RETURN ${MEMORY_PROJECTION} AS m`,
+    { ownerId, id },
+  );
+  return row ? propsToMemory(row.m) : null;
+}
+
+/** The owner's memories among `ids`, in the order asked; unknown ids are skipped. */
+export async function getByIds(
+  ctx: StoreContext,
+  ownerId: string,
+  ids: readonly string[],
+): Promise<Memory[]> {
+  requireOwner(ownerId);
+  if (ids.length === 0) return [];
+  const unique = [...new Set(ids)];
+  const found = await readRows<MemoryRow>(
+    ctx,
+    `MATCH (m:Memory) WHERE m.id IN $ids AND m.ownerId = $ownerId RETURN ${MEMORY_PROJECTION} AS m`,
+    { ownerId, ids: unique },
+  );
+  const byId = new Map(found.map((r) => [String(r.m.id), r.m]));
+  const out: Memory[] = [];
+  for (const id of unique) {
+    const p = byId.get(id);
+    if (p) out.push(propsToMemory(p));
+  }
+  return out;
+}
+
+/** Every version under (owner, key), newest first (insertion order breaks ties), superseded ones included. */
+export async function getByKey(ctx: StoreContext, ownerId: string, key: string): Promise<Memory[]> {
+  requireOwner(ownerId);
+  const found = await readRows<MemoryRow>(
+    ctx,
+    `MATCH (m:Memory {ownerId: $ownerId, key: $key})
+     RETURN ${MEMORY_PROJECTION} AS m ORDER BY m.createdMs DESC, m.rid DESC`,
+    { ownerId, key },
+  );
+  return found.map((r) => propsToMemory(r.m));
+}
+
+/**
+ * Memories whose own or inherited origins name the source uri or the tool.
+ * Given both, a memory naming either matches.
+ */
+export async function findBySource(
+  ctx: StoreContext,
+  ownerId: string,
+  source: { uri?: string; tool?: string },
+): Promise<string[]> {
+  requireOwner(ownerId);
+  if (source.uri === undefined && source.tool === undefined) return [];
+  const found = await readRows<{ id: string }>(ctx, cypher('find-by-source'), {
+    ownerId,
+    uri: source.uri ?? null,
+    tool: source.tool ?? null,
+  });
+  return found.map((r) => r.id);
+}
+
+export async function listIds(
+  ctx: StoreContext,
+  ownerId: string,
+  opts: { after?: string; limit?: number } = {},
+): Promise<string[]> {
+  requireOwner(ownerId);
+  // A negative or absent limit means all, as in the SQLite store.
+  const all = opts.limit === undefined || opts.limit < 0;
+  const found = await readRows<{ id: string }>(
+    ctx,
+    `MATCH (m:Memory {ownerId: $ownerId}) WHERE $after IS NULL OR m.id > $after
+     RETURN m.id AS id ORDER BY id${all ? '' : ' LIMIT $limit'}`,
+    { ownerId, after: opts.after ?? null, limit: int(all ? 0 : (opts.limit ?? 0)) },
+  );
+  return found.map((r) => r.id);
+}
+
+/** Owners with at least one memory (the Owner node's counter, kept in every write and cascade). */
+export async function listOwners(ctx: StoreContext): Promise<string[]> {
+  const found = await readRows<{ id: string }>(
+    ctx,
+    'MATCH (o:Owner) WHERE o.memoryCount > 0 RETURN o.id AS id ORDER BY id',
+    {},
+  );
+  return found.map((r) => r.id);
+}
+
+export async function countMemories(ctx: StoreContext, ownerId: string): Promise<number> {
+  requireOwner(ownerId);
+  const [row] = await readRows<{ n: unknown }>(
+    ctx,
+    'MATCH (m:Memory {ownerId: $ownerId}) RETURN count(m) AS n',
+    { ownerId },
+  );
+  return num(row?.n ?? 0);
+}
+
+/** The owner's memory counter (O(1)); the vector search picks its strategy by it. */
+export async function ownerSize(ctx: StoreContext, ownerId: string): Promise<number> {
+  const [row] = await readRows<{ n: unknown }>(
+    ctx,
+    'MATCH (o:Owner {id: $ownerId}) RETURN o.memoryCount AS n',
+    { ownerId },
+  );
+  return num(row?.n ?? 0);
+}
+
+/** Eviction order: lowest confidence, then lowest authority, then oldest. */
+export async function lowestValue(
+  ctx: StoreContext,
+  ownerId: string,
+  limit: number,
+): Promise<string[]> {
+  requireOwner(ownerId);
+  const found = await readRows<{ id: string }>(
+    ctx,
+    `MATCH (m:Memory {ownerId: $ownerId})
+     RETURN m.id AS id ORDER BY m.confidence ASC, m.authorityRank ASC, m.createdMs ASC, m.id ASC
+     LIMIT $limit`,
+    { ownerId, limit: int(Math.max(0, limit)) },
+  );
+  return found.map((r) => r.id);
+}
+
+/** Direct children: memories derived from `id`. */
+export async function derivedFrom(
+  ctx: StoreContext,
+  ownerId: string,
+  id: string,
+): Promise<string[]> {
+  requireOwner(ownerId);
+  const found = await readRows<{ id: string }>(
+    ctx,
+    `MATCH (c:Memory)-[:DERIVED_FROM]->(p:Memory {id: $id})
+      WHERE p.ownerId = $ownerId AND c.ownerId = $ownerId
+     RETURN c.id AS id ORDER BY id`,
+    { ownerId, id },
+  );
+  return found.map((r) => r.id);
+}
+
+/** Memories expired at `now`, oldest expiry first, across owners (sweeper). */
+export async function dueForExpiry(
+  ctx: StoreContext,
+  now: string,
+  limit: number,
+): Promise<ExpiryCandidate[]> {
+  const found = await readRows<{ ownerId: string; id: string; expiresAt: string }>(
+    ctx,
+    `MATCH (m:Memory) WHERE m.expiresMs <= $nowMs
+     RETURN m.ownerId AS ownerId, m.id AS id, m.expiresAt AS expiresAt
+     ORDER BY m.expiresMs, m.id LIMIT $limit`,
+    { nowMs: toMs(now, 'now'), limit: int(Math.max(0, limit)) },
+  );
+  return found.map((r) => ({ ownerId: r.ownerId, id: r.id, expiresAt: r.expiresAt }));
+}

@@ -1,0 +1,169 @@
+// The three candidate searches of recall: vector (cosine), full text (BM25)
+// and entity names. Each is scoped to one owner and returns live memories
+// only: not expired, not superseded, already valid (invariant 6).
+import { KeepGraphError } from '@keepgraph/core';
+import type { ScoredId, SearchOptions } from '@keepgraph/core';
+import { NEO4J_INDEXES, normalizeEntityName } from '@keepgraph/graph-schema';
+import { toLuceneQuery } from './fulltext-query.ts';
+import { ownerSize } from './memory-reads.ts';
+import { cypher } from './queries.ts';
+import { ownerKey, toMs } from './record-mapping.ts';
+import type { StoreContext } from './store-context.ts';
+import { int, num, readRows } from './transactions.ts';
+import { requireOwner } from './write-batch.ts';
+
+/** Most candidates asked of an index in one query before falling back. */
+export const MAX_INDEX_K = 10_000;
+
+function checkOptions(opts: SearchOptions): { limit: number; nowMs: number } {
+  if (!Number.isInteger(opts.limit) || opts.limit < 0) {
+    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', {
+      limit: opts.limit,
+    });
+  }
+  return { limit: opts.limit, nowMs: toMs(opts.now, 'now') };
+}
+
+/** Best first; ties by id, as the SQLite store orders them. */
+function byScore(a: ScoredId, b: ScoredId): number {
+  return b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+interface IndexPage {
+  fetched: unknown;
+  live: { id: string; score: unknown }[];
+}
+
+/** Which vector search path serves an owner of this size. */
+export type VectorPath = 'exact' | 'index';
+
+/** Exact when the owner is small (full recall, cost grows with the owner), index otherwise. */
+export function chooseVectorPath(ctx: StoreContext, size: number): VectorPath {
+  return size < ctx.exactSearchThreshold ? 'exact' : 'index';
+}
+
+/** Exact cosine over the owner's live memories. */
+export async function searchVectorExact(
+  ctx: StoreContext,
+  ownerId: string,
+  vector: number[],
+  limit: number,
+  nowMs: number,
+): Promise<ScoredId[]> {
+  const found = await readRows<{ id: string; score: unknown }>(ctx, cypher('search-vector-exact'), {
+    ownerId,
+    vector,
+    nowMs,
+    limit: int(limit),
+  });
+  return found.map((r) => ({ id: r.id, score: num(r.score) }));
+}
+
+/**
+ * The global ANN index, oversampled: k starts at the owner's expected share
+ * of hits (limit x total/owner, at least 4x) and grows 4x until `limit` live
+ * hits of this owner survive, the index has no more, or k reaches the cap,
+ * in which case the exact path answers, so recall is never silently lost.
+ */
+export async function searchVectorIndex(
+  ctx: StoreContext,
+  ownerId: string,
+  vector: number[],
+  limit: number,
+  nowMs: number,
+  owner: number,
+): Promise<ScoredId[]> {
+  const [total] = await readRows<{ n: unknown }>(ctx, 'MATCH (m:Memory) RETURN count(m) AS n', {});
+  const share = Math.max(1, num(total?.n ?? 0)) / Math.max(1, owner);
+  let k = Math.min(MAX_INDEX_K, Math.max(limit * 4, 32, Math.ceil(limit * share * 2)));
+  for (;;) {
+    const [page] = await readRows<IndexPage>(ctx, cypher('search-vector-index'), {
+      index: NEO4J_INDEXES.memoryEmbedding,
+      k: int(k),
+      vector,
+      ownerId,
+      nowMs,
+    });
+    const live = (page?.live ?? []).map((h) => ({ id: h.id, score: num(h.score) }));
+    const exhausted = num(page?.fetched ?? 0) < k;
+    if (live.length >= limit || exhausted) return live.sort(byScore).slice(0, limit);
+    if (k >= MAX_INDEX_K) return searchVectorExact(ctx, ownerId, vector, limit, nowMs);
+    k = Math.min(MAX_INDEX_K, k * 4);
+  }
+}
+
+/** Cosine similarity of the owner's nearest live memories. */
+export async function searchVector(
+  ctx: StoreContext,
+  ownerId: string,
+  vector: Float32Array,
+  opts: SearchOptions,
+  path?: VectorPath,
+): Promise<ScoredId[]> {
+  requireOwner(ownerId);
+  const { limit, nowMs } = checkOptions(opts);
+  if (vector.length !== ctx.dimensions) {
+    throw new KeepGraphError(
+      'invalid_input',
+      `query vector has ${vector.length} dimensions, store has ${ctx.dimensions}`,
+    );
+  }
+  if (limit === 0) return [];
+  const v = Array.from(vector);
+  const size = await ownerSize(ctx, ownerId);
+  if (size === 0) return [];
+  const chosen = path ?? chooseVectorPath(ctx, size);
+  return chosen === 'exact'
+    ? searchVectorExact(ctx, ownerId, v, limit, nowMs)
+    : searchVectorIndex(ctx, ownerId, v, limit, nowMs, size);
+}
+
+/** BM25 hits for the words of `query`; an empty or punctuation-only query finds nothing. */
+export async function searchText(
+  ctx: StoreContext,
+  ownerId: string,
+  query: string,
+  opts: SearchOptions,
+): Promise<ScoredId[]> {
+  requireOwner(ownerId);
+  const { limit, nowMs } = checkOptions(opts);
+  const lucene = toLuceneQuery(ownerKey(ownerId), query);
+  if (lucene === null || limit === 0) return [];
+  // Lucene already keeps to the owner; only expired or superseded hits are
+  // dropped afterwards, so oversample and widen while the index has more.
+  let k = Math.min(MAX_INDEX_K, Math.max(limit * 4, 32));
+  for (;;) {
+    const [page] = await readRows<IndexPage>(ctx, cypher('search-text'), {
+      index: NEO4J_INDEXES.memoryText,
+      query: lucene,
+      k: int(k),
+      ownerId,
+      nowMs,
+    });
+    const live = (page?.live ?? []).map((h) => ({ id: h.id, score: num(h.score) }));
+    const exhausted = num(page?.fetched ?? 0) < k;
+    if (live.length >= limit || exhausted || k >= MAX_INDEX_K)
+      return live.sort(byScore).slice(0, limit);
+    k = Math.min(MAX_INDEX_K, k * 4);
+  }
+}
+
+/** Live memories about (or relating) any of the named entities; score 1 each. */
+export async function searchEntities(
+  ctx: StoreContext,
+  ownerId: string,
+  names: readonly string[],
+  opts: SearchOptions,
+): Promise<ScoredId[]> {
+  requireOwner(ownerId);
+  const { limit, nowMs } = checkOptions(opts);
+  const normalized = [...new Set(names.map(normalizeEntityName).filter((n) => n !== ''))];
+  if (normalized.length === 0 || limit === 0) return [];
+  const found = await readRows<{ id: string; score: unknown }>(ctx, cypher('search-entities'), {
+    ownerId,
+    names: normalized,
+    nowMs,
+    limit: int(limit),
+  });
+  return found.map((r) => ({ id: r.id, score: num(r.score) }));
+}

@@ -1,0 +1,78 @@
+// The session buffer (short-term memory) and the read log: small owner-
+// scoped nodes written outside the big write batch.
+import type { ReadLogEntry, SessionMessage } from '@keepgraph/core';
+import { toMs } from './record-mapping.ts';
+import type { StoreContext } from './store-context.ts';
+import { inWrite, int, num, readRows, rows } from './transactions.ts';
+import { requireOwner } from './write-batch.ts';
+
+interface MessageRow {
+  x: Record<string, unknown>;
+}
+
+/** The newest `limit` unexpired messages of a session, oldest first (reading order). */
+export async function sessionMessages(
+  ctx: StoreContext,
+  ownerId: string,
+  sessionId: string,
+  opts: { limit: number; now: string },
+): Promise<SessionMessage[]> {
+  requireOwner(ownerId);
+  const found = await readRows<MessageRow>(
+    ctx,
+    `MATCH (x:SessionMessage {ownerId: $ownerId, sessionId: $sessionId})
+      WHERE x.expiresMs > $nowMs
+     RETURN x {.*} AS x ORDER BY x.seq DESC LIMIT $limit`,
+    { ownerId, sessionId, nowMs: toMs(opts.now, 'now'), limit: int(Math.max(0, opts.limit)) },
+  );
+  return found.reverse().map(({ x }) => ({
+    ownerId: String(x.ownerId),
+    sessionId: String(x.sessionId),
+    role: String(x.role) as SessionMessage['role'],
+    text: String(x.text),
+    at: String(x.at),
+    expiresAt: String(x.expiresAt),
+    memoryId: x.memoryId === null || x.memoryId === undefined ? null : String(x.memoryId),
+  }));
+}
+
+/** Keep the newest `keep` messages of the session; returns how many were dropped. */
+export async function trimSession(
+  ctx: StoreContext,
+  ownerId: string,
+  sessionId: string,
+  keep: number,
+): Promise<number> {
+  requireOwner(ownerId);
+  return inWrite(ctx, async (tx) => {
+    const [row] = rows<{ n: unknown }>(
+      await tx.run(
+        `MATCH (x:SessionMessage {ownerId: $ownerId, sessionId: $sessionId})
+         WITH x ORDER BY x.seq DESC SKIP $keep
+         DETACH DELETE x
+         RETURN count(*) AS n`,
+        { ownerId, sessionId, keep: int(Math.max(0, Math.trunc(keep))) },
+      ),
+    );
+    return num(row?.n ?? 0);
+  });
+}
+
+/** Record which memories were served to whom. */
+export async function logRead(ctx: StoreContext, entry: ReadLogEntry): Promise<void> {
+  requireOwner(entry.ownerId);
+  await inWrite(ctx, (tx) =>
+    tx.run(
+      `CREATE (:ReadLog {ownerId: $ownerId, requestId: $requestId, principal: $principal,
+                         sessionId: $sessionId, memoryIds: $memoryIds, at: $at})`,
+      {
+        ownerId: entry.ownerId,
+        requestId: entry.requestId,
+        principal: entry.principal,
+        sessionId: entry.sessionId,
+        memoryIds: JSON.stringify(entry.memoryIds),
+        at: entry.at,
+      },
+    ),
+  );
+}

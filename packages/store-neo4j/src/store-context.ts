@@ -1,0 +1,15 @@
+// What the store's operation modules share: the driver, the database name,
+// the vector dimension fixed at init(), and the tuning options.
+import type { Driver } from 'neo4j-driver';
+
+/** The state every operation receives; built once by init(). */
+export interface StoreContext {
+  driver: Driver;
+  /** Database name; undefined means the server's default database. */
+  database: string | undefined;
+  dimensions: number;
+  /** Owners with fewer memories than this are searched by exact scoring. */
+  exactSearchThreshold: number;
+  /** Test hook called between the statements of a cascade transaction. */
+  onCascadeStep: ((step: string) => Promise<void> | void) | undefined;
+}

@@ -1,0 +1,71 @@
+// One place that opens sessions and runs managed transactions. Managed
+// transactions (executeRead/executeWrite) retry on transient errors and
+// connection loss, re-running the whole work function, so every work
+// function here must be a pure function of its inputs plus the database:
+// no side effects outside the transaction except the test hook.
+import neo4j from 'neo4j-driver';
+import type { ManagedTransaction, Record as Neo4jRecord } from 'neo4j-driver';
+import type { StoreContext } from './store-context.ts';
+
+/** A transaction handle as the operation modules see it. */
+export type Tx = ManagedTransaction;
+
+/** Run `work` in one write transaction (retried whole on transient errors). */
+export async function inWrite<T>(ctx: StoreContext, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const session = ctx.driver.session({
+    database: ctx.database,
+    defaultAccessMode: neo4j.session.WRITE,
+  });
+  try {
+    return await session.executeWrite(work);
+  } finally {
+    await session.close();
+  }
+}
+
+/** Run `work` in one read transaction. */
+export async function inRead<T>(ctx: StoreContext, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const session = ctx.driver.session({
+    database: ctx.database,
+    defaultAccessMode: neo4j.session.READ,
+  });
+  try {
+    return await session.executeRead(work);
+  } finally {
+    await session.close();
+  }
+}
+
+/** Run one read query and map each record to a plain object. */
+export async function readRows<T>(
+  ctx: StoreContext,
+  query: string,
+  params: Record<string, unknown>,
+): Promise<T[]> {
+  return inRead(ctx, async (tx) => rows<T>(await tx.run(query, params)));
+}
+
+/** Records of a result as plain objects keyed by the RETURN aliases. */
+export function rows<T>(result: { records: Neo4jRecord[] }): T[] {
+  return result.records.map((r) => r.toObject() as T);
+}
+
+/**
+ * A Cypher INTEGER parameter (LIMIT, SKIP, procedure k). JavaScript numbers
+ * travel as FLOAT, which LIMIT refuses.
+ */
+export function int(n: number): ReturnType<typeof neo4j.int> {
+  return neo4j.int(Math.trunc(n));
+}
+
+/**
+ * A number read back from Neo4j. The store's own driver returns plain
+ * numbers (disableLosslessIntegers), but a caller-supplied driver may
+ * return Integer objects.
+ */
+export function num(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (neo4j.isInt(v)) return (v as { toNumber(): number }).toNumber();
+  if (typeof v === 'bigint') return Number(v);
+  return Number(v);
+}

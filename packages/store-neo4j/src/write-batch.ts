@@ -1,0 +1,133 @@
+// MemoryStore.write: one write transaction that locks the owners, inserts
+// the batch's memories with their embeddings and edges, marks supersessions,
+// appends session messages and seals the audit events. Any throw rolls it
+// all back (nothing written, no audit event).
+import { KeepGraphError, RELATION_TYPE } from '@keepgraph/core';
+import type { SessionMessage, WriteBatch } from '@keepgraph/core';
+import { appendAuditEvents } from './audit-log.ts';
+import { linkDerivedFrom, linkMemories, linkSupersedes } from './graph-links.ts';
+import { cypher } from './queries.ts';
+import { memoryToProps, toMs } from './record-mapping.ts';
+import type { StoreContext } from './store-context.ts';
+import { inWrite, int, num, rows } from './transactions.ts';
+import type { Tx } from './transactions.ts';
+
+/** Throw owner_required for a blank owner id (invariant 1). */
+export function requireOwner(ownerId: unknown): asserts ownerId is string {
+  if (typeof ownerId !== 'string' || ownerId.trim() === '') {
+    throw new KeepGraphError('owner_required', 'owner id must not be blank');
+  }
+}
+
+/** Cheap checks first, so a bad batch fails before opening a transaction. */
+function validate(ctx: StoreContext, batch: WriteBatch): void {
+  for (const { memory: m, embedding } of batch.memories) {
+    requireOwner(m.ownerId);
+    if (typeof m.id !== 'string' || m.id.trim() === '') {
+      throw new KeepGraphError('invalid_input', 'memory id must not be blank');
+    }
+    if (embedding && embedding.length !== ctx.dimensions) {
+      throw new KeepGraphError(
+        'invalid_input',
+        `embedding has ${embedding.length} dimensions, store has ${ctx.dimensions}`,
+        { id: m.id },
+      );
+    }
+    // Core validates relation types before the store; checked again here
+    // because a type is caller text, even though it only ever travels as a
+    // parameter value.
+    for (const r of m.relations) {
+      if (!RELATION_TYPE.safeParse(r.type).success) {
+        throw new KeepGraphError('invalid_input', 'relation type must be UPPER_SNAKE_CASE', {
+          id: m.id,
+        });
+      }
+    }
+  }
+  for (const s of batch.supersede) requireOwner(s.ownerId);
+  for (const msg of batch.sessionMessages) requireOwner(msg.ownerId);
+}
+
+/** Lock the owners, insert the memories with rids, move the owners' counters. */
+async function insertMemories(tx: Tx, batch: WriteBatch): Promise<void> {
+  const added = new Map<string, number>();
+  for (const w of batch.memories)
+    added.set(w.memory.ownerId, (added.get(w.memory.ownerId) ?? 0) + 1);
+  const owners = [...added.keys()].sort();
+  const locked = rows<{ ownerId: string; nextRid: unknown }>(
+    await tx.run(cypher('lock-owners'), { owners }),
+  );
+  const nextRid = new Map(locked.map((o) => [o.ownerId, num(o.nextRid)]));
+  const rowsToInsert = batch.memories.map((w) => {
+    const rid = nextRid.get(w.memory.ownerId) ?? 0;
+    nextRid.set(w.memory.ownerId, rid + 1);
+    return {
+      // rid: insertion order within the owner, the tie-break of getByKey.
+      props: { ...memoryToProps(w.memory), rid: int(rid) },
+      embedding: w.embedding ? Array.from(w.embedding) : null,
+    };
+  });
+  await tx.run(cypher('insert-memories'), { rows: rowsToInsert });
+  await tx.run(cypher('update-owners'), {
+    owners: owners.map((ownerId) => ({
+      ownerId,
+      nextRid: int(nextRid.get(ownerId) ?? 0),
+      added: int(added.get(ownerId) ?? 0),
+    })),
+  });
+}
+
+/** Append session messages in order, numbering them per session. */
+async function insertSessionMessages(tx: Tx, messages: readonly SessionMessage[]): Promise<void> {
+  const keyOf = (m: { ownerId: string; sessionId: string }): string =>
+    JSON.stringify([m.ownerId, m.sessionId]);
+  const sessions = [
+    ...new Map(
+      messages.map((m) => [keyOf(m), { ownerId: m.ownerId, sessionId: m.sessionId }]),
+    ).values(),
+  ];
+  sessions.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  const locked = rows<{ ownerId: string; sessionId: string; nextSeq: unknown }>(
+    await tx.run(cypher('lock-sessions'), { sessions }),
+  );
+  const next = new Map(locked.map((s) => [keyOf(s), num(s.nextSeq)]));
+  const params = messages.map((m) => {
+    const seq = (next.get(keyOf(m)) ?? 0) + 1;
+    next.set(keyOf(m), seq);
+    return {
+      ownerId: m.ownerId,
+      sessionId: m.sessionId,
+      seq: int(seq),
+      role: m.role,
+      text: m.text,
+      at: m.at,
+      atMs: toMs(m.at, 'message.at'),
+      expiresAt: m.expiresAt,
+      expiresMs: toMs(m.expiresAt, 'message.expiresAt'),
+      memoryId: m.memoryId,
+    };
+  });
+  await tx.run(cypher('insert-session-messages'), {
+    messages: params,
+    sessions: sessions.map((s) => ({ ...s, nextSeq: int(next.get(keyOf(s)) ?? 0) })),
+  });
+}
+
+/** Apply a WriteBatch atomically. */
+export async function writeBatch(ctx: StoreContext, batch: WriteBatch): Promise<void> {
+  validate(ctx, batch);
+  const memories = batch.memories.map((w) => w.memory);
+  const marks = batch.supersede.map((s) => ({ ...s, atMs: toMs(s.at, 'supersede.at') }));
+  await inWrite(ctx, async (tx) => {
+    if (memories.length) {
+      await insertMemories(tx, batch);
+      await linkMemories(tx, memories);
+      // Edges after all inserts, so a batch may hold a summary and its sources.
+      await linkDerivedFrom(tx, memories);
+    }
+    if (marks.length) await tx.run(cypher('mark-superseded'), { marks });
+    if (memories.length) await linkSupersedes(tx, memories);
+    if (batch.sessionMessages.length) await insertSessionMessages(tx, batch.sessionMessages);
+    await appendAuditEvents(tx, batch.audit);
+  });
+}

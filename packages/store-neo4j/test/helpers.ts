@@ -1,0 +1,156 @@
+// Test helpers for the Neo4j store: a store on the test server, random
+// owners, hand-built Memory records, random unit vectors, and direct Cypher.
+import { randomUUID } from 'node:crypto';
+import { contentHash } from '@keepgraph/core';
+import type { AuditEventInput, AuditType, Memory, MemoryWrite, WriteBatch } from '@keepgraph/core';
+import neo4j from 'neo4j-driver';
+import { createNeo4jStore } from '../src/index.ts';
+import type { Neo4jMemoryStore, Neo4jStoreOptions } from '../src/index.ts';
+
+/**
+ * The embedding dimension. One Neo4j database has one vector index, sized
+ * by the first init(); the conformance suite's model (all-MiniLM) has 384,
+ * so the store tests use 384 too and can share the database with it.
+ */
+export const DIM = 384;
+export const T0 = '2026-01-01T00:00:00.000Z';
+export const NOW = '2026-01-02T00:00:00.000Z';
+export const FAR = '2030-01-01T00:00:00.000Z';
+
+export const newOwner = (): string => `owner-${randomUUID()}`;
+export const newId = (): string => `mem-${randomUUID()}`;
+
+/** An initialised store; `done()` closes it. */
+export async function openStore(
+  uri: string,
+  opts: Partial<Neo4jStoreOptions> = {},
+): Promise<{ store: Neo4jMemoryStore; done: () => Promise<void> }> {
+  const store = createNeo4jStore({ uri, ...opts });
+  await store.init({ dimensions: DIM });
+  return { store, done: () => store.close() };
+}
+
+/** Run one Cypher statement on the store's driver; records as plain objects. */
+export async function cypherRows<T = Record<string, unknown>>(
+  store: Neo4jMemoryStore,
+  query: string,
+  params: Record<string, unknown> = {},
+): Promise<T[]> {
+  const r = await store.driver.executeQuery(query, params, { database: store.database });
+  return r.records.map((x) => x.toObject() as T);
+}
+
+/** A number from a Cypher count. */
+export function n(v: unknown): number {
+  return neo4j.isInt(v) ? (v as { toNumber(): number }).toNumber() : Number(v);
+}
+
+/** A complete Memory with sensible defaults. */
+export function makeMemory(ownerId: string, over: Partial<Memory> = {}): Memory {
+  const text = over.text ?? `memory text ${randomUUID()}`;
+  return {
+    id: newId(),
+    ownerId,
+    kind: 'fact',
+    text,
+    key: null,
+    origin: { sessionId: 's1', turn: '1', observedAt: T0, writtenBy: 'tester' },
+    sourceOrigins: [],
+    authority: 'user',
+    createdAt: T0,
+    validFrom: T0,
+    validTo: null,
+    expiresAt: FAR,
+    sensitivity: 'low',
+    tags: [],
+    confidence: 1,
+    contentHash: contentHash(text),
+    derivedFrom: [],
+    supersedes: null,
+    supersededBy: null,
+    conflict: false,
+    about: [],
+    relations: [],
+    embeddingModel: 'test-model',
+    redactions: [],
+    ...over,
+  };
+}
+
+/** A random vector of unit length. */
+export function randomUnitVector(dim = DIM): Float32Array {
+  const v = new Float32Array(dim);
+  let norm = 0;
+  for (let i = 0; i < dim; i++) {
+    const x = Math.random() * 2 - 1;
+    v[i] = x;
+    norm += x * x;
+  }
+  norm = Math.sqrt(norm);
+  for (let i = 0; i < dim; i++) v[i] = (v[i] ?? 0) / norm;
+  return v;
+}
+
+/** `v` plus a little noise, renormalised: a query near `v`. */
+export function near(v: Float32Array, noise = 0.05): Float32Array {
+  const out = new Float32Array(v.length);
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) {
+    const x = (v[i] ?? 0) + ((Math.random() * 2 - 1) * noise) / Math.sqrt(v.length);
+    out[i] = x;
+    norm += x * x;
+  }
+  norm = Math.sqrt(norm);
+  for (let i = 0; i < v.length; i++) out[i] = (out[i] ?? 0) / norm;
+  return out;
+}
+
+export function auditEvent(
+  type: AuditType,
+  ownerId: string | null,
+  memoryIds: string[] = [],
+): AuditEventInput {
+  return {
+    type,
+    at: T0,
+    ownerId,
+    actor: 'tester',
+    role: 'operator',
+    memoryIds,
+    contentHashes: [],
+    reason: null,
+    details: { note: 'test' },
+  };
+}
+
+/** A batch writing these memories (each with an embedding unless given null) and one audit event. */
+export function batchOf(
+  writes: (Memory | MemoryWrite)[],
+  extra: Partial<WriteBatch> = {},
+): WriteBatch {
+  const memories = writes.map((w) =>
+    'memory' in w ? w : { memory: w, embedding: randomUnitVector() },
+  );
+  const ownerId = memories[0]?.memory.ownerId ?? null;
+  return {
+    memories,
+    supersede: [],
+    sessionMessages: [],
+    audit: [
+      auditEvent(
+        'write',
+        ownerId,
+        memories.map((w) => w.memory.id),
+      ),
+    ],
+    ...extra,
+  };
+}
+
+/** Letters only, so full-text tokenisation keeps it one distinctive word. */
+export function randomWord(prefix = 'zq'): string {
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  let w = prefix;
+  for (let i = 0; i < 12; i++) w += letters[Math.floor(Math.random() * letters.length)];
+  return w;
+}

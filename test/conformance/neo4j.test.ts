@@ -1,0 +1,29 @@
+// Runs the store conformance suite on the Neo4j store against a real Neo4j
+// (NEO4J_URI, or the test server the global setup starts), with the real
+// embedding model. Neo4j Community has one database, so every store shares
+// it; the suite's random owner ids keep tests apart.
+import { inject } from 'vitest';
+import { createTransformersEmbedder } from '@keepgraph/embedder';
+import { createNeo4jStore } from '@keepgraph/store-neo4j';
+import { rawContent, tamperAuditEvent } from '@keepgraph/store-neo4j/testing';
+import type { Embedder } from '@keepgraph/core';
+import { runMemoryStoreConformance } from './index.ts';
+
+let embedder: Promise<Embedder> | null = null;
+
+runMemoryStoreConformance({
+  name: 'neo4j',
+  async makeStore() {
+    const store = createNeo4jStore({
+      uri: inject('neo4jUri'),
+      ...(inject('neo4jUser') ? { user: inject('neo4jUser'), password: inject('neo4jPassword') } : {}),
+    });
+    return {
+      store,
+      rawContent: () => rawContent(store),
+      tamperAuditEvent: (seq) => tamperAuditEvent(store, seq),
+      close: () => store.close(),
+    };
+  },
+  embedder: () => (embedder ??= createTransformersEmbedder()),
+});
