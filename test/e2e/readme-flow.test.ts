@@ -1,19 +1,22 @@
 // The README's HTTP walk-through against a real server process started the
-// way users start it (`keepgraph start`), on a fresh data directory.
+// way users start it (`keepgraph start`), on each store: a fresh SQLite data
+// directory, and the Neo4j of this test run (KEEPGRAPH_STORE=neo4j).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
-let server: ChildProcess;
-let base: string;
-const dataDir = mkdtempSync(join(tmpdir(), 'kg-e2e-'));
-
 // Responses are checked field by field below; a loose type keeps the test readable.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+async function request(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; json: any }> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -22,99 +25,124 @@ async function call(method: string, path: string, body?: unknown): Promise<{ sta
   return { status: res.status, json: await res.json() };
 }
 
-beforeAll(async () => {
-  server = spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', 'start', '--port', '0', '--data', dataDir], {
-    cwd: root,
-    env: { ...process.env, KEEPGRAPH_ROLE: 'user' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+describe.each(['sqlite', 'neo4j'] as const)('keepgraph start on %s', (store) => {
+  let server: ChildProcess;
+  let base: string;
+  const dataDir = mkdtempSync(join(tmpdir(), 'kg-e2e-'));
+  const call = (method: string, path: string, body?: unknown) => request(base, method, path, body);
+  const storeEnv = (): Record<string, string> =>
+    store === 'neo4j'
+      ? { KEEPGRAPH_STORE: 'neo4j', NEO4J_URI: inject('neo4jUri') }
+      : { KEEPGRAPH_STORE: 'sqlite' };
+
+  beforeAll(async () => {
+    server = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'packages/cli/src/main.ts', 'start', '--port', '0', '--data', dataDir],
+      {
+        cwd: root,
+        env: { ...process.env, KEEPGRAPH_ROLE: 'user', ...storeEnv() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    base = await new Promise<string>((ok, fail) => {
+      let out = '';
+      const timer = setTimeout(() => fail(new Error(`server did not start:\n${out}`)), 90_000);
+      const onData = (d: Buffer) => {
+        out += d.toString();
+        const m = out.match(/listening on (http:\/\/[\d.:]+)/);
+        if (m) {
+          clearTimeout(timer);
+          ok(m[1]!);
+        }
+      };
+      server.stdout!.on('data', onData);
+      server.stdout!.on('data', (d) => process.env.KG_E2E_DEBUG && process.stderr.write(d));
+      server.stderr!.on('data', (d) => process.env.KG_E2E_DEBUG && process.stderr.write(d));
+      server.stderr!.on('data', onData);
+      server.on('exit', (code) => fail(new Error(`server exited with ${code}:\n${out}`)));
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
   });
-  base = await new Promise<string>((ok, fail) => {
-    let out = '';
-    const timer = setTimeout(() => fail(new Error(`server did not start:\n${out}`)), 90_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = out.match(/listening on (http:\/\/[\d.:]+)/);
-      if (m) {
-        clearTimeout(timer);
-        ok(m[1]!);
-      }
-    };
-    server.stdout!.on('data', onData);
-    server.stdout!.on('data', (d) => process.env.KG_E2E_DEBUG && process.stderr.write(d));
-    server.stderr!.on('data', (d) => process.env.KG_E2E_DEBUG && process.stderr.write(d));
-    server.stderr!.on('data', onData);
-    server.on('exit', (code) => fail(new Error(`server exited with ${code}:\n${out}`)));
-  });
-}, 120_000);
 
-afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server.once('exit', r));
-    server.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-});
+  describe(`README walk-through over HTTP on ${store}`, () => {
+    it('writes, recalls with origin, shows lineage, deletes with a receipt, proves it gone', async () => {
+      const kg = `/v1/owners/alex-${randomUUID()}`;
+      const ep = await call('POST', `${kg}/memories`, {
+        kind: 'episode',
+        text: 'Alex strongly dislikes finance clients after the last project',
+        origin: { sessionId: 's1', turn: '3', speaker: 'Alex' },
+      });
+      expect(ep.status).toBe(201);
+      const epId = ep.json.memory.id as string;
 
-describe('README walk-through over HTTP', () => {
-  it('writes, recalls with origin, shows lineage, deletes with a receipt, proves it gone', async () => {
-    const kg = '/v1/owners/alex';
-    const ep = await call('POST', `${kg}/memories`, {
-      kind: 'episode',
-      text: 'Alex strongly dislikes finance clients after the last project',
-      origin: { sessionId: 's1', turn: '3', speaker: 'Alex' },
+      const rule = await call('POST', `${kg}/memories`, {
+        kind: 'rule',
+        authority: 'agent_inferred',
+        text: 'Do not pitch finance-sector clients to Alex',
+        derivedFrom: [epId],
+        origin: { extractor: { name: 'manual', version: '1' } },
+        relations: [
+          {
+            subject: { name: 'Alex', type: 'person' },
+            type: 'PREFERS_AGAINST',
+            object: { name: 'finance clients', type: 'segment' },
+            reason: 'the last project',
+          },
+        ],
+      });
+      expect(rule.status).toBe(201);
+      const ruleId = rule.json.memory.id as string;
+      expect(rule.json.memory.expiresAt).toBe(ep.json.memory.expiresAt);
+
+      const recall = await call('POST', `${kg}/recall`, {
+        query: 'Should I pitch a new fintech client?',
+        topK: 3,
+      });
+      expect(recall.status).toBe(200);
+      const first = recall.json.results[0];
+      expect(first.memory.id).toBe(ruleId);
+      expect(first.derivedFrom).toEqual([epId]);
+      expect(first.sourceOrigins[0]).toMatchObject({ sessionId: 's1', turn: '3', speaker: 'Alex' });
+      expect(first.authority).toBe('agent_inferred');
+
+      const lineage = await call('GET', `${kg}/memories/${ruleId}/lineage`);
+      expect(lineage.status).toBe(200);
+      expect(lineage.json.nodes.map((n: { key: string }) => n.key).sort()).toEqual(
+        [epId, ruleId].sort(),
+      );
+      expect(lineage.json.edges).toEqual([
+        expect.objectContaining({ source: ruleId, target: epId }),
+      ]);
+
+      const receipt = await call('DELETE', `${kg}/memories/${epId}`);
+      expect(receipt.status).toBe(200);
+      expect(new Set(receipt.json.deletedMemoryIds)).toEqual(new Set([epId, ruleId]));
+      expect(receipt.json.relationEdgesDeleted).toBe(1);
+      expect(JSON.stringify(receipt.json)).not.toContain('finance');
+
+      const verify = await call('POST', `${kg}/verify-forgotten`, {
+        ids: receipt.json.deletedMemoryIds,
+        contentHashes: receipt.json.deletedContentHashes,
+      });
+      expect(verify.json).toEqual({ forgotten: true, traces: [] });
+
+      const after = await call('POST', `${kg}/recall`, { query: 'finance clients' });
+      expect(after.json.results).toEqual([]);
+      const bad = await call('POST', `${kg}/memories`, {
+        kind: 'episode',
+        text: 'no origin here at all',
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.json.error.code).toBe('invalid_input');
     });
-    expect(ep.status).toBe(201);
-    const epId = ep.json.memory.id as string;
-
-    const rule = await call('POST', `${kg}/memories`, {
-      kind: 'rule',
-      authority: 'agent_inferred',
-      text: 'Do not pitch finance-sector clients to Alex',
-      derivedFrom: [epId],
-      origin: { extractor: { name: 'manual', version: '1' } },
-      relations: [
-        {
-          subject: { name: 'Alex', type: 'person' },
-          type: 'PREFERS_AGAINST',
-          object: { name: 'finance clients', type: 'segment' },
-          reason: 'the last project',
-        },
-      ],
-    });
-    expect(rule.status).toBe(201);
-    const ruleId = rule.json.memory.id as string;
-    expect(rule.json.memory.expiresAt).toBe(ep.json.memory.expiresAt);
-
-    const recall = await call('POST', `${kg}/recall`, { query: 'Should I pitch a new fintech client?', topK: 3 });
-    expect(recall.status).toBe(200);
-    const first = recall.json.results[0];
-    expect(first.memory.id).toBe(ruleId);
-    expect(first.derivedFrom).toEqual([epId]);
-    expect(first.sourceOrigins[0]).toMatchObject({ sessionId: 's1', turn: '3', speaker: 'Alex' });
-    expect(first.authority).toBe('agent_inferred');
-
-    const lineage = await call('GET', `${kg}/memories/${ruleId}/lineage`);
-    expect(lineage.status).toBe(200);
-    expect(lineage.json.nodes.map((n: { key: string }) => n.key).sort()).toEqual([epId, ruleId].sort());
-    expect(lineage.json.edges).toEqual([expect.objectContaining({ source: ruleId, target: epId })]);
-
-    const receipt = await call('DELETE', `${kg}/memories/${epId}`);
-    expect(receipt.status).toBe(200);
-    expect(new Set(receipt.json.deletedMemoryIds)).toEqual(new Set([epId, ruleId]));
-    expect(receipt.json.relationEdgesDeleted).toBe(1);
-    expect(JSON.stringify(receipt.json)).not.toContain('finance');
-
-    const verify = await call('POST', `${kg}/verify-forgotten`, {
-      ids: receipt.json.deletedMemoryIds,
-      contentHashes: receipt.json.deletedContentHashes,
-    });
-    expect(verify.json).toEqual({ forgotten: true, traces: [] });
-
-    const after = await call('POST', `${kg}/recall`, { query: 'finance clients' });
-    expect(after.json.results).toEqual([]);
-    const bad = await call('POST', `${kg}/memories`, { kind: 'episode', text: 'no origin here at all' });
-    expect(bad.status).toBe(400);
-    expect(bad.json.error.code).toBe('invalid_input');
   });
 });
