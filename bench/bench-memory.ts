@@ -1,35 +1,25 @@
 // Builds stored Memory records directly (no policy gate, no per-item
 // embedding) so store benchmarks can load 100k+ memories in minutes. The
 // recall under test still goes through the engine with the real model.
-import { contentHash, type Memory } from '@keepgraph/core';
+import type { Memory } from '@keepgraph/core';
+import { memoryFixture } from '@keepgraph/core/testing';
 
-export function benchMemory(ownerId: string, id: string, text: string, at: string, expiresAt: string): Memory {
-  return {
+export function benchMemory(
+  ownerId: string,
+  id: string,
+  text: string,
+  at: string,
+  expiresAt: string,
+): Memory {
+  return memoryFixture(ownerId, {
     id,
-    ownerId,
     kind: 'episode',
     text,
-    key: null,
     origin: { sessionId: `s-${id.slice(-3)}`, turn: id, observedAt: at, writtenBy: 'bench' },
-    sourceOrigins: [],
-    authority: 'user',
     createdAt: at,
-    validFrom: at,
-    validTo: null,
     expiresAt,
-    sensitivity: 'low',
-    tags: [],
-    confidence: 1,
-    contentHash: contentHash(text),
-    derivedFrom: [],
-    supersedes: null,
-    supersededBy: null,
-    conflict: false,
-    about: [],
-    relations: [],
     embeddingModel: 'bench',
-    redactions: [],
-  };
+  });
 }
 
 /** A unit vector near `base`: distinct memories that keep the pool's semantic layout. */

@@ -5,7 +5,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { InMemoryJobQueue, createEngine, defaultPolicy, systemClock, type Caller } from '@keepgraph/core';
+import {
+  InMemoryJobQueue,
+  createEngine,
+  defaultPolicy,
+  systemClock,
+  type Caller,
+} from '@keepgraph/core';
 import { createTransformersEmbedder, type TransformersModelId } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { percentile, syntheticQueries, syntheticTexts } from './synthetic.ts';
@@ -23,10 +29,18 @@ const nq = Number(values.queries);
 const batch = Number(values.batch);
 
 const dir = mkdtempSync(join(tmpdir(), 'kg-bench-'));
-const embedder = await createTransformersEmbedder(values.model ? { modelId: values.model as TransformersModelId } : {});
+const embedder = await createTransformersEmbedder(
+  values.model ? { modelId: values.model as TransformersModelId } : {},
+);
 const store = createSqliteStore({ path: join(dir, 'bench.db') });
 await store.init({ dimensions: embedder.dimensions });
-const engine = createEngine({ store, embedder, policy: defaultPolicy(), clock: systemClock, jobs: new InMemoryJobQueue() });
+const engine = createEngine({
+  store,
+  embedder,
+  policy: defaultPolicy(),
+  clock: systemClock,
+  jobs: new InMemoryJobQueue(),
+});
 const caller: Caller = { role: 'user', principal: 'bench' };
 const owner = 'bench-owner';
 const texts = syntheticTexts(n);
@@ -34,7 +48,8 @@ const texts = syntheticTexts(n);
 // Raw embedder throughput on the same texts, same batch size: the ceiling for ingest.
 const rawSample = texts.slice(0, Math.min(n, 2000));
 let t0 = performance.now();
-for (let i = 0; i < rawSample.length; i += batch) await embedder.embed(rawSample.slice(i, i + batch), 'document');
+for (let i = 0; i < rawSample.length; i += batch)
+  await embedder.embed(rawSample.slice(i, i + batch), 'document');
 const rawRate = rawSample.length / ((performance.now() - t0) / 1000);
 console.error(`raw embedder: ${rawRate.toFixed(0)} texts/s (${rawSample.length} texts)`);
 
@@ -63,14 +78,25 @@ for (const q of queries) {
 }
 lat.sort((a, b) => a - b);
 const result = {
-  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAvg1m: +loadavg()[0]!.toFixed(2) },
+  machine: {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    memGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAvg1m: +loadavg()[0]!.toFixed(2),
+  },
   model: embedder.modelId,
   memories: n,
   batch,
   rawEmbedderPerSec: Math.round(rawRate),
   ingestPerSec: Math.round(ingestRate),
   ingestShareOfRaw: +(ingestRate / rawRate).toFixed(2),
-  recallMs: { p50: +percentile(lat, 50).toFixed(2), p95: +percentile(lat, 95).toFixed(2), p99: +percentile(lat, 99).toFixed(2), queries: nq },
+  recallMs: {
+    p50: +percentile(lat, 50).toFixed(2),
+    p95: +percentile(lat, 95).toFixed(2),
+    p99: +percentile(lat, 99).toFixed(2),
+    queries: nq,
+  },
 };
 console.log(JSON.stringify(result, null, 2));
 mkdirSync('bench/results', { recursive: true });

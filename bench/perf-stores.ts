@@ -42,7 +42,8 @@ const dir = mkdtempSync(join(tmpdir(), 'kg-bench-stores-'));
 let store: MemoryStore;
 if (values.store === 'sqlite') store = createSqliteStore({ path: join(dir, 'bench.db') });
 else if (values.store === 'neo4j') {
-  if (!process.env.NEO4J_URI) throw new Error('set NEO4J_URI (bash scripts/neo4j-test-server.sh start)');
+  if (!process.env.NEO4J_URI)
+    throw new Error('set NEO4J_URI (bash scripts/neo4j-test-server.sh start)');
   store = createNeo4jStore({ uri: process.env.NEO4J_URI });
 } else throw new Error('--store must be sqlite or neo4j');
 await store.init({ dimensions: embedder.dimensions });
@@ -52,8 +53,11 @@ await store.init({ dimensions: embedder.dimensions });
 const texts = syntheticTexts(total);
 const pool: Float32Array[] = [];
 let t0 = performance.now();
-for (let i = 0; i < poolSize; i += 64) pool.push(...(await embedder.embed(texts.slice(i, i + 64), 'document')));
-console.error(`embedded a pool of ${poolSize} texts in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+for (let i = 0; i < poolSize; i += 64)
+  pool.push(...(await embedder.embed(texts.slice(i, i + 64), 'document')));
+console.error(
+  `embedded a pool of ${poolSize} texts in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+);
 
 const r = rng(1);
 const at = new Date().toISOString();
@@ -64,15 +68,26 @@ const BATCH = 500;
 for (let i = 0; i < total; i += BATCH) {
   const memories = [];
   for (let j = i; j < Math.min(total, i + BATCH); j++) {
-    memories.push({ memory: benchMemory(ownerOf(j), `m-${j}`, texts[j]!, at, expiresAt), embedding: jitter(pool[j % poolSize]!, r) });
+    memories.push({
+      memory: benchMemory(ownerOf(j), `m-${j}`, texts[j]!, at, expiresAt),
+      embedding: jitter(pool[j % poolSize]!, r),
+    });
   }
   await store.write({ memories, supersede: [], sessionMessages: [], audit: [] });
   process.stderr.write(`\rloaded ${Math.min(total, i + BATCH)}/${total}`);
 }
 const loadSec = (performance.now() - t0) / 1000;
-console.error(`\nloaded ${total} memories in ${loadSec.toFixed(1)} s (${(total / loadSec).toFixed(0)}/s)`);
+console.error(
+  `\nloaded ${total} memories in ${loadSec.toFixed(1)} s (${(total / loadSec).toFixed(0)}/s)`,
+);
 
-const engine = createEngine({ store, embedder, policy: defaultPolicy(), clock: systemClock, jobs: new InMemoryJobQueue() });
+const engine = createEngine({
+  store,
+  embedder,
+  policy: defaultPolicy(),
+  clock: systemClock,
+  jobs: new InMemoryJobQueue(),
+});
 const caller: Caller = { role: 'user', principal: 'bench' };
 const target = ownerOf(7);
 const queries = syntheticQueries(nq);
@@ -82,9 +97,16 @@ const qvecs = await embedder.embed(queries, 'query');
 const cached: Embedder = {
   modelId: embedder.modelId,
   dimensions: embedder.dimensions,
-  embed: async (t) => t.map((q) => qvecs[queries.indexOf(q)] ?? new Float32Array(embedder.dimensions)),
+  embed: async (t) =>
+    t.map((q) => qvecs[queries.indexOf(q)] ?? new Float32Array(embedder.dimensions)),
 };
-const engineNoEmbed = createEngine({ store, embedder: cached, policy: defaultPolicy(), clock: systemClock, jobs: new InMemoryJobQueue() });
+const engineNoEmbed = createEngine({
+  store,
+  embedder: cached,
+  policy: defaultPolicy(),
+  clock: systemClock,
+  jobs: new InMemoryJobQueue(),
+});
 
 async function measure(e: typeof engine): Promise<number[]> {
   for (const q of queries.slice(0, 10)) await e.recall(caller, target, q); // warm-up
@@ -98,9 +120,19 @@ async function measure(e: typeof engine): Promise<number[]> {
 }
 const withEmbed = await measure(engine);
 const withoutEmbed = await measure(engineNoEmbed);
-const summary = (l: number[]) => ({ p50: +percentile(l, 50).toFixed(2), p95: +percentile(l, 95).toFixed(2), p99: +percentile(l, 99).toFixed(2) });
+const summary = (l: number[]) => ({
+  p50: +percentile(l, 50).toFixed(2),
+  p95: +percentile(l, 95).toFixed(2),
+  p99: +percentile(l, 99).toFixed(2),
+});
 const result = {
-  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAvg1m: +loadavg()[0]!.toFixed(2) },
+  machine: {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    memGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAvg1m: +loadavg()[0]!.toFixed(2),
+  },
   store: values.store,
   total,
   owners,
@@ -112,6 +144,9 @@ const result = {
 };
 console.log(JSON.stringify(result, null, 2));
 mkdirSync('bench/results', { recursive: true });
-writeFileSync(`bench/results/perf-stores-${values.store}-${total}.json`, JSON.stringify(result, null, 2));
+writeFileSync(
+  `bench/results/perf-stores-${values.store}-${total}.json`,
+  JSON.stringify(result, null, 2),
+);
 await store.close();
 rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,11 @@
 // Test helpers for the Neo4j store: a store on the test server, random
 // owners, hand-built Memory records, random unit vectors, and direct Cypher.
 import { randomUUID } from 'node:crypto';
-import { contentHash } from '@keepgraph/core';
+import {
+  auditEventFixture,
+  memoryFixture,
+  randomUnitVector as unitVector,
+} from '@keepgraph/core/testing';
 import type { AuditEventInput, AuditType, Memory, MemoryWrite, WriteBatch } from '@keepgraph/core';
 import neo4j from 'neo4j-driver';
 import { createNeo4jStore } from '../src/index.ts';
@@ -47,48 +51,19 @@ export function n(v: unknown): number {
 
 /** A complete Memory with sensible defaults. */
 export function makeMemory(ownerId: string, over: Partial<Memory> = {}): Memory {
-  const text = over.text ?? `memory text ${randomUUID()}`;
-  return {
+  return memoryFixture(ownerId, {
     id: newId(),
-    ownerId,
-    kind: 'fact',
-    text,
-    key: null,
     origin: { sessionId: 's1', turn: '1', observedAt: T0, writtenBy: 'tester' },
-    sourceOrigins: [],
-    authority: 'user',
     createdAt: T0,
     validFrom: T0,
-    validTo: null,
     expiresAt: FAR,
-    sensitivity: 'low',
-    tags: [],
-    confidence: 1,
-    contentHash: contentHash(text),
-    derivedFrom: [],
-    supersedes: null,
-    supersededBy: null,
-    conflict: false,
-    about: [],
-    relations: [],
-    embeddingModel: 'test-model',
-    redactions: [],
     ...over,
-  };
+  });
 }
 
 /** A random vector of unit length. */
 export function randomUnitVector(dim = DIM): Float32Array {
-  const v = new Float32Array(dim);
-  let norm = 0;
-  for (let i = 0; i < dim; i++) {
-    const x = Math.random() * 2 - 1;
-    v[i] = x;
-    norm += x * x;
-  }
-  norm = Math.sqrt(norm);
-  for (let i = 0; i < dim; i++) v[i] = (v[i] ?? 0) / norm;
-  return v;
+  return unitVector(dim);
 }
 
 /** `v` plus a little noise, renormalised: a query near `v`. */
@@ -110,17 +85,7 @@ export function auditEvent(
   ownerId: string | null,
   memoryIds: string[] = [],
 ): AuditEventInput {
-  return {
-    type,
-    at: T0,
-    ownerId,
-    actor: 'tester',
-    role: 'operator',
-    memoryIds,
-    contentHashes: [],
-    reason: null,
-    details: { note: 'test' },
-  };
+  return { ...auditEventFixture(type, ownerId, memoryIds), at: T0, details: { note: 'test' } };
 }
 
 /** A batch writing these memories (each with an embedding unless given null) and one audit event. */

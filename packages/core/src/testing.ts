@@ -1,0 +1,75 @@
+// Fixtures for store tests and benchmarks (`@keepgraph/core/testing`):
+// complete Memory records built by hand, random unit vectors, and audit
+// events. Not used by production code paths.
+import { randomUUID } from 'node:crypto';
+import { contentHash, type AuditEventInput, type AuditType } from './audit.ts';
+import type { Memory } from './record.ts';
+
+export const FIXTURE_T0 = '2026-01-01T00:00:00.000Z';
+export const FIXTURE_FAR = '2030-01-01T00:00:00.000Z';
+
+/** A complete, valid Memory with sensible defaults; `over` wins. */
+export function memoryFixture(ownerId: string, over: Partial<Memory> = {}): Memory {
+  const text = over.text ?? `memory text ${randomUUID()}`;
+  const at = over.createdAt ?? FIXTURE_T0;
+  return {
+    id: `mem-${randomUUID()}`,
+    ownerId,
+    kind: 'fact',
+    text,
+    key: null,
+    origin: { sessionId: 's1', turn: '1', observedAt: at, writtenBy: 'tester' },
+    sourceOrigins: [],
+    authority: 'user',
+    createdAt: at,
+    validFrom: at,
+    validTo: null,
+    expiresAt: FIXTURE_FAR,
+    sensitivity: 'low',
+    tags: [],
+    confidence: 1,
+    contentHash: contentHash(text),
+    derivedFrom: [],
+    supersedes: null,
+    supersededBy: null,
+    conflict: false,
+    about: [],
+    relations: [],
+    embeddingModel: 'test-model',
+    redactions: [],
+    ...over,
+  };
+}
+
+/** A random vector of unit length (`random` defaults to Math.random). */
+export function randomUnitVector(dim: number, random: () => number = Math.random): Float32Array {
+  const v = new Float32Array(dim);
+  let norm = 0;
+  for (let i = 0; i < dim; i++) {
+    const x = random() * 2 - 1;
+    v[i] = x;
+    norm += x * x;
+  }
+  norm = Math.sqrt(norm);
+  for (let i = 0; i < dim; i++) v[i] = v[i]! / norm;
+  return v;
+}
+
+/** An audit event input with test defaults. */
+export function auditEventFixture(
+  type: AuditType,
+  ownerId: string | null,
+  memoryIds: string[] = [],
+): AuditEventInput {
+  return {
+    type,
+    at: FIXTURE_T0,
+    ownerId,
+    actor: 'tester',
+    role: 'operator',
+    memoryIds,
+    contentHashes: [],
+    reason: null,
+    details: {},
+  };
+}
