@@ -2,6 +2,7 @@
 // with parameters only, one managed transaction per changing operation. The
 // operations live in their own modules; this class owns the driver,
 // initialises the schema and maps errors at the boundary.
+import { enableTcpNoDelayForDriverSockets } from './tcp-no-delay.ts';
 import { KeepGraphError } from '@keepgraph/core';
 import type {
   AuditEvent,
@@ -90,6 +91,7 @@ export class Neo4jMemoryStore implements MemoryStore {
       // No user: no auth token (a server with auth disabled, like the test server).
       const auth =
         opts.user === undefined ? undefined : neo4j.auth.basic(opts.user, opts.password ?? '');
+      enableTcpNoDelayForDriverSockets();
       this.driver = neo4j.driver(opts.uri, auth, {
         // Plain numbers back: every integer the store keeps fits in 2^53.
         disableLosslessIntegers: true,

@@ -79,11 +79,9 @@ export async function recall(
   if (config.weights.derived > 0) {
     const seeds = fuse(lists, config);
     const top = [...seeds.entries()].sort((a, b) => b[1].fused - a[1].fused).slice(0, 10);
-    const derived: ScoredId[] = [];
-    for (const [id, f] of top) {
-      for (const d of await deps.store.derivedFrom(ownerId, id)) derived.push({ id: d, score: f.fused });
-    }
-    lists.derived = derived;
+    // One round trip each, issued together: on a networked store they overlap.
+    const children = await Promise.all(top.map(([id]) => deps.store.derivedFrom(ownerId, id)));
+    lists.derived = top.flatMap(([, f], i) => children[i]!.map((d) => ({ id: d, score: f.fused })));
   }
 
   const fused = fuse(lists, config);
@@ -101,7 +99,7 @@ export async function recall(
 
   const requestId = caller.requestId ?? deps.newId();
   const ids = ranked.map((r) => r.memory.id);
-  await deps.store.logRead({
+  const logged = deps.store.logRead({
     ownerId,
     requestId,
     principal: caller.principal,
@@ -109,12 +107,13 @@ export async function recall(
     memoryIds: ids,
     at: clockNow.toISOString(),
   });
-  await deps.store.appendAudit([
+  const audited = deps.store.appendAudit([
     auditEvent(caller, 'read', clockNow.toISOString(), ownerId, {
       memoryIds: ids,
       details: { requestId, sessionId: opts.sessionId ?? caller.sessionId ?? null },
     }),
   ]);
+  await Promise.all([logged, audited]);
   return {
     requestId,
     ownerId,
