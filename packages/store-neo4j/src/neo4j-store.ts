@@ -39,14 +39,16 @@ import { writeBatch } from './write-batch.ts';
 
 /**
  * Default owner size from which vector search uses the ANN index instead of
- * exact scoring. Measured on the test server (2 cores): exact scoring costs
- * ~0.08 ms per memory (5,000: ~400 ms) while the oversampled index answered
- * in ~70-120 ms, so the crossover is near 1,000-2,000 memories. Tune per
- * deployment (bench/). Either way a small owner keeps its results: the
- * index path falls back to exact scoring when it cannot find enough of the
- * owner's live hits among other owners' neighbours.
+ * exact scoring. Measured by bench/vector-crossover.ts (200k memories in one
+ * database, 2 cores, bench/README.md): exact p50 12 / 31 / 74 / 183 ms for
+ * owners of 100 / 1k / 3k / 10k memories, the oversampled index 257 / 138 /
+ * 76 / 51 ms, with index recall@10 against exact of 1.0 / 1.0 / 0.995 /
+ * 0.982. The p50 curves cross near 3,000 and exact keeps the better p95 up
+ * to there, so 4,000. Tune per deployment. Either way a small owner keeps
+ * its results: the index path falls back to exact scoring when it cannot
+ * find enough of the owner's live hits among other owners' neighbours.
  */
-export const DEFAULT_EXACT_SEARCH_THRESHOLD = 2_000;
+export const DEFAULT_EXACT_SEARCH_THRESHOLD = 4_000;
 
 /** Options of createNeo4jStore. Give `uri` (the store owns its driver) or `driver` (the caller's). */
 export interface Neo4jStoreOptions {
