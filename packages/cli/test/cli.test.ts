@@ -259,3 +259,75 @@ describe('keepgraph CLI', { timeout: 180_000 }, () => {
     expect(denied.stderr).toMatch(/^error: forbidden_role: /);
   });
 });
+
+describe('keepgraph worker', { timeout: 180_000 }, () => {
+  it('purges expired memories on its schedule and stops cleanly on SIGTERM', async () => {
+    // A policy whose kv TTL may be as short as one second, so the test waits seconds, not minutes.
+    const policyFile = join(dataDir, 'short-ttl-policy.yaml');
+    const { DEFAULT_POLICY_PATH } = await import('@keepgraph/core');
+    const yaml = await readFile(DEFAULT_POLICY_PATH, 'utf8');
+    const short = yaml.replace(
+      'ttl: { default: 365d, min: 60s, max: 3650d }',
+      'ttl: { default: 365d, min: 1s, max: 3650d }',
+    );
+    expect(short).not.toBe(yaml);
+    await writeFile(policyFile, short);
+    const o = owner();
+    const put = await keepgraph([
+      '--policy',
+      policyFile,
+      'remember',
+      '--owner',
+      o,
+      '--kind',
+      'kv',
+      '--key',
+      'door-code',
+      '--text',
+      'temporary door code is 4417',
+      '--session',
+      's1',
+      '--ttl',
+      '2',
+    ]);
+    expect(put.code, put.stderr).toBe(0);
+
+    const { spawn } = await import('node:child_process');
+    const worker = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        MAIN,
+        '--data',
+        dataDir,
+        '--policy',
+        policyFile,
+        'worker',
+        '--interval',
+        '200',
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, KEEPGRAPH_DEBUG: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    worker.stdout.on('data', (d) => (out += d));
+    worker.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((done) => worker.on('exit', (code) => done(code)));
+    // Wait for the model to load, the key to expire and a few sweeps to pass.
+    for (let i = 0; i < 120 && !out.includes('worker running'); i++)
+      await new Promise((r) => setTimeout(r, 250));
+    expect(out).toContain('worker running');
+    await new Promise((r) => setTimeout(r, 3000));
+    worker.kill('SIGTERM');
+    expect(await exited).toBe(0);
+
+    const events = await keepgraph(['audit', 'list', '--owner', o, '--json']);
+    expect(events.code, events.stderr).toBe(0);
+    const types = (JSON.parse(events.stdout) as { type: string }[]).map((e) => e.type);
+    expect(types).toContain('expire');
+  });
+});

@@ -27,9 +27,13 @@ export function registerWorker(program: Command, io: Io): void {
         onSweepError: (e) => io.err(`expiry sweep failed: ${e instanceof Error ? e.message : String(e)}`),
       });
       io.out(`KeepGraph worker running: expiry sweep every ${intervalMs} ms (data ${config.dataDir})`);
+      // The sweeper's timer does not hold the process open (it must not keep
+      // one-shot commands alive), so the worker holds it open itself.
+      const keepAlive = setInterval(() => {}, 60_000);
       await new Promise<void>((done) => {
         const stop = () => {
           io.err('worker: stopping');
+          clearInterval(keepAlive);
           runtime.close().then(done, done);
         };
         process.once('SIGINT', stop);
