@@ -2,7 +2,7 @@
 // the batch's memories with their embeddings and edges, marks supersessions,
 // appends session messages and seals the audit events. Any throw rolls it
 // all back (nothing written, no audit event).
-import { KeepGraphError, RELATION_TYPE } from '@keepgraph/core';
+import { checkWriteBatch, requireOwner } from '@keepgraph/core';
 import type { SessionMessage, WriteBatch } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { linkDerivedFrom, linkMemories, linkSupersedes } from './graph-links.ts';
@@ -12,40 +12,11 @@ import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, rows } from './transactions.ts';
 import type { Tx } from './transactions.ts';
 
-/** Throw owner_required for a blank owner id (invariant 1). */
-export function requireOwner(ownerId: unknown): asserts ownerId is string {
-  if (typeof ownerId !== 'string' || ownerId.trim() === '') {
-    throw new KeepGraphError('owner_required', 'owner id must not be blank');
-  }
-}
+/** Re-exported for this store's modules: the check lives in core. */
+export { requireOwner };
 
-/** Cheap checks first, so a bad batch fails before opening a transaction. */
 function validate(ctx: StoreContext, batch: WriteBatch): void {
-  for (const { memory: m, embedding } of batch.memories) {
-    requireOwner(m.ownerId);
-    if (typeof m.id !== 'string' || m.id.trim() === '') {
-      throw new KeepGraphError('invalid_input', 'memory id must not be blank');
-    }
-    if (embedding && embedding.length !== ctx.dimensions) {
-      throw new KeepGraphError(
-        'invalid_input',
-        `embedding has ${embedding.length} dimensions, store has ${ctx.dimensions}`,
-        { id: m.id },
-      );
-    }
-    // Core validates relation types before the store; checked again here
-    // because a type is caller text, even though it only ever travels as a
-    // parameter value.
-    for (const r of m.relations) {
-      if (!RELATION_TYPE.safeParse(r.type).success) {
-        throw new KeepGraphError('invalid_input', 'relation type must be UPPER_SNAKE_CASE', {
-          id: m.id,
-        });
-      }
-    }
-  }
-  for (const s of batch.supersede) requireOwner(s.ownerId);
-  for (const msg of batch.sessionMessages) requireOwner(msg.ownerId);
+  checkWriteBatch(batch, ctx.dimensions);
 }
 
 /** Lock the owners, insert the memories with rids, move the owners' counters. */

@@ -1,7 +1,7 @@
 // MemoryStore.write: one IMMEDIATE transaction that inserts the batch's
 // memories with their index entries and edges, marks supersessions, appends
 // session messages and seals the audit events. Any throw rolls it all back.
-import { KeepGraphError } from '@keepgraph/core';
+import { checkWriteBatch, requireOwner } from '@keepgraph/core';
 import type { MemoryWrite, WriteBatch } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { linkDerivedFrom, linkEntities, linkSources } from './graph-links.ts';
@@ -10,32 +10,11 @@ import { ftsOwnerKey } from './owner-key.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
 
-/** Throw owner_required for a blank owner id (invariant 1). */
-export function requireOwner(ownerId: unknown): asserts ownerId is string {
-  if (typeof ownerId !== 'string' || ownerId.trim() === '') {
-    throw new KeepGraphError('owner_required', 'owner id must not be blank');
-  }
-}
+/** Re-exported for this store's modules: the check lives in core. */
+export { requireOwner };
 
-/** Cheap checks first, so a bad batch fails before taking the write lock. */
 function validate(ctx: StoreContext, batch: WriteBatch): void {
-  for (const { memory: m, embedding } of batch.memories) {
-    requireOwner(m.ownerId);
-    if (typeof m.id !== 'string' || m.id.trim() === '') {
-      throw new KeepGraphError('invalid_input', 'memory id must not be blank');
-    }
-    if (embedding && embedding.length !== ctx.dimensions) {
-      throw new KeepGraphError(
-        'invalid_input',
-        `embedding has ${embedding.length} dimensions, store has ${ctx.dimensions}`,
-        {
-          id: m.id,
-        },
-      );
-    }
-  }
-  for (const s of batch.supersede) requireOwner(s.ownerId);
-  for (const msg of batch.sessionMessages) requireOwner(msg.ownerId);
+  checkWriteBatch(batch, ctx.dimensions);
 }
 
 function insertMemory(ctx: StoreContext, w: MemoryWrite): void {
