@@ -4,6 +4,7 @@
 import { Command, Option } from 'commander';
 import { ROLES } from '@keepgraph/core';
 import { TRANSFORMERS_MODEL_IDS } from '@keepgraph/embedder';
+import { registerBench } from './commands/bench-recall.ts';
 import { registerExport } from './commands/export.ts';
 import { registerForget } from './commands/forget.ts';
 import { registerImport } from './commands/import.ts';
@@ -74,6 +75,7 @@ export function buildProgram(io: Io): Command {
   registerKpis(program, io);
   registerExpire(program, io);
   registerWorker(program, io);
+  registerBench(program, io);
 
   return program;
 }
