@@ -52,6 +52,25 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * The event exactly as a store reads it back. Stores seal this form (not the
+ * caller's object) so the chain stays verifiable: `details` values that JSON
+ * cannot carry (undefined, functions) would otherwise be hashed but not stored.
+ */
+export function storedAuditForm(e: AuditEventInput): AuditEventInput {
+  return {
+    type: e.type,
+    at: e.at,
+    ownerId: e.ownerId ?? null,
+    actor: e.actor,
+    role: e.role,
+    memoryIds: [...e.memoryIds],
+    contentHashes: [...e.contentHashes],
+    reason: e.reason ?? null,
+    details: JSON.parse(JSON.stringify(e.details ?? {})) as Record<string, unknown>,
+  };
+}
+
 /** Seal one event onto the chain. Stores call this inside their write transaction. */
 export function sealAuditEvent(input: AuditEventInput, seq: number, prevHash: string): AuditEvent {
   const body = { ...input, seq, prevHash };
@@ -72,11 +91,14 @@ export function verifyAuditChain(events: readonly AuditEvent[]): AuditVerificati
   let prev = GENESIS_HASH;
   let expectedSeq = 1;
   for (const e of events) {
-    if (e.seq !== expectedSeq) return { ok: false, checked: expectedSeq - 1, brokenAt: expectedSeq, problem: 'gap' };
-    if (e.prevHash !== prev) return { ok: false, checked: expectedSeq - 1, brokenAt: e.seq, problem: 'broken_link' };
+    if (e.seq !== expectedSeq)
+      return { ok: false, checked: expectedSeq - 1, brokenAt: expectedSeq, problem: 'gap' };
+    if (e.prevHash !== prev)
+      return { ok: false, checked: expectedSeq - 1, brokenAt: e.seq, problem: 'broken_link' };
     const { seq, prevHash, hash, ...input } = e;
     const resealed = sealAuditEvent(input, seq, prevHash);
-    if (resealed.hash !== hash) return { ok: false, checked: expectedSeq - 1, brokenAt: e.seq, problem: 'hash_mismatch' };
+    if (resealed.hash !== hash)
+      return { ok: false, checked: expectedSeq - 1, brokenAt: e.seq, problem: 'hash_mismatch' };
     prev = hash;
     expectedSeq++;
   }

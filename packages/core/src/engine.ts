@@ -3,13 +3,28 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller, EngineDeps } from './use-cases/deps.ts';
 import { remember, rememberMany } from './use-cases/remember.ts';
-import { getByKey, getMemory, lineage, recall, why, type RecallOptions } from './use-cases/recall.ts';
-import { expireDue, forget, forgetOwner, revokeSource, verifyForgotten } from './use-cases/forget.ts';
+import {
+  getByKey,
+  getMemory,
+  lineage,
+  recall,
+  why,
+  type RecallOptions,
+} from './use-cases/recall.ts';
+import {
+  expireDue,
+  forget,
+  forgetOwner,
+  revokeSource,
+  verifyForgotten,
+} from './use-cases/forget.ts';
 import { sessionAppend, sessionContext } from './use-cases/session.ts';
 import { auditList, auditVerify, kpis } from './use-cases/operate.ts';
 import type { MemoryInput } from './record.ts';
 
-type Bound<F> = F extends (deps: EngineDeps, ...rest: infer A) => infer R ? (...args: A) => R : never;
+type Bound<F> = F extends (deps: EngineDeps, ...rest: infer A) => infer R
+  ? (...args: A) => R
+  : never;
 
 export interface Engine {
   readonly deps: EngineDeps;
@@ -52,7 +67,8 @@ export function createEngine(deps: Omit<EngineDeps, 'newId'> & { newId?: () => s
     get: (...a) => getMemory(d, ...a),
     lineage: (...a) => lineage(d, ...a),
     getByKey: (...a) => getByKey(d, ...a),
-    putByKey: (caller, ownerId, key, input) => remember(d, caller, ownerId, { kind: 'kv', ...input, key }),
+    putByKey: (caller, ownerId, key, input) =>
+      remember(d, caller, ownerId, { kind: 'kv', ...input, key }),
     forget: (...a) => forget(d, ...a),
     forgetOwner: (...a) => forgetOwner(d, ...a),
     revokeSource: (...a) => revokeSource(d, ...a),

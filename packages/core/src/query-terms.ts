@@ -12,7 +12,11 @@ export const MAX_QUERY_TERMS = 64;
 const STOP = new Set(ENGLISH_STOP_WORDS);
 
 export function queryTerms(query: string): string[] {
-  const tokens = query.normalize('NFKC').toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+  const tokens =
+    query
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
   const unique = [...new Set(tokens)];
   const content = unique.filter((t) => !STOP.has(t));
   // A query made only of stop words ("who was it?") still searches for them.

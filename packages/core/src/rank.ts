@@ -85,7 +85,11 @@ export function rankCandidates(
     const confidence = confidenceFactor(memory.confidence, config);
     const score = f.fused * authority * recency * confidence;
     const final = ceiling > 0 ? Math.min(1, score / ceiling) : 0;
-    scored.push({ memory, score: final, breakdown: { ...f, authority, recency, confidence, final } });
+    scored.push({
+      memory,
+      score: final,
+      breakdown: { ...f, authority, recency, confidence, final },
+    });
   }
   scored.sort((a, b) => b.score - a.score || a.memory.id.localeCompare(b.memory.id));
 
@@ -93,7 +97,8 @@ export function rankCandidates(
   // caller's small budget of results.
   const covered = new Set<string>();
   if (config.preferDerived) {
-    for (const r of scored) if (r.memory.derivedFrom.length > 0) r.memory.derivedFrom.forEach((s) => covered.add(s));
+    for (const r of scored)
+      if (r.memory.derivedFrom.length > 0) r.memory.derivedFrom.forEach((s) => covered.add(s));
   }
   const seenHashes = new Set<string>();
   const out: Ranked[] = [];
@@ -116,7 +121,13 @@ export function entityCandidates(query: string, max = 40): string[] {
     .filter((w) => w.length > 1);
   const out = new Set<string>();
   for (let n = 1; n <= 3; n++) {
-    for (let i = 0; i + n <= words.length; i++) out.add(words.slice(i, i + n).join(' ').toLowerCase());
+    for (let i = 0; i + n <= words.length; i++)
+      out.add(
+        words
+          .slice(i, i + n)
+          .join(' ')
+          .toLowerCase(),
+      );
   }
   return [...out].slice(0, max);
 }

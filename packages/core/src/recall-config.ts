@@ -61,7 +61,12 @@ const DEFAULT: RecallConfig = {
 export const RECALL_RECIPES = {
   default: DEFAULT,
   precise: { ...DEFAULT, topK: 3, minScore: 0.35, candidates: 30 },
-  broad: { ...DEFAULT, topK: 20, candidates: 200, weights: { ...DEFAULT.weights, entity: 1, derived: 1 } },
+  broad: {
+    ...DEFAULT,
+    topK: 20,
+    candidates: 200,
+    weights: { ...DEFAULT.weights, entity: 1, derived: 1 },
+  },
 } as const satisfies Record<string, RecallConfig>;
 export type RecallRecipe = keyof typeof RECALL_RECIPES;
 export const RECALL_RECIPE_NAMES = Object.keys(RECALL_RECIPES) as RecallRecipe[];

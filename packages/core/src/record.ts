@@ -84,7 +84,9 @@ export const OriginSchema = z
     messageId: shortText.optional(),
     speaker: shortText.optional(),
     tool: z.strictObject({ name: shortText, callId: shortText.optional() }).optional(),
-    source: z.strictObject({ kind: z.enum(SOURCE_KINDS), uri: z.string().trim().min(1).max(2048) }).optional(),
+    source: z
+      .strictObject({ kind: z.enum(SOURCE_KINDS), uri: z.string().trim().min(1).max(2048) })
+      .optional(),
     observedAt: isoTime.optional(),
     extractor: ExtractorInfoSchema.optional(),
   })
@@ -182,8 +184,4 @@ export function copyMemory<T extends Memory | Memory[]>(m: T): T {
   return structuredClone(m);
 }
 
-export const OwnerIdSchema = z
-  .string()
-  .trim()
-  .min(1, 'owner id must not be blank')
-  .max(256);
+export const OwnerIdSchema = z.string().trim().min(1, 'owner id must not be blank').max(256);

@@ -11,7 +11,11 @@ export interface Sweeper {
 
 export function startExpirySweeper(
   engine: Engine,
-  opts: { intervalMs?: number; onRun?: (r: ExpiryRun) => void; onError?: (e: unknown) => void } = {},
+  opts: {
+    intervalMs?: number;
+    onRun?: (r: ExpiryRun) => void;
+    onError?: (e: unknown) => void;
+  } = {},
 ): Sweeper {
   const caller = { role: 'operator' as const, principal: 'system:sweeper' };
   let running: Promise<ExpiryRun> | null = null;
@@ -38,7 +42,10 @@ export function startExpirySweeper(
   const timer = setInterval(() => {
     // A failing sweep must be seen: expired memories stay hidden from recall
     // but would never be purged.
-    sweep().then(opts.onRun, opts.onError ?? ((e) => console.error('[keepgraph] expiry sweep failed:', e)));
+    sweep().then(
+      opts.onRun,
+      opts.onError ?? ((e) => console.error('[keepgraph] expiry sweep failed:', e)),
+    );
   }, opts.intervalMs ?? 1000);
   timer.unref();
   return {

@@ -1,32 +1,13 @@
 // Appends to and reads the hash-chained audit log. Appending happens inside
 // the caller's write transaction: the chain head is locked, read and moved
 // in that transaction, so concurrent writers cannot fork the chain.
+import { storedAuditForm } from '@keepgraph/core';
 import { GENESIS_HASH, sealAuditEvent } from '@keepgraph/core';
 import type { AuditEvent, AuditEventInput } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readRows, rows } from './transactions.ts';
 import type { Tx } from './transactions.ts';
-
-/**
- * The event exactly as it will read back from the node. Sealing this form
- * (not the caller's object) keeps the chain verifiable: `details` values
- * that JSON cannot carry (undefined, functions) would otherwise be hashed
- * but not stored.
- */
-function storedForm(e: AuditEventInput): AuditEventInput {
-  return {
-    type: e.type,
-    at: e.at,
-    ownerId: e.ownerId ?? null,
-    actor: e.actor,
-    role: e.role,
-    memoryIds: [...e.memoryIds],
-    contentHashes: [...e.contentHashes],
-    reason: e.reason ?? null,
-    details: JSON.parse(JSON.stringify(e.details ?? {})) as Record<string, unknown>,
-  };
-}
 
 /** Seal and append events after the current head. Call inside a write transaction. */
 export async function appendAuditEvents(
@@ -42,7 +23,7 @@ export async function appendAuditEvents(
   const sealed: AuditEvent[] = [];
   for (const input of events) {
     seq += 1;
-    const e = sealAuditEvent(storedForm(input), seq, prev);
+    const e = sealAuditEvent(storedAuditForm(input), seq, prev);
     sealed.push(e);
     prev = e.hash;
   }

@@ -5,14 +5,9 @@
 // (invariant 7). The cascade is a sequence of statements in one explicit
 // transaction; the optional onCascadeStep hook runs between them so a test
 // can break the connection mid-way and prove that nothing is half-deleted.
+import { cascadeAuditEvents } from '@keepgraph/core';
 import { KeepGraphError } from '@keepgraph/core';
-import type {
-  AuditEventInput,
-  AuditType,
-  CascadeRequest,
-  DeletionReason,
-  DeletionReceipt,
-} from '@keepgraph/core';
+import type { CascadeRequest, DeletionReceipt } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
@@ -25,19 +20,6 @@ interface ClosureRow {
   contentHash: string;
   isRoot: boolean;
   hasEmbedding: boolean;
-}
-
-/** The audit type of a cascade when the caller sends no event of its own. */
-const AUDIT_TYPE_BY_REASON: Record<DeletionReason, AuditType> = {
-  forget: 'delete',
-  expire: 'expire',
-  cap: 'evict',
-  revoke_source: 'revoke_source',
-  forget_owner: 'forget_owner',
-};
-
-function union(a: readonly string[], b: readonly string[]): string[] {
-  return [...new Set([...a, ...b])];
 }
 
 /** One statement of the cascade, then the test hook. */
@@ -89,46 +71,6 @@ async function deleteClosure(ctx: StoreContext, tx: Tx, ownerId: string, closure
   };
 }
 
-/** The audit events of a cascade: the caller's, or one made here, with the receipt summary on the first. */
-function cascadeAudit(
-  req: CascadeRequest,
-  receipt: DeletionReceipt,
-  counts: object,
-): AuditEventInput[] {
-  // A cascade is never unaudited, so an event is made when the caller sent none.
-  const events: AuditEventInput[] = req.audit.length
-    ? [...req.audit]
-    : [
-        {
-          type: AUDIT_TYPE_BY_REASON[req.reason] ?? 'delete',
-          at: req.at,
-          ownerId: req.ownerId,
-          actor: 'store',
-          role: 'system',
-          memoryIds: [],
-          contentHashes: [],
-          reason: req.reason,
-          details: {},
-        },
-      ];
-  const [first, ...rest] = events as [AuditEventInput, ...AuditEventInput[]];
-  const summarised: AuditEventInput = {
-    ...first,
-    memoryIds: union(first.memoryIds, receipt.deletedMemoryIds),
-    contentHashes: union(first.contentHashes, receipt.deletedContentHashes),
-    details: {
-      ...first.details,
-      cascade: {
-        requested: req.rootIds.length,
-        memoriesDeleted: receipt.deletedMemoryIds.length,
-        ...counts,
-        rederive: receipt.rederive.map((r) => r.id),
-      },
-    },
-  };
-  return [summarised, ...rest];
-}
-
 /** Run a cascade; throws not_found when none of the roots is this owner's. */
 export async function deleteCascade(
   ctx: StoreContext,
@@ -167,7 +109,7 @@ export async function deleteCascade(
       rederive,
       at: req.at,
     };
-    await appendAuditEvents(tx, cascadeAudit(req, receipt, counts));
+    await appendAuditEvents(tx, cascadeAuditEvents(req, receipt));
     if (ctx.onCascadeStep) await ctx.onCascadeStep('audit');
     return receipt;
   });

@@ -1,6 +1,7 @@
 // Appends to and reads the hash-chained audit log. Appending must happen
 // inside the caller's write transaction: the tail (seq, hash) is read and
 // extended under the same lock, so concurrent writers cannot fork the chain.
+import { storedAuditForm } from '@keepgraph/core';
 import { GENESIS_HASH, sealAuditEvent } from '@keepgraph/core';
 import type { AuditEvent, AuditEventInput } from '@keepgraph/core';
 import type { Statements } from './queries.ts';
@@ -20,26 +21,6 @@ interface AuditRow {
   hash: string;
 }
 
-/**
- * The event exactly as it will read back from the table. Sealing this form
- * (not the caller's object) keeps the chain verifiable: `details` values
- * that JSON cannot carry (undefined, functions) would otherwise be hashed
- * but not stored.
- */
-function storedForm(e: AuditEventInput): AuditEventInput {
-  return {
-    type: e.type,
-    at: e.at,
-    ownerId: e.ownerId ?? null,
-    actor: e.actor,
-    role: e.role,
-    memoryIds: [...e.memoryIds],
-    contentHashes: [...e.contentHashes],
-    reason: e.reason ?? null,
-    details: JSON.parse(JSON.stringify(e.details ?? {})) as Record<string, unknown>,
-  };
-}
-
 /** Seal and insert events after the current tail. Call inside a transaction. */
 export function appendAuditEvents(
   st: Statements,
@@ -54,7 +35,7 @@ export function appendAuditEvents(
   const sealed: AuditEvent[] = [];
   for (const input of events) {
     seq += 1;
-    const e = sealAuditEvent(storedForm(input), seq, prev);
+    const e = sealAuditEvent(storedAuditForm(input), seq, prev);
     insert.run({
       seq: e.seq,
       type: e.type,

@@ -2,14 +2,9 @@
 // and every memory derived from them (transitively), with their vectors,
 // full-text entries, edges, orphaned relation edges, entities and sources,
 // and session-buffer copies; audit it; return the receipt (invariant 7).
+import { cascadeAuditEvents } from '@keepgraph/core';
 import { KeepGraphError } from '@keepgraph/core';
-import type {
-  AuditEventInput,
-  AuditType,
-  CascadeRequest,
-  DeletionReason,
-  DeletionReceipt,
-} from '@keepgraph/core';
+import type { CascadeRequest, DeletionReceipt } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
@@ -20,19 +15,6 @@ interface ClosureRow {
   rid: number;
   content_hash: string;
   is_root: number;
-}
-
-/** The audit type of a cascade when the caller sends no event of its own. */
-const AUDIT_TYPE_BY_REASON: Record<DeletionReason, AuditType> = {
-  forget: 'delete',
-  expire: 'expire',
-  cap: 'evict',
-  revoke_source: 'revoke_source',
-  forget_owner: 'forget_owner',
-};
-
-function union(a: readonly string[], b: readonly string[]): string[] {
-  return [...new Set([...a, ...b])];
 }
 
 /** Delete the closure rows and everything hanging off them; returns the counts. */
@@ -178,39 +160,7 @@ export function deleteCascade(ctx: StoreContext, req: CascadeRequest): DeletionR
       at: req.at,
     };
 
-    // The receipt summary rides on the first event; a cascade is never
-    // unaudited, so one is made when the caller sent none.
-    const events: AuditEventInput[] = req.audit.length
-      ? [...req.audit]
-      : [
-          {
-            type: AUDIT_TYPE_BY_REASON[req.reason] ?? 'delete',
-            at: req.at,
-            ownerId: req.ownerId,
-            actor: 'store',
-            role: 'system',
-            memoryIds: [],
-            contentHashes: [],
-            reason: req.reason,
-            details: {},
-          },
-        ];
-    const [first, ...rest] = events as [AuditEventInput, ...AuditEventInput[]];
-    const summarised: AuditEventInput = {
-      ...first,
-      memoryIds: union(first.memoryIds, deletedMemoryIds),
-      contentHashes: union(first.contentHashes, deletedContentHashes),
-      details: {
-        ...first.details,
-        cascade: {
-          requested: req.rootIds.length,
-          memoriesDeleted: deletedMemoryIds.length,
-          ...counts,
-          rederive: rederive.map((r) => r.id),
-        },
-      },
-    };
-    appendAuditEvents(ctx.st, [summarised, ...rest]);
+    appendAuditEvents(ctx.st, cascadeAuditEvents(req, receipt));
     return receipt;
   });
   return run.immediate();

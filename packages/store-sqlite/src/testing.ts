@@ -31,7 +31,9 @@ function bypassAppendOnly(store: SqliteMemoryStore, edit: (db: Database.Database
     db.pragma('busy_timeout = 5000');
     db.transaction(() => {
       const trigger = db
-        .prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'audit_events_no_update'")
+        .prepare(
+          "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'audit_events_no_update'",
+        )
         .pluck()
         .get() as string | undefined;
       if (trigger) db.exec('DROP TRIGGER audit_events_no_update');
@@ -47,12 +49,20 @@ function bypassAppendOnly(store: SqliteMemoryStore, edit: (db: Database.Database
  * Change one stored audit event as an attacker with the file would. Returns
  * a function that puts it back, so a shared store's chain is whole again.
  */
-export async function tamperAuditEvent(store: SqliteMemoryStore, seq: number): Promise<() => Promise<void>> {
+export async function tamperAuditEvent(
+  store: SqliteMemoryStore,
+  seq: number,
+): Promise<() => Promise<void>> {
   let original: string | undefined;
   bypassAppendOnly(store, (db) => {
-    original = db.prepare('SELECT actor FROM audit_events WHERE seq = ?').pluck().get(seq) as string | undefined;
+    original = db.prepare('SELECT actor FROM audit_events WHERE seq = ?').pluck().get(seq) as
+      string | undefined;
     if (original === undefined) throw new Error(`no audit event with seq ${seq}`);
     db.prepare("UPDATE audit_events SET actor = actor || ' (edited)' WHERE seq = ?").run(seq);
   });
-  return async () => bypassAppendOnly(store, (db) => void db.prepare('UPDATE audit_events SET actor = ? WHERE seq = ?').run(original, seq));
+  return async () =>
+    bypassAppendOnly(
+      store,
+      (db) => void db.prepare('UPDATE audit_events SET actor = ? WHERE seq = ?').run(original, seq),
+    );
 }

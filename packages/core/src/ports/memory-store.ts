@@ -40,7 +40,13 @@ export interface DeletionReceipt {
   at: string;
 }
 
-export const DELETION_REASONS = ['forget', 'expire', 'cap', 'revoke_source', 'forget_owner'] as const;
+export const DELETION_REASONS = [
+  'forget',
+  'expire',
+  'cap',
+  'revoke_source',
+  'forget_owner',
+] as const;
 export type DeletionReason = (typeof DELETION_REASONS)[number];
 
 export interface CascadeRequest {
@@ -164,13 +170,21 @@ export interface MemoryStore {
   searchVector(ownerId: string, vector: Float32Array, opts: SearchOptions): Promise<ScoredId[]>;
   searchText(ownerId: string, query: string, opts: SearchOptions): Promise<ScoredId[]>;
   /** Live memories ABOUT, or asserting a relation involving, any of the named entities (names normalised by graph-schema's normalizeEntityName). */
-  searchEntities(ownerId: string, names: readonly string[], opts: SearchOptions): Promise<ScoredId[]>;
+  searchEntities(
+    ownerId: string,
+    names: readonly string[],
+    opts: SearchOptions,
+  ): Promise<ScoredId[]>;
   relations(ownerId: string, memoryIds?: readonly string[]): Promise<RelationEdge[]>;
 
   /** Memories whose expiresAt <= now, oldest first, across owners (sweeper). */
   dueForExpiry(now: string, limit: number): Promise<ExpiryCandidate[]>;
 
-  sessionMessages(ownerId: string, sessionId: string, opts: { limit: number; now: string }): Promise<SessionMessage[]>;
+  sessionMessages(
+    ownerId: string,
+    sessionId: string,
+    opts: { limit: number; now: string },
+  ): Promise<SessionMessage[]>;
   /** Drop the oldest messages of the session beyond `keep`; returns how many went. */
   trimSession(ownerId: string, sessionId: string, keep: number): Promise<number>;
 
@@ -181,7 +195,11 @@ export interface MemoryStore {
   listAudit(opts: { ownerId?: string; afterSeq?: number; limit: number }): Promise<AuditEvent[]>;
 
   /** Look everywhere (rows, vector index, full-text index, edges, session buffer, keys) for these ids or hashes. */
-  findTraces(ownerId: string, ids: readonly string[], contentHashes: readonly string[]): Promise<Trace[]>;
+  findTraces(
+    ownerId: string,
+    ids: readonly string[],
+    contentHashes: readonly string[],
+  ): Promise<Trace[]>;
 
   counts(): Promise<StoreCounts>;
 }

@@ -37,7 +37,8 @@ const CallerSchema = z.object({
 
 export function checkCaller(caller: Caller): Caller {
   const r = CallerSchema.safeParse(caller);
-  if (!r.success) throw new KeepGraphError('forbidden_role', 'caller must have a known role and a principal');
+  if (!r.success)
+    throw new KeepGraphError('forbidden_role', 'caller must have a known role and a principal');
   return caller;
 }
 
@@ -65,9 +66,13 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
   const r = schema.safeParse(value);
   if (!r.success) {
     const issues = r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-    throw new KeepGraphError('invalid_input', issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; '), {
-      issues,
-    });
+    throw new KeepGraphError(
+      'invalid_input',
+      issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; '),
+      {
+        issues,
+      },
+    );
   }
   return r.data;
 }

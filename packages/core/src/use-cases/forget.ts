@@ -3,6 +3,7 @@
 // The store deletes the inbound DERIVED_FROM closure atomically; this module
 // decides what to delete and queues re-derivation of survivors' summaries.
 import { KeepGraphError } from '../errors.ts';
+import { DELETION_AUDIT_TYPE } from '../ports/cascade-audit.ts';
 import type { DeletionReason, DeletionReceipt, Trace } from '../ports/memory-store.ts';
 import type { Job } from '../ports/job-queue.ts';
 import { z } from 'zod';
@@ -16,18 +17,14 @@ import {
   type Caller,
   type EngineDeps,
 } from './deps.ts';
-import type { AuditType } from '../audit.ts';
-
-const REASON_AUDIT: Record<DeletionReason, AuditType> = {
-  forget: 'delete',
-  expire: 'expire',
-  cap: 'evict',
-  revoke_source: 'revoke_source',
-  forget_owner: 'forget_owner',
-};
 
 /** Merge receipts of several cascades into one (forgetOwner, expiry, revoke). */
-export function mergeReceipts(ownerId: string, reason: DeletionReason, at: string, rs: DeletionReceipt[]): DeletionReceipt {
+export function mergeReceipts(
+  ownerId: string,
+  reason: DeletionReason,
+  at: string,
+  rs: DeletionReceipt[],
+): DeletionReceipt {
   const out: DeletionReceipt = {
     ownerId,
     reason,
@@ -71,7 +68,7 @@ export async function cascade(
     rootIds,
     reason,
     at,
-    audit: [auditEvent(caller, REASON_AUDIT[reason], at, ownerId, { reason, details })],
+    audit: [auditEvent(caller, DELETION_AUDIT_TYPE[reason], at, ownerId, { reason, details })],
   });
   // Invariant 7: a derived memory that lost a source but has survivors is
   // rebuilt from them by a background job.
@@ -98,7 +95,11 @@ export async function forget(
 }
 
 /** Delete everything an owner has. Operators and the user themself may do it. */
-export async function forgetOwner(deps: EngineDeps, caller: Caller, ownerIdRaw: unknown): Promise<DeletionReceipt> {
+export async function forgetOwner(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerIdRaw: unknown,
+): Promise<DeletionReceipt> {
   checkCaller(caller);
   requireRole(caller, ['operator', 'user'], 'forgetting a whole owner');
   const ownerId = checkOwner(ownerIdRaw);
@@ -108,12 +109,20 @@ export async function forgetOwner(deps: EngineDeps, caller: Caller, ownerIdRaw: 
 }
 
 const RevokeSourceSchema = z
-  .strictObject({ uri: z.string().trim().min(1).max(2048).optional(), tool: z.string().trim().min(1).max(512).optional() })
-  .refine((s) => s.uri !== undefined || s.tool !== undefined, { message: 'name a source uri or a tool to revoke' });
+  .strictObject({
+    uri: z.string().trim().min(1).max(2048).optional(),
+    tool: z.string().trim().min(1).max(512).optional(),
+  })
+  .refine((s) => s.uri !== undefined || s.tool !== undefined, {
+    message: 'name a source uri or a tool to revoke',
+  });
 
 const VerifySchema = z.object({
   ids: IdListSchema,
-  contentHashes: z.array(z.string().regex(/^[0-9a-f]{64}$/, 'content hashes are sha-256 hex')).max(10_000).optional(),
+  contentHashes: z
+    .array(z.string().regex(/^[0-9a-f]{64}$/, 'content hashes are sha-256 hex'))
+    .max(10_000)
+    .optional(),
 });
 
 /** Delete every memory whose origin (own or inherited) names this URL, document or tool. */
@@ -201,10 +210,17 @@ export async function expireDue(
     const scheduled = Object.fromEntries(items.map((i) => [i.id, i.expiresAt]));
     try {
       receipts.push(
-        await cascade(deps, caller, ownerId, items.map((i) => i.id), 'expire', {
-          scheduled,
-          purgedAt: now.toISOString(),
-        }),
+        await cascade(
+          deps,
+          caller,
+          ownerId,
+          items.map((i) => i.id),
+          'expire',
+          {
+            scheduled,
+            purgedAt: now.toISOString(),
+          },
+        ),
       );
       for (const i of items) lagsMs.push(now.getTime() - new Date(i.expiresAt).getTime());
     } catch (e) {

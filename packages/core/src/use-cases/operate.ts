@@ -11,7 +11,11 @@ export async function auditList(
 ): Promise<AuditEvent[]> {
   checkCaller(caller);
   requireRole(caller, ['operator'], 'reading the audit log');
-  return deps.store.listAudit({ ownerId: opts.ownerId, afterSeq: opts.afterSeq, limit: Math.min(opts.limit ?? 100, 1000) });
+  return deps.store.listAudit({
+    ownerId: opts.ownerId,
+    afterSeq: opts.afterSeq,
+    limit: Math.min(opts.limit ?? 100, 1000),
+  });
 }
 
 /** Walk the whole chain in pages and verify every link. */
@@ -52,7 +56,11 @@ export interface Kpis {
 }
 
 /** Aggregate figures for operators. Expiry lag is measured from audit events. */
-export async function kpis(deps: EngineDeps, caller: Caller, opts: { toleranceMs?: number } = {}): Promise<Kpis> {
+export async function kpis(
+  deps: EngineDeps,
+  caller: Caller,
+  opts: { toleranceMs?: number } = {},
+): Promise<Kpis> {
   checkCaller(caller);
   requireRole(caller, ['operator'], 'reading KPIs');
   const toleranceMs = opts.toleranceMs ?? 60_000;
@@ -69,10 +77,12 @@ export async function kpis(deps: EngineDeps, caller: Caller, opts: { toleranceMs
     if (page.length === 0) break;
     for (const e of page) {
       events++;
-      if (e.type === 'refuse') refusals[e.reason ?? 'unknown'] = (refusals[e.reason ?? 'unknown'] ?? 0) + 1;
+      if (e.type === 'refuse')
+        refusals[e.reason ?? 'unknown'] = (refusals[e.reason ?? 'unknown'] ?? 0) + 1;
       else if (e.type === 'write') writes++;
       else if (e.type === 'read') reads++;
-      else if (['delete', 'expire', 'evict', 'revoke_source', 'forget_owner'].includes(e.type)) deletions++;
+      else if (['delete', 'expire', 'evict', 'revoke_source', 'forget_owner'].includes(e.type))
+        deletions++;
       if (e.type === 'expire') {
         const scheduled = (e.details.scheduled ?? {}) as Record<string, string>;
         const purgedAt = new Date(String(e.details.purgedAt ?? e.at)).getTime();
@@ -94,7 +104,8 @@ export async function kpis(deps: EngineDeps, caller: Caller, opts: { toleranceMs
     reads,
     expiry: {
       purged: lags.length,
-      onScheduleShare: lags.length === 0 ? null : lags.filter((l) => l <= toleranceMs).length / lags.length,
+      onScheduleShare:
+        lags.length === 0 ? null : lags.filter((l) => l <= toleranceMs).length / lags.length,
       toleranceMs,
       lagP50Ms: lags.length ? lags[Math.floor(lags.length / 2)]! : null,
       lagMaxMs: lags.length ? lags[lags.length - 1]! : null,

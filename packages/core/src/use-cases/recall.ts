@@ -4,11 +4,30 @@
 // rescores; every read served is logged.
 import { z } from 'zod';
 import { KeepGraphError } from '../errors.ts';
-import { RECALL_RECIPES, RECALL_RECIPE_NAMES, type RecallConfig, type RecallRecipe } from '../recall-config.ts';
+import {
+  RECALL_RECIPES,
+  RECALL_RECIPE_NAMES,
+  type RecallConfig,
+  type RecallRecipe,
+} from '../recall-config.ts';
 import { MEMORY_KINDS, copyMemory, type Authority, type Memory, type Origin } from '../record.ts';
-import { entityCandidates, fuse, rankCandidates, type RetrieverName, type ScoreBreakdown } from '../rank.ts';
+import {
+  entityCandidates,
+  fuse,
+  rankCandidates,
+  type RetrieverName,
+  type ScoreBreakdown,
+} from '../rank.ts';
 import type { ScoredId } from '../ports/memory-store.ts';
-import { IdSchema, auditEvent, checkCaller, checkOwner, parseInput, type Caller, type EngineDeps } from './deps.ts';
+import {
+  IdSchema,
+  auditEvent,
+  checkCaller,
+  checkOwner,
+  parseInput,
+  type Caller,
+  type EngineDeps,
+} from './deps.ts';
 
 export const RecallOptionsSchema = z.strictObject({
   recipe: z.enum(RECALL_RECIPE_NAMES as [RecallRecipe, ...RecallRecipe[]]).default('default'),
@@ -71,7 +90,9 @@ export async function recall(
   const [vec, text, entity] = await Promise.all([
     vector ? deps.store.searchVector(ownerId, vector, search) : Promise.resolve([]),
     deps.store.searchText(ownerId, query, search),
-    config.weights.entity > 0 ? deps.store.searchEntities(ownerId, entityCandidates(query), search) : Promise.resolve([]),
+    config.weights.entity > 0
+      ? deps.store.searchEntities(ownerId, entityCandidates(query), search)
+      : Promise.resolve([]),
   ]);
   const lists: Partial<Record<RetrieverName, ScoredId[]>> = { vector: vec, text, entity };
 
@@ -133,7 +154,12 @@ export async function recall(
   };
 }
 
-export async function getMemory(deps: EngineDeps, caller: Caller, ownerIdRaw: unknown, idRaw: string): Promise<Memory> {
+export async function getMemory(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerIdRaw: unknown,
+  idRaw: string,
+): Promise<Memory> {
   checkCaller(caller);
   const ownerId = checkOwner(ownerIdRaw);
   const id = parseInput(IdSchema, idRaw);
@@ -157,7 +183,10 @@ export async function getByKey(
     (m) => m.supersededBy === null && m.expiresAt > at && m.validFrom <= at,
   );
   const current = live.find((m) => !m.conflict) ?? null;
-  return { current: current && copyMemory(current), conflicts: copyMemory(live.filter((m) => m.conflict)) };
+  return {
+    current: current && copyMemory(current),
+    conflicts: copyMemory(live.filter((m) => m.conflict)),
+  };
 }
 
 /** graphology's serialisation format, so a UI can `Graph.from()` it. */
@@ -206,11 +235,19 @@ export async function lineage(
         },
       });
       for (const s of m.derivedFrom) {
-        graph.edges.push({ key: `${m.id}->${s}`, source: m.id, target: s, attributes: { type: 'DERIVED_FROM' } });
+        graph.edges.push({
+          key: `${m.id}->${s}`,
+          source: m.id,
+          target: s,
+          attributes: { type: 'DERIVED_FROM' },
+        });
         next.push(s);
       }
     }
-    frontier = await deps.store.getByIds(ownerId, [...new Set(next)].filter((x) => !seen.has(x)));
+    frontier = await deps.store.getByIds(
+      ownerId,
+      [...new Set(next)].filter((x) => !seen.has(x)),
+    );
   }
   // Edges to sources that no longer exist would dangle; keep the graph loadable.
   graph.edges = graph.edges.filter((e) => seen.has(e.target));
@@ -230,6 +267,7 @@ export async function why(
 ): Promise<WhyResult> {
   const r = await recall(deps, caller, ownerIdRaw, query, opts);
   const lineageById: Record<string, SerializedGraph> = {};
-  for (const hit of r.results) lineageById[hit.memory.id] = await lineage(deps, caller, r.ownerId, hit.memory.id);
+  for (const hit of r.results)
+    lineageById[hit.memory.id] = await lineage(deps, caller, r.ownerId, hit.memory.id);
   return { ...r, lineage: lineageById };
 }

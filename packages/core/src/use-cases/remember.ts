@@ -18,7 +18,14 @@ import {
 } from '../record.ts';
 import type { AuditEventInput } from '../audit.ts';
 import type { MemoryWrite } from '../ports/memory-store.ts';
-import { auditEvent, checkCaller, checkOwner, parseInput, type Caller, type EngineDeps } from './deps.ts';
+import {
+  auditEvent,
+  checkCaller,
+  checkOwner,
+  parseInput,
+  type Caller,
+  type EngineDeps,
+} from './deps.ts';
 import { evictOverCap } from './forget.ts';
 import { embeddingText } from '../indexed-text.ts';
 
@@ -89,9 +96,13 @@ async function prepare(
   const live = sources.filter((s) => s.expiresAt > at);
   if (live.length !== sourceIds.length) {
     const found = new Set(live.map((s) => s.id));
-    throw new KeepGraphError('refused_missing_sources', 'derivedFrom names memories this owner does not have', {
-      missing: sourceIds.filter((id) => !found.has(id)),
-    });
+    throw new KeepGraphError(
+      'refused_missing_sources',
+      'derivedFrom names memories this owner does not have',
+      {
+        missing: sourceIds.filter((id) => !found.has(id)),
+      },
+    );
   }
 
   const decision = await evaluateWrite(deps.policy, {
@@ -114,8 +125,14 @@ async function prepare(
     if (earliest < expiresAt) expiresAt = earliest;
   }
 
-  const origin: Origin = { ...input.origin, observedAt: input.origin.observedAt ?? at, writtenBy: caller.principal };
-  const sourceOrigins = unionOrigins(live.flatMap((s) => (s.sourceOrigins.length ? s.sourceOrigins : [s.origin])));
+  const origin: Origin = {
+    ...input.origin,
+    observedAt: input.origin.observedAt ?? at,
+    writtenBy: caller.principal,
+  };
+  const sourceOrigins = unionOrigins(
+    live.flatMap((s) => (s.sourceOrigins.length ? s.sourceOrigins : [s.origin])),
+  );
 
   const id = deps.newId();
   const supersede: Prepared['supersede'] = [];
@@ -191,7 +208,13 @@ async function prepare(
   return { memory, supersede, audit };
 }
 
-async function auditRefusal(deps: EngineDeps, caller: Caller, ownerId: string, text: string, err: KeepGraphError) {
+async function auditRefusal(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerId: string,
+  text: string,
+  err: KeepGraphError,
+) {
   // Refusals are audited with a hash of the text, never the text (invariant 4).
   await deps.store.appendAudit([
     auditEvent(caller, 'refuse', deps.clock.now().toISOString(), ownerId, {
@@ -203,7 +226,9 @@ async function auditRefusal(deps: EngineDeps, caller: Caller, ownerId: string, t
 }
 
 function isAuditedRefusal(e: unknown): e is KeepGraphError {
-  return isKeepGraphError(e) && (e.code.startsWith('refused_') || e.code === 'authority_exceeds_role');
+  return (
+    isKeepGraphError(e) && (e.code.startsWith('refused_') || e.code === 'authority_exceeds_role')
+  );
 }
 
 /** Store one memory, or throw a KeepGraphError with a code (refusals are audited). */

@@ -7,7 +7,14 @@ import { contentHash } from '../audit.ts';
 import { KeepGraphError } from '../errors.ts';
 import { evaluateSessionMessage, sessionCap } from '../policy/index.ts';
 import type { SessionMessage } from '../ports/memory-store.ts';
-import { auditEvent, checkCaller, checkOwner, parseInput, type Caller, type EngineDeps } from './deps.ts';
+import {
+  auditEvent,
+  checkCaller,
+  checkOwner,
+  parseInput,
+  type Caller,
+  type EngineDeps,
+} from './deps.ts';
 import { recall, type RecallOptions, type RecallResult } from './recall.ts';
 import { remember } from './remember.ts';
 
@@ -108,7 +115,11 @@ export async function sessionAppend(
   });
   // An exchange is a user message and its answer.
   const trimmed = await deps.store.trimSession(ownerId, sessionId, cap.maxExchanges * 2);
-  return { appended: messages.length, trimmed, rememberedIds: rememberedIds.filter((x): x is string => x !== null) };
+  return {
+    appended: messages.length,
+    trimmed,
+    rememberedIds: rememberedIds.filter((x): x is string => x !== null),
+  };
 }
 
 export interface SessionContext {
@@ -133,8 +144,13 @@ export async function sessionContext(
   const sessionId = parseInput(SessionIdSchema, sessionIdRaw);
   const cap = sessionCap(deps.policy);
   const now = deps.clock.now().toISOString();
-  const messages = await deps.store.sessionMessages(ownerId, sessionId, { limit: cap.maxExchanges * 2, now });
-  const longTerm = query?.trim() ? await recall(deps, caller, ownerId, query, { ...opts, sessionId }) : null;
+  const messages = await deps.store.sessionMessages(ownerId, sessionId, {
+    limit: cap.maxExchanges * 2,
+    now,
+  });
+  const longTerm = query?.trim()
+    ? await recall(deps, caller, ownerId, query, { ...opts, sessionId })
+    : null;
   return {
     ownerId,
     sessionId,

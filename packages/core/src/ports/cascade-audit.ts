@@ -1,0 +1,60 @@
+// How a store records a deletion cascade in the audit log, the same on every
+// store: the caller's events (or one made here, since a cascade is never
+// unaudited), with the receipt's ids, hashes and counts on the first.
+import type { AuditEventInput, AuditType } from '../audit.ts';
+import type { CascadeRequest, DeletionReason, DeletionReceipt } from './memory-store.ts';
+
+/** The audit type that records a deletion for each reason. */
+export const DELETION_AUDIT_TYPE: Readonly<Record<DeletionReason, AuditType>> = {
+  forget: 'delete',
+  expire: 'expire',
+  cap: 'evict',
+  revoke_source: 'revoke_source',
+  forget_owner: 'forget_owner',
+};
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])];
+}
+
+/** The events a store appends, in the cascade's own transaction. */
+export function cascadeAuditEvents(
+  req: CascadeRequest,
+  receipt: DeletionReceipt,
+): AuditEventInput[] {
+  const events: AuditEventInput[] = req.audit.length
+    ? [...req.audit]
+    : [
+        {
+          type: DELETION_AUDIT_TYPE[req.reason] ?? 'delete',
+          at: req.at,
+          ownerId: req.ownerId,
+          actor: 'store',
+          role: 'system',
+          memoryIds: [],
+          contentHashes: [],
+          reason: req.reason,
+          details: {},
+        },
+      ];
+  const [first, ...rest] = events as [AuditEventInput, ...AuditEventInput[]];
+  const summarised: AuditEventInput = {
+    ...first,
+    memoryIds: union(first.memoryIds, receipt.deletedMemoryIds),
+    contentHashes: union(first.contentHashes, receipt.deletedContentHashes),
+    details: {
+      ...first.details,
+      cascade: {
+        requested: req.rootIds.length,
+        memoriesDeleted: receipt.deletedMemoryIds.length,
+        embeddingsDeleted: receipt.embeddingsDeleted,
+        fullTextEntriesDeleted: receipt.fullTextEntriesDeleted,
+        relationEdgesDeleted: receipt.relationEdgesDeleted,
+        entitiesDeleted: receipt.entitiesDeleted,
+        sessionMessagesDeleted: receipt.sessionMessagesDeleted,
+        rederive: receipt.rederive.map((r) => r.id),
+      },
+    },
+  };
+  return [summarised, ...rest];
+}
