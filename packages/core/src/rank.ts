@@ -4,12 +4,15 @@ import type { RecallConfig } from './recall-config.ts';
 import type { Memory } from './record.ts';
 import type { ScoredId } from './ports/memory-store.ts';
 
-export type RetrieverName = 'vector' | 'text' | 'entity' | 'derived';
+/** Retrievers whose ranked lists are fused (each has a weight in the config). */
+export type FusedRetriever = 'vector' | 'text' | 'entity' | 'derived';
+/** Where a candidate's score came from: a fused retriever, or the question turn it replies to. */
+export type RetrieverName = FusedRetriever | 'reply';
 
 /** Why a memory scored what it did: every factor, so callers can audit ranking. */
 export interface ScoreBreakdown {
   ranks: Partial<Record<RetrieverName, number>>;
-  /** Raw retriever scores: cosine similarity for vector, BM25 for text. */
+  /** Raw retriever scores: cosine similarity for vector, BM25 for text, the question turn's fused score for reply. */
   raw: Partial<Record<RetrieverName, number>>;
   fused: number;
   authority: number;
@@ -18,6 +21,9 @@ export interface ScoreBreakdown {
   /** Final score normalised to 0..1 against the best a memory could get. */
   final: number;
 }
+
+/** A candidate after fusion, before rescoring. */
+export type FusedEntry = Pick<ScoreBreakdown, 'ranks' | 'raw' | 'fused'>;
 
 export interface Ranked {
   memory: Memory;
@@ -29,11 +35,11 @@ const DAY_MS = 86_400_000;
 
 /** Reciprocal rank fusion over named candidate lists. */
 export function fuse(
-  lists: Partial<Record<RetrieverName, ScoredId[]>>,
+  lists: Partial<Record<FusedRetriever, ScoredId[]>>,
   config: RecallConfig,
-): Map<string, Pick<ScoreBreakdown, 'ranks' | 'raw' | 'fused'>> {
-  const out = new Map<string, Pick<ScoreBreakdown, 'ranks' | 'raw' | 'fused'>>();
-  for (const [name, list] of Object.entries(lists) as [RetrieverName, ScoredId[]][]) {
+): Map<string, FusedEntry> {
+  const out = new Map<string, FusedEntry>();
+  for (const [name, list] of Object.entries(lists) as [FusedRetriever, ScoredId[]][]) {
     const w = config.weights[name];
     list.forEach((hit, i) => {
       const entry = out.get(hit.id) ?? { ranks: {}, raw: {}, fused: 0 };
@@ -70,7 +76,7 @@ function maxFused(config: RecallConfig): number {
  * exact duplicates, cut at minScore and topK.
  */
 export function rankCandidates(
-  fused: Map<string, Pick<ScoreBreakdown, 'ranks' | 'raw' | 'fused'>>,
+  fused: ReadonlyMap<string, FusedEntry>,
   memories: ReadonlyMap<string, Memory>,
   now: Date,
   config: RecallConfig,

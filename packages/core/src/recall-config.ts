@@ -33,6 +33,11 @@ export const RecallConfigSchema = z.strictObject({
   topK: z.number().int().min(1).max(100),
   /** Prefer a derived memory over the sources it summarises. */
   preferDerived: z.boolean(),
+  /**
+   * Share of a question turn's score lent to its reply, the next episode of
+   * its session (session-replies.ts); 0 turns it off.
+   */
+  replyWeight: z.number().min(0).max(1),
 });
 export type RecallConfig = z.infer<typeof RecallConfigSchema>;
 
@@ -55,6 +60,7 @@ const DEFAULT: RecallConfig = {
   minScore: 0,
   topK: 5,
   preferDerived: true,
+  replyWeight: 0.95,
 };
 
 /** Named recipes: `default` balances; `precise` returns less; `broad` casts wider. */

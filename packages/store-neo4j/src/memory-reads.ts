@@ -1,6 +1,6 @@
 // Owner-scoped lookups of memories: by id, by key, by source, listings and
 // the orderings used by cap eviction and the expiry sweeper.
-import type { ExpiryCandidate, Memory } from '@keepgraph/core';
+import type { ExpiryCandidate, Memory, SessionSuccessor } from '@keepgraph/core';
 import { MEMORY_PROJECTION, propsToMemory, toMs } from './record-mapping.ts';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
@@ -44,6 +44,28 @@ export async function getByIds(
     if (p) out.push(propsToMemory(p));
   }
   return out;
+}
+
+/** The episode written next (by rid) in the same session, for each of `ids`. */
+export async function nextInSession(
+  ctx: StoreContext,
+  ownerId: string,
+  ids: readonly string[],
+): Promise<SessionSuccessor[]> {
+  requireOwner(ownerId);
+  if (ids.length === 0) return [];
+  const found = await readRows<{ after: string } & MemoryRow>(
+    ctx,
+    `MATCH (p:Memory) WHERE p.id IN $ids AND p.ownerId = $ownerId AND p.sessionId IS NOT NULL
+     CALL (p) {
+       MATCH (m:Memory {ownerId: $ownerId, sessionId: p.sessionId})
+       WHERE m.rid > p.rid AND m.kind = 'episode'
+       RETURN m ORDER BY m.rid ASC LIMIT 1
+     }
+     RETURN p.id AS after, ${MEMORY_PROJECTION} AS m`,
+    { ownerId, ids: [...new Set(ids)] },
+  );
+  return found.map((r) => ({ after: String(r.after), memory: propsToMemory(r.m) }));
 }
 
 /** Every version under (owner, key), newest first (insertion order breaks ties), superseded ones included. */

@@ -17,6 +17,7 @@ import type {
   ScoredId,
   SearchOptions,
   SessionMessage,
+  SessionSuccessor,
   StoreCounts,
   Trace,
   WriteBatch,
@@ -176,6 +177,9 @@ export class Neo4jMemoryStore implements MemoryStore {
   }
   derivedFrom(ownerId: string, id: string): Promise<string[]> {
     return this.op((c) => reads.derivedFrom(c, ownerId, id));
+  }
+  nextInSession(ownerId: string, ids: readonly string[]): Promise<SessionSuccessor[]> {
+    return this.op((c) => reads.nextInSession(c, ownerId, ids));
   }
   searchVector(ownerId: string, vector: Float32Array, opts: SearchOptions): Promise<ScoredId[]> {
     return this.op((c) => searchVector(c, ownerId, vector, opts));

@@ -1,6 +1,6 @@
 // Owner-scoped lookups of memories: by id, by key, by source, listings and
 // the orderings used by cap eviction and the expiry sweeper.
-import type { ExpiryCandidate, Memory } from '@keepgraph/core';
+import type { ExpiryCandidate, Memory, SessionSuccessor } from '@keepgraph/core';
 import { rowToMemory, toMs } from './row-mapping.ts';
 import type { MemoryRow } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
@@ -109,6 +109,32 @@ export function derivedFrom(ctx: StoreContext, ownerId: string, id: string): str
     .sql('SELECT child_id FROM derived_from WHERE owner_id = ? AND source_id = ? ORDER BY child_id')
     .pluck()
     .all(ownerId, id) as string[];
+}
+
+/**
+ * The episode written next (by rid) in the same session, for each of `ids`.
+ * The (owner_id, session_id) index carries rid, so each lookup is one seek.
+ */
+export function nextInSession(
+  ctx: StoreContext,
+  ownerId: string,
+  ids: readonly string[],
+): SessionSuccessor[] {
+  requireOwner(ownerId);
+  if (ids.length === 0) return [];
+  const rows = ctx.st
+    .sql(
+      `SELECT p.id AS after_id, n.*
+         FROM memories p
+         JOIN memories n ON n.rid = (
+              SELECT min(x.rid) FROM memories x
+               WHERE x.owner_id = p.owner_id AND x.session_id = p.session_id
+                 AND x.rid > p.rid AND x.kind = 'episode')
+        WHERE p.owner_id = ? AND p.session_id IS NOT NULL
+          AND p.id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(ownerId, JSON.stringify([...new Set(ids)])) as (MemoryRow & { after_id: string })[];
+  return rows.map(({ after_id, ...row }) => ({ after: after_id, memory: rowToMemory(row) }));
 }
 
 /** Memories expired at `now`, oldest expiry first, across owners (sweeper). */

@@ -16,6 +16,7 @@ import type {
   ScoredId,
   SearchOptions,
   SessionMessage,
+  SessionSuccessor,
   StoreCounts,
   Trace,
   WriteBatch,
@@ -141,6 +142,9 @@ export class SqliteMemoryStore implements MemoryStore {
   }
   derivedFrom(ownerId: string, id: string): Promise<string[]> {
     return this.op((c) => reads.derivedFrom(c, ownerId, id));
+  }
+  nextInSession(ownerId: string, ids: readonly string[]): Promise<SessionSuccessor[]> {
+    return this.op((c) => reads.nextInSession(c, ownerId, ids));
   }
   searchVector(ownerId: string, vector: Float32Array, opts: SearchOptions): Promise<ScoredId[]> {
     return this.op((c) => searchVector(c, ownerId, vector, opts));

@@ -1,7 +1,16 @@
 // Retrieval per DESIGN.md, on the real embedding model: paraphrases found,
 // fused scores explained, topK and minScore honoured, reads logged.
+import { RECALL_RECIPES } from '@keepgraph/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { derived, episode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
+import {
+  derived,
+  episode,
+  makeFixture,
+  operator,
+  user,
+  type ConformanceOptions,
+  type Fixture,
+} from '../harness.ts';
 
 const DISTRACTORS = [
   'We watched a documentary about deep sea creatures on Sunday',
@@ -23,7 +32,9 @@ export function retrievalSuite(opts: ConformanceOptions): void {
       f = await makeFixture(opts, await opts.makeStore());
       o = f.owner();
       for (const t of DISTRACTORS) await f.engine.remember(user, o, episode(t));
-      target = (await f.engine.remember(user, o, episode('I can not eat gluten, it makes me really sick'))).memory.id;
+      target = (
+        await f.engine.remember(user, o, episode('I can not eat gluten, it makes me really sick'))
+      ).memory.id;
     });
     afterAll(() => f.sut.close());
 
@@ -57,9 +68,23 @@ export function retrievalSuite(opts: ConformanceOptions): void {
 
     it('prefers one derived memory over the sources it summarises', async () => {
       const p = f.owner();
-      const a = await f.engine.remember(user, p, episode('Dana booked an aisle seat for the flight to Tokyo'));
-      const b = await f.engine.remember(user, p, episode('Dana asked for an aisle seat on the flight to Denver'));
-      const s = await f.engine.remember(user, p, derived('Dana prefers aisle seats on flights', [a.memory.id, b.memory.id], { kind: 'rule' }));
+      const a = await f.engine.remember(
+        user,
+        p,
+        episode('Dana booked an aisle seat for the flight to Tokyo'),
+      );
+      const b = await f.engine.remember(
+        user,
+        p,
+        episode('Dana asked for an aisle seat on the flight to Denver'),
+      );
+      const s = await f.engine.remember(
+        user,
+        p,
+        derived('Dana prefers aisle seats on flights', [a.memory.id, b.memory.id], {
+          kind: 'rule',
+        }),
+      );
       const r = await f.engine.recall(user, p, 'Which seat does Dana like on planes?');
       const ids = r.results.map((h) => h.memory.id);
       expect(ids[0]).toBe(s.memory.id);
@@ -68,9 +93,80 @@ export function retrievalSuite(opts: ConformanceOptions): void {
       expect(r.results[0]!.derivedFrom).toEqual([a.memory.id, b.memory.id]);
     });
 
+    it('brings the reply of a question turn, which shares no word with the query', async () => {
+      const p = f.owner();
+      const inSession = (text: string, sessionId: string, speaker: string) =>
+        episode(text, { origin: { sessionId, turn: `${sessionId}-${text.length}`, speaker } });
+      for (const t of DISTRACTORS) await f.engine.remember(user, p, inSession(t, 'S-other', 'Sam'));
+      await f.engine.remember(
+        user,
+        p,
+        inSession('We got the keys to the flat on Friday', 'S-talk', 'Mel'),
+      );
+      const question = await f.engine.remember(
+        user,
+        p,
+        inSession('How long have you two been married?', 'S-talk', 'Caro'),
+      );
+      const reply = await f.engine.remember(
+        user,
+        p,
+        inSession('Five years already, time flies!', 'S-talk', 'Mel'),
+      );
+      const r = await f.engine.recall(user, p, 'How long has Mel been married?', { topK: 3 });
+      const hit = (id: string) => r.results.find((h) => h.memory.id === id);
+      const asked = hit(question.memory.id);
+      const answered = hit(reply.memory.id);
+      expect(r.results[0]).toBe(asked);
+      // The reply is there on the question turn's score, and says so.
+      expect(answered?.breakdown.raw.reply).toBe(asked!.breakdown.fused);
+      expect(answered!.breakdown.fused).toBeCloseTo(
+        asked!.breakdown.fused * RECALL_RECIPES.default.replyWeight,
+        12,
+      );
+    });
+
+    it('finds the next episode of a session in write order, never across sessions or owners', async () => {
+      const p = f.owner();
+      const q = f.owner();
+      const inSession = (owner: string, text: string, sessionId = 'S-order') =>
+        f.engine.remember(user, owner, episode(text, { origin: { sessionId, turn: text } }));
+      const a = await inSession(p, 'first turn of the talk');
+      await inSession(p, 'a turn of another session', 'S-else');
+      await inSession(q, 'another owner writes in a session of the same name');
+      const b = await inSession(p, 'second turn of the talk');
+      const c = await inSession(p, 'third turn of the talk');
+      const loose = await f.engine.remember(
+        user,
+        p,
+        episode('no session at all', { origin: { tool: { name: 't' } } }),
+      );
+      const store = f.sut.store;
+      const next = await store.nextInSession(p, [
+        a.memory.id,
+        b.memory.id,
+        c.memory.id,
+        loose.memory.id,
+      ]);
+      const pairs = new Map(next.map((n) => [n.after, n.memory.id]));
+      expect(pairs).toEqual(
+        new Map([
+          [a.memory.id, b.memory.id],
+          [b.memory.id, c.memory.id],
+        ]),
+      );
+      expect(await store.nextInSession(q, [a.memory.id])).toEqual([]);
+      await f.engine.forget(user, p, [b.memory.id]);
+      const after = await store.nextInSession(p, [a.memory.id]);
+      expect(after.map((n) => n.memory.id)).toEqual([c.memory.id]);
+      expect(after[0]!.memory.text).toBe('third turn of the talk');
+    });
+
     it('logs every read served', async () => {
       const r = await f.engine.recall({ ...user, sessionId: 'sess-read' }, o, 'gluten');
-      const reads = (await f.engine.auditList(operator, { ownerId: o })).filter((e) => e.type === 'read');
+      const reads = (await f.engine.auditList(operator, { ownerId: o })).filter(
+        (e) => e.type === 'read',
+      );
       const last = reads[reads.length - 1]!;
       expect(last.memoryIds).toEqual(r.results.map((h) => h.memory.id));
       expect(last.details.requestId).toBe(r.requestId);

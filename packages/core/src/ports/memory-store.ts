@@ -121,6 +121,12 @@ export interface StoreCounts {
   byAuthority: Record<string, number>;
 }
 
+/** An episode and the one written after it in the same session. */
+export interface SessionSuccessor {
+  after: string;
+  memory: Memory;
+}
+
 /**
  * The store contract. Implementations: SQLite (embedded), Neo4j (server).
  * The conformance suite in `test/conformance` proves each one.
@@ -166,6 +172,12 @@ export interface MemoryStore {
 
   /** Ids that derive from `id` directly (inbound DERIVED_FROM). */
   derivedFrom(ownerId: string, id: string): Promise<string[]>;
+  /**
+   * For each of `ids` observed in a session: the episode written next in
+   * that session of this owner (write order), whether or not it is still
+   * valid; ids with no session or no later episode are left out.
+   */
+  nextInSession(ownerId: string, ids: readonly string[]): Promise<SessionSuccessor[]>;
 
   searchVector(ownerId: string, vector: Float32Array, opts: SearchOptions): Promise<ScoredId[]>;
   searchText(ownerId: string, query: string, opts: SearchOptions): Promise<ScoredId[]>;

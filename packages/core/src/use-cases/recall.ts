@@ -15,10 +15,11 @@ import {
   entityCandidates,
   fuse,
   rankCandidates,
-  type RetrieverName,
+  type FusedRetriever,
   type ScoreBreakdown,
 } from '../rank.ts';
 import type { ScoredId } from '../ports/memory-store.ts';
+import { lendScoreToReplies } from '../session-replies.ts';
 import {
   IdSchema,
   auditEvent,
@@ -94,7 +95,7 @@ export async function recall(
       ? deps.store.searchEntities(ownerId, entityCandidates(query), search)
       : Promise.resolve([]),
   ]);
-  const lists: Partial<Record<RetrieverName, ScoredId[]>> = { vector: vec, text, entity };
+  const lists: Partial<Record<FusedRetriever, ScoredId[]>> = { vector: vec, text, entity };
 
   // Derived neighbours: summaries and rules built on the best hits.
   if (config.weights.derived > 0) {
@@ -106,16 +107,28 @@ export async function recall(
   }
 
   const fused = fuse(lists, config);
-  // Re-read every candidate: the store drops expired, superseded and not-yet-valid ones.
-  const rows = await deps.store.getByIds(ownerId, [...fused.keys()]);
-  const live = new Map<string, Memory>();
-  for (const m of rows) {
-    if (m.expiresAt <= clockNow.toISOString() || m.expiresAt <= at) continue;
-    if (m.supersededBy !== null || (m.validTo !== null && m.validTo <= at)) continue;
-    if (m.validFrom > at) continue;
-    if (opts.kinds && !opts.kinds.includes(m.kind)) continue;
-    live.set(m.id, m);
-  }
+  // The best candidates may be question turns whose replies should come too;
+  // the replies are fetched in the same round as the candidates themselves.
+  const askAbout = [...fused.entries()]
+    .sort((a, b) => b[1].fused - a[1].fused)
+    .slice(0, config.topK * 2)
+    .map(([id]) => id);
+  const [rows, successors] = await Promise.all([
+    deps.store.getByIds(ownerId, [...fused.keys()]),
+    config.replyWeight > 0 ? deps.store.nextInSession(ownerId, askAbout) : Promise.resolve([]),
+  ]);
+  // The store drops nothing itself: expired, superseded and not-yet-valid ones go here.
+  const isLive = (m: Memory): boolean =>
+    m.expiresAt > clockNow.toISOString() &&
+    m.expiresAt > at &&
+    m.supersededBy === null &&
+    (m.validTo === null || m.validTo > at) &&
+    m.validFrom <= at &&
+    (!opts.kinds || opts.kinds.includes(m.kind));
+  const live = new Map(rows.filter(isLive).map((m) => [m.id, m]));
+  const replies = successors.filter((s) => isLive(s.memory));
+  lendScoreToReplies(fused, live, replies, config.replyWeight);
+  for (const { memory } of replies) if (!live.has(memory.id)) live.set(memory.id, memory);
   const ranked = rankCandidates(fused, live, now, config);
 
   const requestId = caller.requestId ?? deps.newId();
