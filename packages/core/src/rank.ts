@@ -3,6 +3,7 @@
 import type { RecallConfig } from './recall-config.ts';
 import type { Memory } from './record.ts';
 import type { ScoredId } from './ports/memory-store.ts';
+import { observedInWindows, type TimeWindow } from './query-time.ts';
 
 /** Retrievers whose ranked lists are fused (each has a weight in the config). */
 export type FusedRetriever = 'vector' | 'text' | 'entity' | 'derived';
@@ -18,6 +19,10 @@ export interface ScoreBreakdown {
   authority: number;
   recency: number;
   confidence: number;
+  /** 1 + the config's timeMatchBoost when the memory was observed at a time the query names, else 1. */
+  time: number;
+  /** 1 + the config's speakerMatchBoost when the query names the memory's speaker, else 1. */
+  speaker: number;
   /** Final score normalised to 0..1 against the best a memory could get. */
   final: number;
 }
@@ -80,8 +85,13 @@ export function rankCandidates(
   memories: ReadonlyMap<string, Memory>,
   now: Date,
   config: RecallConfig,
+  query: { timeWindows?: readonly TimeWindow[]; words?: ReadonlySet<string> } = {},
 ): Ranked[] {
-  const ceiling = maxFused(config);
+  const timeWindows = query.timeWindows ?? [];
+  const words = query.words ?? new Set<string>();
+  const timeBoost = timeWindows.length > 0 ? 1 + config.timeMatchBoost : 1;
+  const speakerBoost = 1 + config.speakerMatchBoost;
+  const ceiling = maxFused(config) * timeBoost * speakerBoost;
   const scored: Ranked[] = [];
   for (const [id, f] of fused) {
     const memory = memories.get(id);
@@ -89,12 +99,15 @@ export function rankCandidates(
     const authority = config.authority[memory.authority];
     const recency = recencyFactor(memory.origin.observedAt, now, config);
     const confidence = confidenceFactor(memory.confidence, config);
-    const score = f.fused * authority * recency * confidence;
+    const time =
+      timeBoost > 1 && observedInWindows(memory.origin.observedAt, timeWindows) ? timeBoost : 1;
+    const speaker = namesSpeaker(words, memory.origin.speaker) ? speakerBoost : 1;
+    const score = f.fused * authority * recency * confidence * time * speaker;
     const final = ceiling > 0 ? Math.min(1, score / ceiling) : 0;
     scored.push({
       memory,
       score: final,
-      breakdown: { ...f, authority, recency, confidence, final },
+      breakdown: { ...f, authority, recency, confidence, time, speaker, final },
     });
   }
   scored.sort((a, b) => b.score - a.score || a.memory.id.localeCompare(b.memory.id));
@@ -117,6 +130,13 @@ export function rankCandidates(
     if (out.length >= config.topK) break;
   }
   return out;
+}
+
+/** Whether the query's words include every word of the speaker's name. */
+export function namesSpeaker(words: ReadonlySet<string>, speaker: string | undefined): boolean {
+  if (!speaker || words.size === 0) return false;
+  const parts = speaker.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+  return parts.length > 0 && parts.every((p) => words.has(p));
 }
 
 /** Words and short phrases of a query that may name an entity (1 to 3 words). */

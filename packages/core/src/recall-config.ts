@@ -38,6 +38,10 @@ export const RecallConfigSchema = z.strictObject({
    * its session (session-replies.ts); 0 turns it off.
    */
   replyWeight: z.number().min(0).max(1),
+  /** Extra share of score for a memory observed at a time the query names (query-time.ts); 0 turns it off. */
+  timeMatchBoost: z.number().min(0).max(4),
+  /** Extra share of score for a memory whose speaker the query names ("What does Mel like?"); 0 turns it off. */
+  speakerMatchBoost: z.number().min(0).max(4),
 });
 export type RecallConfig = z.infer<typeof RecallConfigSchema>;
 
@@ -61,6 +65,8 @@ const DEFAULT: RecallConfig = {
   topK: 5,
   preferDerived: true,
   replyWeight: 0.95,
+  timeMatchBoost: 1,
+  speakerMatchBoost: 0.1,
 };
 
 /** Named recipes: `default` balances; `precise` returns less; `broad` casts wider. */

@@ -41,8 +41,14 @@ describe('rank', () => {
   it('fuses by reciprocal rank: agreement between retrievers wins', () => {
     const f = fuse(
       {
-        vector: [{ id: 'a', score: 0.9 }, { id: 'b', score: 0.8 }],
-        text: [{ id: 'b', score: 5 }, { id: 'c', score: 4 }],
+        vector: [
+          { id: 'a', score: 0.9 },
+          { id: 'b', score: 0.8 },
+        ],
+        text: [
+          { id: 'b', score: 5 },
+          { id: 'c', score: 4 },
+        ],
       },
       config,
     );
@@ -52,7 +58,15 @@ describe('rank', () => {
   });
 
   it('scales by authority and confidence, and normalises to 0..1', () => {
-    const f = fuse({ vector: [{ id: 'a', score: 1 }, { id: 'b', score: 1 }] }, config);
+    const f = fuse(
+      {
+        vector: [
+          { id: 'a', score: 1 },
+          { id: 'b', score: 1 },
+        ],
+      },
+      config,
+    );
     const ms = new Map([
       ['a', mem('a', { authority: 'third_party' })],
       ['b', mem('b', { confidence: 1 })],
@@ -66,7 +80,10 @@ describe('rank', () => {
   });
 
   it('drops sources covered by a derived candidate, duplicates, and what misses minScore', () => {
-    const f = fuse({ vector: ['s1', 'd', 's2', 'dup1', 'dup2'].map((id) => ({ id, score: 1 })) }, config);
+    const f = fuse(
+      { vector: ['s1', 'd', 's2', 'dup1', 'dup2'].map((id) => ({ id, score: 1 })) },
+      config,
+    );
     const ms = new Map([
       ['s1', mem('s1')],
       ['s2', mem('s2')],
@@ -74,7 +91,11 @@ describe('rank', () => {
       ['dup1', mem('dup1', { contentHash: 'same' })],
       ['dup2', mem('dup2', { contentHash: 'same' })],
     ]);
-    expect(rankCandidates(f, ms, now, config).map((r) => r.memory.id).sort()).toEqual(['d', 'dup1']);
+    expect(
+      rankCandidates(f, ms, now, config)
+        .map((r) => r.memory.id)
+        .sort(),
+    ).toEqual(['d', 'dup1']);
     expect(rankCandidates(f, ms, now, { ...config, minScore: 0.99 })).toEqual([]);
   });
 
@@ -93,5 +114,56 @@ describe('rank', () => {
     expect(entityCandidates('Pitch a new fintech client?')).toEqual(
       expect.arrayContaining(['fintech', 'fintech client', 'new fintech client']),
     );
+  });
+});
+
+describe('query-named time and speaker', () => {
+  const config = RECALL_RECIPES.default;
+  const fused = fuse(
+    {
+      vector: [
+        { id: 'a', score: 0.9 },
+        { id: 'b', score: 0.8 },
+      ],
+    },
+    config,
+  );
+  const a = mem('a', {
+    origin: { sessionId: 's', speaker: 'Sam', observedAt: '2023-01-05T10:00:00Z', writtenBy: 'w' },
+  });
+  const b = mem('b', {
+    origin: {
+      sessionId: 's',
+      speaker: 'Mel Jones',
+      observedAt: '2023-06-05T10:00:00Z',
+      writtenBy: 'w',
+    },
+  });
+  const memories = new Map([a, b].map((m) => [m.id, m]));
+
+  it('favours a memory whose speaker the query names, all of the name', () => {
+    const words = new Set(['what', 'does', 'mel', 'jones', 'like']);
+    const r = rankCandidates(fused, memories, now, config, { words });
+    expect(r.map((x) => x.memory.id)).toEqual(['b', 'a']);
+    expect(r[0]!.breakdown.speaker).toBe(1 + config.speakerMatchBoost);
+    const partial = rankCandidates(fused, memories, now, config, { words: new Set(['mel']) });
+    expect(partial.map((x) => x.breakdown.speaker)).toEqual([1, 1]);
+  });
+
+  it('favours a memory observed in a window the query names', () => {
+    const timeWindows = [
+      {
+        start: new Date('2023-06-01'),
+        end: new Date('2023-07-01'),
+        anyYear: false,
+        text: 'in June 2023',
+      },
+    ];
+    const r = rankCandidates(fused, memories, now, config, { timeWindows });
+    expect(r.map((x) => [x.memory.id, x.breakdown.time])).toEqual([
+      ['b', 1 + config.timeMatchBoost],
+      ['a', 1],
+    ]);
+    expect(r[0]!.score).toBeLessThanOrEqual(1);
   });
 });

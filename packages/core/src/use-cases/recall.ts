@@ -20,6 +20,7 @@ import {
 } from '../rank.ts';
 import type { ScoredId } from '../ports/memory-store.ts';
 import { lendScoreToReplies } from '../session-replies.ts';
+import { queryTimeWindows } from '../query-time.ts';
 import {
   IdSchema,
   auditEvent,
@@ -129,7 +130,10 @@ export async function recall(
   const replies = successors.filter((s) => isLive(s.memory));
   lendScoreToReplies(fused, live, replies, config.replyWeight);
   for (const { memory } of replies) if (!live.has(memory.id)) live.set(memory.id, memory);
-  const ranked = rankCandidates(fused, live, now, config);
+  const ranked = rankCandidates(fused, live, now, config, {
+    timeWindows: queryTimeWindows(query, now),
+    words: new Set(query.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? []),
+  });
 
   const requestId = caller.requestId ?? deps.newId();
   const ids = ranked.map((r) => r.memory.id);

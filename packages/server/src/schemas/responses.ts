@@ -98,6 +98,7 @@ const retrieverScores = z.object({
   text: z.number().optional(),
   entity: z.number().optional(),
   derived: z.number().optional(),
+  reply: z.number().optional(),
 });
 
 export const RecallOut = z.object({
@@ -119,6 +120,8 @@ export const RecallOut = z.object({
         authority: z.number(),
         recency: z.number(),
         confidence: z.number(),
+        time: z.number(),
+        speaker: z.number(),
         final: z.number(),
       }),
     }),

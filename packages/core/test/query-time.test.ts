@@ -1,0 +1,52 @@
+// Dates a query names, as windows of observed time.
+import { describe, expect, it } from 'vitest';
+import { observedInWindows, queryTimeWindows } from '../src/query-time.ts';
+
+const now = new Date('2026-11-30T12:00:00Z');
+const inQuery = (q: string, observedAt: string) =>
+  observedInWindows(observedAt, queryTimeWindows(q, now));
+
+describe('queryTimeWindows', () => {
+  it('reads a full date as that day, with half a day of slack for time zones', () => {
+    const q = 'What painting did Mel show on October 13, 2023?';
+    expect(inQuery(q, '2023-10-13T13:58:00Z')).toBe(true);
+    expect(inQuery(q, '2023-10-14T08:00:00Z')).toBe(true);
+    expect(inQuery(q, '2023-10-15T08:00:00Z')).toBe(false);
+    expect(inQuery(q, '2024-10-13T13:58:00Z')).toBe(false);
+  });
+
+  it('reads a month and year as the month, and a month alone as that month of any year', () => {
+    expect(inQuery('What setback came in October 2023?', '2023-10-29T10:00:00Z')).toBe(true);
+    expect(inQuery('What setback came in October 2023?', '2023-11-02T10:00:00Z')).toBe(false);
+    expect(inQuery('When did she go camping in June?', '2023-06-27T10:00:00Z')).toBe(true);
+    expect(inQuery('When did she go camping in June?', '2019-06-02T10:00:00Z')).toBe(true);
+    expect(inQuery('When did she go camping in June?', '2023-07-02T10:00:00Z')).toBe(false);
+  });
+
+  it('reads a bare year after a preposition', () => {
+    expect(inQuery('How often did she go to the beach in 2023?', '2023-03-01T00:00:00Z')).toBe(
+      true,
+    );
+    expect(inQuery('How often did she go to the beach in 2023?', '2024-03-01T00:00:00Z')).toBe(
+      false,
+    );
+    expect(queryTimeWindows('I have 2023 photos', now)).toEqual([]);
+  });
+
+  it('reads relative days against the clock: yesterday, last week', () => {
+    expect(inQuery('what did I do yesterday?', '2026-11-29T18:00:00Z')).toBe(true);
+    expect(inQuery('what did I do yesterday?', '2026-11-27T18:00:00Z')).toBe(false);
+    expect(inQuery('what did we discuss last week', '2026-11-26T09:00:00Z')).toBe(true);
+    expect(inQuery('what did we discuss last week', '2026-11-10T09:00:00Z')).toBe(false);
+  });
+
+  it('ignores what is too vague to count: no date, a weekday or an hour alone', () => {
+    expect(queryTimeWindows('When did Caroline go to the support group?', now)).toEqual([]);
+    expect(queryTimeWindows('what did I say at 5 pm?', now)).toEqual([]);
+    expect(queryTimeWindows('on Monday we talked', now)).toEqual([]);
+  });
+
+  it('never matches an unparseable observed time', () => {
+    expect(inQuery('in June', 'not a date')).toBe(false);
+  });
+});
