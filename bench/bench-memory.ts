@@ -1,7 +1,7 @@
 // Builds stored Memory records directly (no policy gate, no per-item
 // embedding) so store benchmarks can load 100k+ memories in minutes. The
 // recall under test still goes through the engine with the real model.
-import type { Memory } from '@keepgraph/core';
+import { MemoryInputSchema, type Memory, type MemoryInput } from '@keepgraph/core';
 import { memoryFixture } from '@keepgraph/core/testing';
 
 export function benchMemory(
@@ -33,4 +33,34 @@ export function jitter(base: Float32Array, r: () => number, amount = 0.08): Floa
   n = Math.sqrt(n);
   for (let i = 0; i < v.length; i++) v[i]! /= n;
   return v;
+}
+
+/**
+ * A workload record (bench/workload) as a stored Memory, for loading straight
+ * into a store: ids and derivedFrom kept as the workload names them, the
+ * input validated (defaults filled) but the policy gate skipped (load only
+ * records labelled stored).
+ */
+export function workloadMemory(
+  rec: { id: string; ownerId: string; input: MemoryInput },
+  at: string,
+  expiresAt: string,
+): Memory {
+  const input = MemoryInputSchema.parse(rec.input);
+  return memoryFixture(rec.ownerId, {
+    id: rec.id,
+    kind: input.kind,
+    text: input.text,
+    key: input.key ?? null,
+    origin: { ...input.origin, observedAt: input.origin.observedAt ?? at, writtenBy: 'bench' },
+    authority: input.authority ?? 'user',
+    createdAt: at,
+    validFrom: at,
+    expiresAt,
+    tags: input.tags,
+    derivedFrom: input.derivedFrom,
+    about: input.about,
+    relations: input.relations,
+    embeddingModel: 'bench',
+  });
 }

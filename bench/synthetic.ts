@@ -1,7 +1,8 @@
 // Deterministic synthetic memories for performance benchmarks: seeded, so
 // two runs (or two stores) see the same texts. Varied enough that full-text
-// and vector indexes do real work; not meant for quality measurement.
-const PEOPLE = [
+// and vector indexes do real work; not meant for quality measurement. The
+// vocabulary is shared with the workload generator (bench/workload/).
+export const PEOPLE = [
   'Alex',
   'Sam',
   'Jordan',
@@ -15,7 +16,7 @@ const PEOPLE = [
   'Robin',
   'Avery',
 ];
-const VERBS = [
+export const VERBS = [
   'booked',
   'cancelled',
   'asked about',
@@ -27,7 +28,7 @@ const VERBS = [
   'paid for',
   'forgot',
 ];
-const THINGS = [
+export const THINGS = [
   'a table at the Italian place',
   'the flight to Tokyo',
   'a yoga class',
@@ -44,7 +45,7 @@ const THINGS = [
   'a hiking trip',
   'the insurance renewal',
 ];
-const WHEN = [
+export const WHEN = [
   'yesterday',
   'last week',
   'on Monday',
@@ -56,7 +57,7 @@ const WHEN = [
   'on the weekend',
   'at the end of the month',
 ];
-const WHY = [
+export const WHY = [
   'because the price was right',
   'since the reviews were great',
   'after a friend suggested it',
@@ -81,7 +82,8 @@ export function rng(seed: number): () => number {
   };
 }
 
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+/** One element of `xs`, chosen by `r`. */
+export const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
 export function syntheticTexts(n: number, seed = 42): string[] {
   const r = rng(seed);
