@@ -11,6 +11,7 @@ import type { BenchRecallReport } from '../src/commands/bench-recall.ts';
 import type { Io } from '../src/io.ts';
 import { runCli } from '../src/run.ts';
 import { checkResultsFile } from '../src/retrieval-eval/check.ts';
+import { padWithUnretrieved } from '../src/retrieval-eval/run-eval.ts';
 import { parseDataset, type Dataset } from '../src/retrieval-eval/dataset.ts';
 import { formatResults, type ResultLine } from '../src/retrieval-eval/results.ts';
 import { percentile, scoreResults } from '../src/retrieval-eval/score.ts';
@@ -134,6 +135,21 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('padWithUnretrieved', () => {
+  it('keeps a full list, and follows a short one with the unretrieved turns in write order', () => {
+    expect(padWithUnretrieved(['a', 'b'], ['x', 'a', 'y'], 2)).toEqual({
+      turnIds: ['a', 'b'],
+      padded: false,
+    });
+    expect(padWithUnretrieved(['b'], ['a', 'b', 'c', 'd'], 3)).toEqual({
+      turnIds: ['b', 'a', 'c'],
+      padded: true,
+    });
+    // An owner with fewer turns than k gets them all, no more.
+    expect(padWithUnretrieved([], ['a', 'b'], 25)).toEqual({ turnIds: ['a', 'b'], padded: true });
+  });
 });
 
 describe('scoreResults', () => {
@@ -314,5 +330,30 @@ describe('keepgraph bench recall', { timeout: 120_000 }, () => {
       ),
     ).toBe(1);
     expect(bad.errLines.join('\n')).toMatch(/check failed/);
+  });
+  it('the BM25 baseline pads its short lists with unretrieved turns and passes the check', async () => {
+    const dataset = tinyDataset();
+    const datasetPath = join(dir, 'tiny-bm25.json');
+    const resultsPath = join(dir, 'bm25.jsonl');
+    await writeFile(datasetPath, JSON.stringify(dataset));
+    const io = captureIo();
+    const args = [
+      '--dataset',
+      datasetPath,
+      '--results',
+      resultsPath,
+      '--baseline',
+      'bm25',
+      '--json',
+    ];
+    const code = await runCli(
+      ['node', 'keepgraph', '--data', join(dir, 'data-bm25'), 'bench', 'recall', ...args],
+      io,
+    );
+    expect(code).toBe(0);
+    const report = JSON.parse(io.outLines.join('\n')) as BenchRecallReport;
+    expect(report.paddedQuestions).toBeGreaterThan(0);
+    expect(await checkResultsFile(dataset, resultsPath)).toEqual([]);
+    expect(report.overall.hit[5]).toBeGreaterThan(0);
   });
 });

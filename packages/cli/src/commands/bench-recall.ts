@@ -39,6 +39,8 @@ export interface BenchRecallReport extends RecallMetrics {
   /** Results requested per question (topK / search limit). */
   k: number;
   conversations: number;
+  /** Questions whose retrieved turns were fewer than k, padded per padWithUnretrieved. */
+  paddedQuestions: number;
   ingest: IngestSummary;
 }
 
@@ -83,6 +85,7 @@ export async function runBenchRecall(
   const k = Math.min(MAX_TOP_K, Math.max(flags.k, MIN_TURN_IDS));
   const ingest: IngestSummary = { turns: 0, stored: 0, refused: 0, refusedByCode: {} };
   const lines: ResultLine[] = [];
+  let padded = 0;
   for (const conv of dataset.conversations) {
     const ingested = await ingestConversation(rt.engine, rt.caller, conv);
     addIngest(ingest, ingested.summary);
@@ -91,8 +94,12 @@ export async function runBenchRecall(
       `${conv.id}: ingested ${s.stored} of ${s.turns} turns, refused ${s.refused}${formatCodes(s.refusedByCode)}`,
     );
     const answered = await answerQuestions(rt.engine, rt.caller, conv, ingested, k, flags.baseline);
-    lines.push(...answered);
-    io.err(`${conv.id}: answered ${answered.length} questions`);
+    lines.push(...answered.lines);
+    padded += answered.padded;
+    io.err(
+      `${conv.id}: answered ${answered.lines.length} questions` +
+        (answered.padded ? `, ${answered.padded} padded to ${k} with unretrieved turns` : ''),
+    );
   }
   await writeResults(resultsPath, lines);
   return {
@@ -100,6 +107,7 @@ export async function runBenchRecall(
     baseline: flags.baseline,
     k,
     conversations: dataset.conversations.length,
+    paddedQuestions: padded,
     ingest,
     ...scoreResults(dataset, lines),
   };
@@ -112,6 +120,11 @@ export function formatReport(r: BenchRecallReport): string[] {
       `(questions with evidence: ${r.overall.questions}${r.unscoredQuestions ? `, ${r.unscoredQuestions} without evidence skipped` : ''})`,
     ...formatMetricsTable(r),
     `latency p50 ${r.latencyMs.p50} ms, p95 ${r.latencyMs.p95} ms`,
+    ...(r.paddedQuestions
+      ? [
+          `${r.paddedQuestions} question(s) found fewer than ${r.k} turns: the rest of the list is unretrieved turns in write order`,
+        ]
+      : []),
     `ingest: ${r.ingest.stored} of ${r.ingest.turns} turns stored, refused ${r.ingest.refused}${formatCodes(r.ingest.refusedByCode)}`,
   ];
 }

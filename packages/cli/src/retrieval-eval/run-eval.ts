@@ -139,6 +139,30 @@ async function retrieve(
   return { ids, latencyMs };
 }
 
+/**
+ * The spec asks for at least k ids where the owner has that many turns. A
+ * retriever that finds fewer (BM25 matches only turns sharing a word with the
+ * question) is followed by the stored turns it did not find, in the order
+ * they were written: an unranked tail, the same for every retriever.
+ */
+export function padWithUnretrieved(
+  turnIds: readonly string[],
+  storedTurns: Iterable<string>,
+  k: number,
+): { turnIds: string[]; padded: boolean } {
+  if (turnIds.length >= k) return { turnIds: [...turnIds], padded: false };
+  const out = [...turnIds];
+  const seen = new Set(out);
+  for (const t of storedTurns) {
+    if (out.length >= k) break;
+    if (!seen.has(t)) {
+      seen.add(t);
+      out.push(t);
+    }
+  }
+  return { turnIds: out, padded: out.length > turnIds.length };
+}
+
 /** Answer every question of one ingested conversation, in dataset order. */
 export async function answerQuestions(
   engine: Engine,
@@ -147,8 +171,9 @@ export async function answerQuestions(
   ingested: IngestedConversation,
   k: number,
   retriever: Retriever,
-): Promise<ResultLine[]> {
+): Promise<{ lines: ResultLine[]; padded: number }> {
   const lines: ResultLine[] = [];
+  let padded = 0;
   for (const q of conv.questions) {
     const { ids, latencyMs } = await retrieve(
       engine,
@@ -158,11 +183,10 @@ export async function answerQuestions(
       k,
       retriever,
     );
-    lines.push({
-      questionId: q.id,
-      turnIds: await turnIdsOf(engine, caller, ingested, ids),
-      latencyMs,
-    });
+    const found = await turnIdsOf(engine, caller, ingested, ids);
+    const listed = padWithUnretrieved(found, ingested.turnOf.values(), k);
+    if (listed.padded) padded++;
+    lines.push({ questionId: q.id, turnIds: listed.turnIds, latencyMs });
   }
-  return lines;
+  return { lines, padded };
 }
