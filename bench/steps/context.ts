@@ -191,8 +191,13 @@ export class Neo4jServer {
       { stdio: ['ignore', fd, fd] },
     );
     closeSync(fd);
-    const stopOnExit = () => child.kill('SIGKILL');
-    process.once('exit', stopOnExit);
+    // Never leave the server behind: on exit, and on Ctrl-C or kill.
+    process.once('exit', () => child.kill('SIGKILL'));
+    for (const sig of ['SIGINT', 'SIGTERM'] as const)
+      process.once(sig, () => {
+        child.kill('SIGKILL');
+        process.exit(130);
+      });
     const server = new Neo4jServer(child, `bolt://127.0.0.1:${port}`);
     for (let i = 0; i < 240; i++) {
       if (child.exitCode !== null)
