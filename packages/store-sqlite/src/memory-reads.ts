@@ -122,18 +122,23 @@ export function nextInSession(
 ): SessionSuccessor[] {
   requireOwner(ownerId);
   if (ids.length === 0) return [];
+  // Driven by the ids (CROSS JOIN keeps that order: otherwise the planner
+  // walks the owner's session index), the successor's rid by one seek each,
+  // then its row by rid.
   const rows = ctx.st
     .sql(
-      `SELECT p.id AS after_id, n.*
-         FROM memories p
-         JOIN memories n ON n.rid = (
-              SELECT min(x.rid) FROM memories x
-               WHERE x.owner_id = p.owner_id AND x.session_id = p.session_id
-                 AND x.rid > p.rid AND x.kind = 'episode')
-        WHERE p.owner_id = ? AND p.session_id IS NOT NULL
-          AND p.id IN (SELECT value FROM json_each(?))`,
+      `WITH asked AS (
+         SELECT p.id AS after_id,
+                (SELECT x.rid FROM memories x
+                  WHERE x.owner_id = p.owner_id AND x.session_id = p.session_id
+                    AND x.rid > p.rid AND x.kind = 'episode'
+                  ORDER BY x.rid LIMIT 1) AS next_rid
+           FROM json_each(@ids) j CROSS JOIN memories p ON p.id = j.value
+          WHERE p.owner_id = @ownerId AND p.session_id IS NOT NULL)
+       SELECT asked.after_id, n.* FROM asked JOIN memories n ON n.rid = asked.next_rid`,
     )
-    .all(ownerId, JSON.stringify([...new Set(ids)])) as (MemoryRow & { after_id: string })[];
+    
+    .all({ ownerId, ids: JSON.stringify([...new Set(ids)]) }) as (MemoryRow & { after_id: string })[];
   return rows.map(({ after_id, ...row }) => ({ after: after_id, memory: rowToMemory(row) }));
 }
 

@@ -7,9 +7,11 @@
 -- returns: id, surviving_json (JSON array of surviving source ids)
 SELECT d.child_id AS id,
        json_group_array(d.source_id) AS surviving_json
-  FROM derived_from d
- WHERE d.owner_id = @ownerId
-   AND d.child_id IN (SELECT value FROM json_each(@closure))
+  FROM json_each(@closure) j
+  CROSS JOIN derived_from d ON d.child_id = j.value
+-- "+" keeps the owner index out: edges are looked up by child id, not found
+-- by walking all of the owner's edges once per closure member.
+ WHERE +d.owner_id = @ownerId
    AND d.child_id NOT IN (SELECT value FROM json_each(@rootIds))
    AND d.source_id NOT IN (SELECT value FROM json_each(@closure))
  GROUP BY d.child_id

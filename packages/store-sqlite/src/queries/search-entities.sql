@@ -7,6 +7,8 @@
 --         @nowMs    epoch ms of "now"
 --         @limit    results to return
 -- returns: id, score
+-- CROSS JOIN: from the hits into memories by id, never a walk over all of
+-- the owner's memories probing the hits (44 ms at 100k with no hit at all).
 WITH named AS (
   SELECT id FROM entities
    WHERE owner_id = @ownerId
@@ -22,7 +24,7 @@ hits AS (
 )
 SELECT m.id, 1.0 AS score
   FROM hits
-  JOIN memories m ON m.id = hits.id AND m.owner_id = @ownerId
+  CROSS JOIN memories m ON m.id = hits.id AND m.owner_id = @ownerId
  WHERE m.superseded_by IS NULL
    AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
    AND m.expires_ms > @nowMs
