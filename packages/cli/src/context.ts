@@ -84,7 +84,8 @@ export async function withRuntime<T>(
 ): Promise<T> {
   // Loaded here, not at the top: the server package pulls in Fastify and the
   // model loader, which --help and usage errors have no use for.
-  const { loadServerConfig, openEmbeddedRuntime, storeSelection } = await import('@keepgraph/server');
+  const { loadServerConfig, openEmbeddedRuntime, storeSelection } =
+    await import('@keepgraph/server');
   // KEEPGRAPH_STORE / NEO4J_* select the store for local commands as for the server.
   const config = loadServerConfig(process.env, { dataDir: g.dataDir });
   const runtime = await openEmbeddedRuntime({
