@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'models/**', '.data/**', 'bench/results/**'] },
+  { ignores: ['**/node_modules/**', 'models/**', '.data/**', 'bench/results/**', '.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
