@@ -1,6 +1,6 @@
 // Owner-scoped lookups of memories: by id, by key, by source, listings and
 // the orderings used by cap eviction and the expiry sweeper.
-import type { ExpiryCandidate, Memory, SessionSuccessor } from '@keepgraph/core';
+import type { DerivedEdge, ExpiryCandidate, Memory, SessionSuccessor } from '@keepgraph/core';
 import { MEMORY_PROJECTION, propsToMemory, toMs } from './record-mapping.ts';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
@@ -167,17 +167,17 @@ export async function lowestValue(
 export async function derivedFrom(
   ctx: StoreContext,
   ownerId: string,
-  id: string,
-): Promise<string[]> {
+  ids: readonly string[],
+): Promise<DerivedEdge[]> {
   requireOwner(ownerId);
-  const found = await readRows<{ id: string }>(
+  if (ids.length === 0) return [];
+  return readRows<DerivedEdge>(
     ctx,
-    `MATCH (c:Memory)-[:DERIVED_FROM]->(p:Memory {id: $id})
-      WHERE p.ownerId = $ownerId AND c.ownerId = $ownerId
-     RETURN c.id AS id ORDER BY id`,
-    { ownerId, id },
+    `MATCH (c:Memory)-[:DERIVED_FROM]->(p:Memory)
+      WHERE p.id IN $ids AND p.ownerId = $ownerId AND c.ownerId = $ownerId
+     RETURN p.id AS source, c.id AS child ORDER BY child, source`,
+    { ownerId, ids: [...new Set(ids)] },
   );
-  return found.map((r) => r.id);
 }
 
 /** Memories expired at `now`, oldest expiry first, across owners (sweeper). */

@@ -9,6 +9,7 @@ import type {
   AuditEventInput,
   CascadeRequest,
   DeletionReceipt,
+  DerivedEdge,
   ExpiryCandidate,
   Memory,
   MemoryStore,
@@ -175,8 +176,8 @@ export class Neo4jMemoryStore implements MemoryStore {
   lowestValue(ownerId: string, limit: number): Promise<string[]> {
     return this.op((c) => reads.lowestValue(c, ownerId, limit));
   }
-  derivedFrom(ownerId: string, id: string): Promise<string[]> {
-    return this.op((c) => reads.derivedFrom(c, ownerId, id));
+  derivedFrom(ownerId: string, ids: readonly string[]): Promise<DerivedEdge[]> {
+    return this.op((c) => reads.derivedFrom(c, ownerId, ids));
   }
   nextInSession(ownerId: string, ids: readonly string[]): Promise<SessionSuccessor[]> {
     return this.op((c) => reads.nextInSession(c, ownerId, ids));

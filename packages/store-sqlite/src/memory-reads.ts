@@ -1,6 +1,6 @@
 // Owner-scoped lookups of memories: by id, by key, by source, listings and
 // the orderings used by cap eviction and the expiry sweeper.
-import type { ExpiryCandidate, Memory, SessionSuccessor } from '@keepgraph/core';
+import type { DerivedEdge, ExpiryCandidate, Memory, SessionSuccessor } from '@keepgraph/core';
 import { rowToMemory, toMs } from './row-mapping.ts';
 import type { MemoryRow } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
@@ -102,13 +102,22 @@ export function lowestValue(ctx: StoreContext, ownerId: string, limit: number): 
     .all(ownerId, limit) as string[];
 }
 
-/** Direct children: memories derived from `id`. */
-export function derivedFrom(ctx: StoreContext, ownerId: string, id: string): string[] {
+/** Direct children of any of `ids`: one index seek per id. */
+export function derivedFrom(
+  ctx: StoreContext,
+  ownerId: string,
+  ids: readonly string[],
+): DerivedEdge[] {
   requireOwner(ownerId);
+  if (ids.length === 0) return [];
   return ctx.st
-    .sql('SELECT child_id FROM derived_from WHERE owner_id = ? AND source_id = ? ORDER BY child_id')
-    .pluck()
-    .all(ownerId, id) as string[];
+    .sql(
+      `SELECT d.source_id AS source, d.child_id AS child
+         FROM json_each(@ids) j
+        CROSS JOIN derived_from d ON d.owner_id = @ownerId AND d.source_id = j.value
+        ORDER BY d.child_id, d.source_id`,
+    )
+    .all({ ownerId, ids: JSON.stringify([...new Set(ids)]) }) as DerivedEdge[];
 }
 
 /**
@@ -137,8 +146,10 @@ export function nextInSession(
           WHERE p.owner_id = @ownerId AND p.session_id IS NOT NULL)
        SELECT asked.after_id, n.* FROM asked JOIN memories n ON n.rid = asked.next_rid`,
     )
-    
-    .all({ ownerId, ids: JSON.stringify([...new Set(ids)]) }) as (MemoryRow & { after_id: string })[];
+
+    .all({ ownerId, ids: JSON.stringify([...new Set(ids)]) }) as (MemoryRow & {
+    after_id: string;
+  })[];
   return rows.map(({ after_id, ...row }) => ({ after: after_id, memory: rowToMemory(row) }));
 }
 

@@ -142,7 +142,7 @@ describe('deleteCascade', () => {
       ),
     ).toEqual([]);
     expect(ids(await store.getByIds(owner, ids([...gone, ...kept])))).toEqual(ids(kept));
-    expect(await store.derivedFrom(owner, e3.id)).toEqual([f3.id]);
+    expect(await store.derivedFrom(owner, [e3.id])).toEqual([{ source: e3.id, child: f3.id }]);
     expect(await store.findBySource(owner, { uri: 'https://only-e1.example/page' })).toEqual([]);
     expect(await store.relations(owner)).toEqual([
       {

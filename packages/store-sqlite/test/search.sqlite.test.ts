@@ -125,7 +125,9 @@ describe('searchText', () => {
   });
 
   it('builds an OR of quoted tokens', () => {
-    expect(toFtsMatch('Hello, "world" NEAR(x*)', 'o')).toBe('owner_key:"zzjw" AND ("hello" OR "world" OR "near" OR "x")');
+    expect(toFtsMatch('Hello, "world" NEAR(x*)', 'o')).toBe(
+      'owner_key:"zzjw" AND ("hello" OR "world" OR "near" OR "x")',
+    );
     expect(toFtsMatch('!!!', 'o')).toBeNull();
   });
 

@@ -111,7 +111,7 @@ describe('write', () => {
     const thief = makeMemory(b, { kind: 'summary', derivedFrom: [source.id] });
     await expect(store.write(batchOf([thief]))).rejects.toMatchObject({ code: 'invalid_input' });
     expect(await store.getById(b, thief.id)).toBeNull();
-    expect(await store.derivedFrom(a, source.id)).toEqual([]);
+    expect(await store.derivedFrom(a, [source.id])).toEqual([]);
   });
 
   it('accepts a summary and its sources in one batch', async () => {
@@ -120,7 +120,7 @@ describe('write', () => {
     const s2 = makeMemory(owner);
     const sum = makeMemory(owner, { kind: 'summary', derivedFrom: [s1.id, s2.id] });
     await store.write(batchOf([sum, s1, s2]));
-    expect(await store.derivedFrom(owner, s1.id)).toEqual([sum.id]);
+    expect(await store.derivedFrom(owner, [s1.id])).toEqual([{ source: s1.id, child: sum.id }]);
     expect((await store.getById(owner, sum.id))?.derivedFrom).toEqual([s1.id, s2.id]);
   });
 

@@ -162,6 +162,29 @@ export function retrievalSuite(opts: ConformanceOptions): void {
       expect(after[0]!.memory.text).toBe('third turn of the talk');
     });
 
+    it("lists the direct children of several memories in one call, only the owner's", async () => {
+      const p = f.owner();
+      const a = await f.engine.remember(user, p, episode('Dana flies to Tokyo in May'));
+      const b = await f.engine.remember(user, p, episode('Dana flies to Denver in June'));
+      const s1 = await f.engine.remember(
+        user,
+        p,
+        derived('Dana travels a lot', [a.memory.id, b.memory.id]),
+      );
+      const s2 = await f.engine.remember(user, p, derived('Dana likes Tokyo', [a.memory.id]));
+      await f.engine.remember(user, p, derived('Dana likes travel summaries', [s1.memory.id]));
+      const edges = await f.sut.store.derivedFrom(p, [a.memory.id, b.memory.id, 'no-such-id']);
+      const key = (e: { source: string; child: string }) => `${e.source}>${e.child}`;
+      expect(edges.map(key).sort()).toEqual(
+        [
+          `${a.memory.id}>${s1.memory.id}`,
+          `${b.memory.id}>${s1.memory.id}`,
+          `${a.memory.id}>${s2.memory.id}`,
+        ].sort(),
+      );
+      expect(await f.sut.store.derivedFrom(f.owner(), [a.memory.id])).toEqual([]);
+    });
+
     it('logs every read served', async () => {
       const r = await f.engine.recall({ ...user, sessionId: 'sess-read' }, o, 'gluten');
       const reads = (await f.engine.auditList(operator, { ownerId: o })).filter(

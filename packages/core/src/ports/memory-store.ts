@@ -121,6 +121,12 @@ export interface StoreCounts {
   byAuthority: Record<string, number>;
 }
 
+/** One DERIVED_FROM edge: `child` was derived from `source`. */
+export interface DerivedEdge {
+  source: string;
+  child: string;
+}
+
 /** An episode and the one written after it in the same session. */
 export interface SessionSuccessor {
   after: string;
@@ -170,8 +176,8 @@ export interface MemoryStore {
   /** Lowest-value live memories first: for cap eviction. */
   lowestValue(ownerId: string, limit: number): Promise<string[]>;
 
-  /** Ids that derive from `id` directly (inbound DERIVED_FROM). */
-  derivedFrom(ownerId: string, id: string): Promise<string[]>;
+  /** The memories derived directly from any of `ids` (inbound DERIVED_FROM), as edges, by child id. */
+  derivedFrom(ownerId: string, ids: readonly string[]): Promise<DerivedEdge[]>;
   /**
    * For each of `ids` observed in a session: the episode written next in
    * that session of this owner (write order), whether or not it is still

@@ -101,10 +101,17 @@ export async function recall(
   // Derived neighbours: summaries and rules built on the best hits.
   if (config.weights.derived > 0) {
     const seeds = fuse(lists, config);
-    const top = [...seeds.entries()].sort((a, b) => b[1].fused - a[1].fused).slice(0, 10);
-    // One round trip each, issued together: on a networked store they overlap.
-    const children = await Promise.all(top.map(([id]) => deps.store.derivedFrom(ownerId, id)));
-    lists.derived = top.flatMap(([, f], i) => children[i]!.map((d) => ({ id: d, score: f.fused })));
+    const top = new Map(
+      [...seeds.entries()]
+        .sort((a, b) => b[1].fused - a[1].fused)
+        .slice(0, 10)
+        .map(([id, f]) => [id, f.fused]),
+    );
+    // One round trip for all of them; ranked by the seed they hang off.
+    const order = [...top.keys()];
+    const edges = await deps.store.derivedFrom(ownerId, order);
+    edges.sort((a, b) => order.indexOf(a.source) - order.indexOf(b.source));
+    lists.derived = edges.map((e) => ({ id: e.child, score: top.get(e.source)! }));
   }
 
   const fused = fuse(lists, config);
