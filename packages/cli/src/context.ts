@@ -81,13 +81,16 @@ export interface LocalRuntime {
 export async function withRuntime<T>(
   g: GlobalOptions,
   fn: (rt: LocalRuntime) => Promise<T>,
+  opts: { store?: 'sqlite' | 'neo4j' } = {},
 ): Promise<T> {
   // Loaded here, not at the top: the server package pulls in Fastify and the
   // model loader, which --help and usage errors have no use for.
   const { loadServerConfig, openEmbeddedRuntime, storeSelection } =
     await import('@keepgraph/server');
-  // KEEPGRAPH_STORE / NEO4J_* select the store for local commands as for the server.
-  const config = loadServerConfig(process.env, { dataDir: g.dataDir });
+  // KEEPGRAPH_STORE / NEO4J_* select the store for local commands as for the
+  // server; a command's own --store overrides the first and is checked alike.
+  const env = opts.store ? { ...process.env, KEEPGRAPH_STORE: opts.store } : process.env;
+  const config = loadServerConfig(env, { dataDir: g.dataDir });
   const runtime = await openEmbeddedRuntime({
     dataDir: g.dataDir,
     store: storeSelection(config),

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BenchRecallReport } from '../src/commands/bench-recall.ts';
 import type { Io } from '../src/io.ts';
 import { runCli } from '../src/run.ts';
@@ -331,6 +331,41 @@ describe('keepgraph bench recall', { timeout: 120_000 }, () => {
     ).toBe(1);
     expect(bad.errLines.join('\n')).toMatch(/check failed/);
   });
+  it('--store neo4j ingests into Neo4j (NEO4J_URI) and writes a valid results file', async () => {
+    const dataset = tinyDataset();
+    const datasetPath = join(dir, 'tiny-neo4j.json');
+    const resultsPath = join(dir, 'neo4j.jsonl');
+    const dataDir = join(dir, 'data-neo4j');
+    await writeFile(datasetPath, JSON.stringify(dataset));
+    const saved = { uri: process.env.NEO4J_URI, store: process.env.KEEPGRAPH_STORE };
+    process.env.NEO4J_URI = inject('neo4jUri');
+    delete process.env.KEEPGRAPH_STORE;
+    try {
+      const io = captureIo();
+      const args = [
+        '--dataset',
+        datasetPath,
+        '--results',
+        resultsPath,
+        '--store',
+        'neo4j',
+        '--json',
+      ];
+      expect(
+        await runCli(['node', 'keepgraph', '--data', dataDir, 'bench', 'recall', ...args], io),
+      ).toBe(0);
+      const report = JSON.parse(io.outLines.join('\n')) as BenchRecallReport;
+      expect(report.ingest.stored).toBe(30);
+      expect(await checkResultsFile(dataset, resultsPath)).toEqual([]);
+      // Nothing went into an embedded store.
+      expect(existsSync(join(dataDir, 'keepgraph.db'))).toBe(false);
+    } finally {
+      if (saved.uri === undefined) delete process.env.NEO4J_URI;
+      else process.env.NEO4J_URI = saved.uri;
+      if (saved.store !== undefined) process.env.KEEPGRAPH_STORE = saved.store;
+    }
+  });
+
   it('the BM25 baseline pads its short lists with unretrieved turns and passes the check', async () => {
     const dataset = tinyDataset();
     const datasetPath = join(dir, 'tiny-bm25.json');

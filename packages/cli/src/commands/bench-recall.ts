@@ -28,6 +28,7 @@ export interface BenchRecallFlags {
   k: number;
   limitConversations?: number;
   baseline: Retriever;
+  store?: 'sqlite' | 'neo4j';
   json?: boolean;
   check?: string;
 }
@@ -149,6 +150,12 @@ export function registerBench(program: Command, io: Io): void {
         .choices(RETRIEVERS)
         .default('engine'),
     )
+    .addOption(
+      new Option(
+        '--store <kind>',
+        'store to ingest into (default KEEPGRAPH_STORE or sqlite; neo4j needs NEO4J_URI)',
+      ).choices(['sqlite', 'neo4j']),
+    )
     .option('--json', 'print the metrics as JSON')
     .option('--check <file>', 'only check an existing results file against the dataset')
     .action(async (f: BenchRecallFlags, cmd: Command) => {
@@ -167,15 +174,19 @@ export function registerBench(program: Command, io: Io): void {
       }
       const resultsPath = userPath(f.results);
       const g = globalOptions(cmd);
-      await withRuntime(g, async ({ engine }) => {
-        // Turns are the user's own words: written as role user, authority user.
-        const caller: Caller = { role: 'user', principal: g.principal };
-        const report = await runBenchRecall(io, dataset, f, { engine, caller }, resultsPath);
-        if (f.json) io.out(JSON.stringify(report, null, 2));
-        else for (const line of formatReport(report)) io.out(line);
-        // Scores first, then the check: a short list (a lexical baseline
-        // matching fewer than 25 turns) is worth seeing scored and flagged.
-        reportCheck(io, dataset, resultsPath, await checkResultsFile(dataset, resultsPath));
-      });
+      await withRuntime(
+        g,
+        async ({ engine }) => {
+          // Turns are the user's own words: written as role user, authority user.
+          const caller: Caller = { role: 'user', principal: g.principal };
+          const report = await runBenchRecall(io, dataset, f, { engine, caller }, resultsPath);
+          if (f.json) io.out(JSON.stringify(report, null, 2));
+          else for (const line of formatReport(report)) io.out(line);
+          // Scores first, then the check: a short list (a lexical baseline
+          // matching fewer than 25 turns) is worth seeing scored and flagged.
+          reportCheck(io, dataset, resultsPath, await checkResultsFile(dataset, resultsPath));
+        },
+        f.store ? { store: f.store } : {},
+      );
     });
 }
