@@ -3,7 +3,15 @@
 // orphan entities and session-buffer copies go in one cascade with a receipt;
 // verifyForgotten then finds nothing; survivors' summaries are re-derived.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { derived, episode, expectCode, makeFixture, user, type ConformanceOptions, type Fixture } from '../harness.ts';
+import {
+  derived,
+  episode,
+  expectCode,
+  makeFixture,
+  user,
+  type ConformanceOptions,
+  type Fixture,
+} from '../harness.ts';
 
 export function deletionSuite(opts: ConformanceOptions): void {
   describe('invariant 7: deletion reaches everything derived', () => {
@@ -15,8 +23,18 @@ export function deletionSuite(opts: ConformanceOptions): void {
 
     it('deleting an episode removes a 3-level derived chain with fan-out 20, its index rows and sole-asserted relations', async () => {
       const o = f.owner();
-      const root = await f.engine.remember(user, o, episode('Kestrel-7731 feedback: Alex strongly dislikes finance clients after the last project'));
-      const other = await f.engine.remember(user, o, episode('Alex enjoys working with design studios and small agencies'));
+      const root = await f.engine.remember(
+        user,
+        o,
+        episode(
+          'Kestrel-7731 feedback: Alex strongly dislikes finance clients after the last project',
+        ),
+      );
+      const other = await f.engine.remember(
+        user,
+        o,
+        episode('Alex enjoys working with design studios and small agencies'),
+      );
 
       // Level 1: 20 claims derived from the root. One asserts a relation alone;
       // another asserts a relation that the surviving episode also asserts.
@@ -25,16 +43,33 @@ export function deletionSuite(opts: ConformanceOptions): void {
         const { memory } = await f.engine.remember(
           user,
           o,
-          derived(`Kestrel-7731 level one claim ${i}: avoid pitching finance clients to Alex`, [root.memory.id], {
-            kind: 'rule',
-            about: [{ name: 'Alex', type: 'person' }],
-            relations:
-              i === 0
-                ? [{ subject: { name: 'Alex', type: 'person' }, type: 'PREFERS_AGAINST', object: { name: 'finance clients', type: 'segment' }, reason: 'the last project' }]
-                : i === 1
-                  ? [{ subject: { name: 'Alex', type: 'person' }, type: 'PREFERS', object: { name: 'design studios', type: 'segment' } }]
-                  : [],
-          }),
+          derived(
+            `Kestrel-7731 level one claim ${i}: avoid pitching finance clients to Alex`,
+            [root.memory.id],
+            {
+              kind: 'rule',
+              about: [{ name: 'Alex', type: 'person' }],
+              relations:
+                i === 0
+                  ? [
+                      {
+                        subject: { name: 'Alex', type: 'person' },
+                        type: 'PREFERS_AGAINST',
+                        object: { name: 'finance clients', type: 'segment' },
+                        reason: 'the last project',
+                      },
+                    ]
+                  : i === 1
+                    ? [
+                        {
+                          subject: { name: 'Alex', type: 'person' },
+                          type: 'PREFERS',
+                          object: { name: 'design studios', type: 'segment' },
+                        },
+                      ]
+                    : [],
+            },
+          ),
         );
         level1.push(memory.id);
       }
@@ -43,20 +78,38 @@ export function deletionSuite(opts: ConformanceOptions): void {
         o,
         derived('Alex prefers design studios', [other.memory.id], {
           kind: 'rule',
-          relations: [{ subject: { name: 'Alex', type: 'person' }, type: 'PREFERS', object: { name: 'design studios', type: 'segment' } }],
+          relations: [
+            {
+              subject: { name: 'Alex', type: 'person' },
+              type: 'PREFERS',
+              object: { name: 'design studios', type: 'segment' },
+            },
+          ],
         }),
       );
       // Levels 2 and 3: one chain under each level-1 claim.
       const level2: string[] = [];
       const level3: string[] = [];
       for (const [i, id] of level1.entries()) {
-        const l2 = await f.engine.remember(user, o, derived(`Kestrel-7731 level two summary ${i}`, [id]));
+        const l2 = await f.engine.remember(
+          user,
+          o,
+          derived(`Kestrel-7731 level two summary ${i}`, [id]),
+        );
         level2.push(l2.memory.id);
-        const l3 = await f.engine.remember(user, o, derived(`Kestrel-7731 level three digest ${i}`, [l2.memory.id]));
+        const l3 = await f.engine.remember(
+          user,
+          o,
+          derived(`Kestrel-7731 level three digest ${i}`, [l2.memory.id]),
+        );
         level3.push(l3.memory.id);
       }
       // A summary of the root and the surviving episode: deleted, then queued for re-derivation.
-      const mixed = await f.engine.remember(user, o, derived('Kestrel-7731 mixed summary of both episodes', [root.memory.id, other.memory.id]));
+      const mixed = await f.engine.remember(
+        user,
+        o,
+        derived('Kestrel-7731 mixed summary of both episodes', [root.memory.id, other.memory.id]),
+      );
 
       const before = await f.engine.deps.store.relations(o);
       expect(before.some((r) => r.type === 'PREFERS_AGAINST')).toBe(true);
@@ -83,7 +136,9 @@ export function deletionSuite(opts: ConformanceOptions): void {
       });
       expect(check.traces).toEqual([]);
       expect(check.forgotten).toBe(true);
-      const recalled = (await f.engine.recall(user, o, 'Kestrel-7731 finance clients', { topK: 50 })).results;
+      const recalled = (
+        await f.engine.recall(user, o, 'Kestrel-7731 finance clients', { topK: 50 })
+      ).results;
       expect(recalled.length).toBeGreaterThan(0);
       for (const h of recalled) expect(expected).not.toContain(h.memory.id);
       expect((await f.engine.get(user, o, other.memory.id)).id).toBe(other.memory.id);
@@ -107,7 +162,9 @@ export function deletionSuite(opts: ConformanceOptions): void {
       expect(receipt.sessionMessagesDeleted).toBe(1);
       const ctx = await f.engine.sessionContext(user, o, 'sess-1');
       expect(ctx.session.map((m) => m.role)).toEqual(['assistant']);
-      expect((await f.engine.verifyForgotten(user, o, { ids: r.rememberedIds })).forgotten).toBe(true);
+      expect((await f.engine.verifyForgotten(user, o, { ids: r.rememberedIds })).forgotten).toBe(
+        true,
+      );
     });
 
     it('forgetting an owner removes everything of that owner and nothing of another', async () => {
@@ -119,7 +176,9 @@ export function deletionSuite(opts: ConformanceOptions): void {
       const receipt = await f.engine.forgetOwner(user, a);
       expect(receipt.deletedMemoryIds).toHaveLength(2);
       expect(await f.engine.deps.store.countMemories(a)).toBe(0);
-      expect((await f.engine.get(user, b, eb.memory.id)).text).toBe('Jordan collects vintage film cameras');
+      expect((await f.engine.get(user, b, eb.memory.id)).text).toBe(
+        'Jordan collects vintage film cameras',
+      );
       await expectCode(f.engine.forgetOwner(user, a), 'not_found');
     });
 
@@ -131,16 +190,56 @@ export function deletionSuite(opts: ConformanceOptions): void {
         authority: 'third_party',
         origin: { source: { kind: 'url', uri: 'https://events.example.com/conf' } },
       });
-      const sum = await f.engine.remember(user, o, derived('Conference is in Hall B', [web.memory.id]));
-      const keep = await f.engine.remember(user, o, episode('I booked the hotel next to the venue myself'));
-      const receipt = await f.engine.revokeSource(user, o, { uri: 'https://events.example.com/conf' });
+      const sum = await f.engine.remember(
+        user,
+        o,
+        derived('Conference is in Hall B', [web.memory.id]),
+      );
+      const keep = await f.engine.remember(
+        user,
+        o,
+        episode('I booked the hotel next to the venue myself'),
+      );
+      const receipt = await f.engine.revokeSource(user, o, {
+        uri: 'https://events.example.com/conf',
+      });
       expect(new Set(receipt.deletedMemoryIds)).toEqual(new Set([web.memory.id, sum.memory.id]));
       expect((await f.engine.get(user, o, keep.memory.id)).id).toBe(keep.memory.id);
     });
 
+    it('lists each deleted memory once when roots derive from other roots', async () => {
+      const o = f.owner();
+      const root = await f.engine.remember(user, o, episode('Sam moved to Lisbon in spring'));
+      const children = [];
+      for (let i = 0; i < 20; i++)
+        children.push(
+          await f.engine.remember(user, o, derived(`Sam fact ${i} about Lisbon`, [root.memory.id])),
+        );
+      const grandchild = await f.engine.remember(
+        user,
+        o,
+        derived('Sam is settling in', [children[0]!.memory.id, children[1]!.memory.id]),
+      );
+      const others = [];
+      for (let i = 0; i < 29; i++)
+        others.push(await f.engine.remember(user, o, episode(`Sam unrelated note number ${i}`)));
+      // 50 roots (the sweeper's batches are like this): the children are roots
+      // and also descendants of the root; the grandchild of three of them.
+      const roots = [root, ...children, ...others].map((m) => m.memory.id);
+      const receipt = await f.engine.forget(user, o, roots);
+      const all = [...roots, grandchild.memory.id];
+      expect([...receipt.deletedMemoryIds].sort()).toEqual([...all].sort());
+      expect(receipt.embeddingsDeleted).toBe(all.length);
+      expect(receipt.fullTextEntriesDeleted).toBe(all.length);
+    });
+
     it('deleting an unknown id is not_found and changes nothing', async () => {
       const o = f.owner();
-      const m = await f.engine.remember(user, o, episode('Casey runs a half marathon every October'));
+      const m = await f.engine.remember(
+        user,
+        o,
+        episode('Casey runs a half marathon every October'),
+      );
       await expectCode(f.engine.forget(user, o, ['no-such-id']), 'not_found');
       expect(await f.engine.deps.store.countMemories(o)).toBe(1);
       expect((await f.engine.get(user, o, m.memory.id)).id).toBe(m.memory.id);
