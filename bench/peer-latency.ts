@@ -23,7 +23,7 @@
 //    priming pass over the same queries (the perf-stores "cached Embedder").
 // speedup = mem0 / ours at p50 and p95.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -42,6 +42,7 @@ import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { benchMemory, jitter } from './bench-memory.ts';
 import { createMem0Peer, mem0Version, type Peer } from './peers/mem0.ts';
 import { percentile, rng, syntheticQueries, syntheticTexts } from './synthetic.ts';
+import { machineInfo } from './machine.ts';
 
 export interface Latency {
   p50: number;
@@ -379,13 +380,7 @@ if (isMain) {
       out: { type: 'string', default: 'bench/results/peer-latency.json' },
     },
   });
-  const machine = () => ({
-    cpus: cpus().length,
-    cpu: cpus()[0]?.model,
-    memGiB: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    loadAvg: loadavg().map((l) => +l.toFixed(2)),
-  });
+  const machine = machineInfo;
   const startMachine = machine();
   const started = new Date().toISOString();
   const rows = await mem0SideBySide({

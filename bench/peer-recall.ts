@@ -8,7 +8,6 @@
 // question is one search (topK k, threshold 0), timed as one retrieval call.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { embeddingText } from '@keepgraph/core';
@@ -24,6 +23,7 @@ import {
 } from '@keepgraph/cli/retrieval-eval';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createMem0Peer } from './peers/mem0.ts';
+import { machineInfo } from './machine.ts';
 
 const { values } = parseArgs({
   options: {
@@ -133,13 +133,7 @@ const summary = {
   ingest: { turns, added: turns, seconds: +(ingestMs / 1000).toFixed(1) },
   check: problems.length === 0 ? 'ok' : problems,
   ...metrics,
-  machine: {
-    cpus: cpus().length,
-    cpu: cpus()[0]?.model,
-    memGiB: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    loadAvg1m: +loadavg()[0]!.toFixed(2),
-  },
+  machine: machineInfo(),
 };
 mkdirSync(dirname(values.summary), { recursive: true });
 writeFileSync(values.summary, JSON.stringify(summary, null, 2) + '\n');

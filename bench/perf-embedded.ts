@@ -2,7 +2,7 @@
 // normal write and recall paths with the real embedding model.
 //   pnpm tsx bench/perf-embedded.ts [--n 10000] [--queries 200] [--batch 64] [--model ID]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -15,6 +15,7 @@ import {
 import { createTransformersEmbedder, type TransformersModelId } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { percentile, syntheticQueries, syntheticTexts } from './synthetic.ts';
+import { machineInfo } from './machine.ts';
 
 const { values } = parseArgs({
   options: {
@@ -78,13 +79,7 @@ for (const q of queries) {
 }
 lat.sort((a, b) => a - b);
 const result = {
-  machine: {
-    cpus: cpus().length,
-    cpu: cpus()[0]?.model,
-    memGiB: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    loadAvg1m: +loadavg()[0]!.toFixed(2),
-  },
+  machine: machineInfo(),
   model: embedder.modelId,
   memories: n,
   batch,

@@ -5,7 +5,7 @@
 // Neo4j: NEO4J_URI (e.g. from `bash scripts/neo4j-test-server.sh start`); the
 // database should be empty (the script's default data dir is wiped at start).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -22,6 +22,7 @@ import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { benchMemory, jitter } from './bench-memory.ts';
 import { percentile, rng, syntheticQueries, syntheticTexts } from './synthetic.ts';
+import { machineInfo } from './machine.ts';
 
 const { values } = parseArgs({
   options: {
@@ -126,13 +127,7 @@ const summary = (l: number[]) => ({
   p99: +percentile(l, 99).toFixed(2),
 });
 const result = {
-  machine: {
-    cpus: cpus().length,
-    cpu: cpus()[0]?.model,
-    memGiB: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    loadAvg1m: +loadavg()[0]!.toFixed(2),
-  },
+  machine: machineInfo(),
   store: values.store,
   total,
   owners,

@@ -13,7 +13,6 @@
 // otherwise the bench starts the repository's Neo4j test server on port
 // 17695 (.tmp/neo4j/bench-17695), empty for each database, and stops it.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
@@ -24,6 +23,7 @@ import { cascadeStep, type CascadeRow } from './steps/cascade.ts';
 import { expiryStep, type ExpiryResult } from './steps/expiry.ts';
 import { embedAll } from './steps/context.ts';
 import { syntheticTexts } from './synthetic.ts';
+import { machineInfo } from './machine.ts';
 
 const { values } = parseArgs({
   options: {
@@ -158,14 +158,7 @@ try {
 
 const wallSeconds = +((performance.now() - wall0) / 1000).toFixed(1);
 const result = {
-  machine: {
-    cpus: cpus().length,
-    cpu: cpus()[0]?.model,
-    memGiB: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    loadAvg1m: +loadavg()[0]!.toFixed(2),
-    loadAvg5m: +loadavg()[1]!.toFixed(2),
-  },
+  machine: machineInfo(),
   store: storeKind,
   size,
   model: embedder.modelId,
@@ -187,7 +180,7 @@ function markdown(): string {
   const L: string[] = [];
   const m = result.machine;
   L.push(
-    `## KeepGraph bench: ${storeKind}, ${size} (${m.cpus} vCPU, load avg ${m.loadAvg1m} / ${m.loadAvg5m}, wall ${wallSeconds} s)`,
+    `## KeepGraph bench: ${storeKind}, ${size} (${m.cpus} vCPU, load avg ${m.loadAvg[0]} / ${m.loadAvg[1]}, wall ${wallSeconds} s)`,
     '',
   );
   if (ingest) {

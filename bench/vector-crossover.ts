@@ -4,12 +4,12 @@
 // Reports latency (p50/p95) and the index path's recall@10 against exact.
 //   NEO4J_URI=... pnpm tsx bench/vector-crossover.ts [--total 100000] [--sizes 100,1000,3000,10000,30000]
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { benchMemory, jitter } from './bench-memory.ts';
 import { percentile, rng, syntheticQueries, syntheticTexts } from './synthetic.ts';
+import { machineInfo } from './machine.ts';
 
 const { values } = parseArgs({
   options: {
@@ -92,13 +92,7 @@ for (const [owner, n] of plan.filter(([o]) => !o.endsWith('filler'))) {
   console.error(JSON.stringify(row));
 }
 const result = {
-  machine: {
-    cpus: cpus().length,
-    cpu: cpus()[0]?.model,
-    memGiB: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    loadAvg1m: +loadavg()[0]!.toFixed(2),
-  },
+  machine: machineInfo(),
   totalMemories: total,
   queries: nq,
   rows,
