@@ -8,14 +8,14 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Starts (or finds) the services tests need: Neo4j for now, Redis later.
+    // Starts (or finds) the services tests need: Neo4j and Redis.
     globalSetup: ['test/global-setup.ts'],
     projects: [
       {
         extends: true,
         test: {
           name: 'unit',
-          include: ['packages/*/test/**/*.test.ts', 'graph-schema/**/*.test.ts'],
+          include: ['packages/*/test/**/*.test.ts', 'workers/test/**/*.test.ts', 'graph-schema/**/*.test.ts'],
         },
       },
       {

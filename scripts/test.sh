@@ -21,6 +21,13 @@ fi
 echo "[test] docker-compose config"
 docker-compose config -q
 
+# Redis for the BullMQ workers' tests: Debian's redis-server; the Vitest
+# global setup starts one of its own for the run unless REDIS_URL is set.
+if ! command -v redis-server >/dev/null 2>&1; then
+  echo "[test] installing redis-server"
+  apt-get update -qq && apt-get install -y -qq redis-server >/dev/null
+fi
+
 # Neo4j: the Vitest global setup (test/global-setup.ts) uses NEO4J_URI when
 # set, and otherwise builds and starts tools/neo4j-test-server for the run.
 

@@ -1,0 +1,6 @@
+export {
+  BullMqJobQueue,
+  bullJobId,
+  type BullMqJobQueueOptions,
+  type JobData,
+} from './bullmq-job-queue.ts';
