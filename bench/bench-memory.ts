@@ -1,7 +1,20 @@
 // Builds stored Memory records directly (no policy gate, no per-item
 // embedding) so store benchmarks can load 100k+ memories in minutes. The
-// recall under test still goes through the engine with the real model.
-import { MemoryInputSchema, type Memory, type MemoryInput } from '@keepgraph/core';
+// recall under test still goes through the engine with the real model
+// (benchEngine).
+import {
+  InMemoryJobQueue,
+  MemoryInputSchema,
+  createEngine,
+  defaultPolicy,
+  systemClock,
+  type Clock,
+  type Embedder,
+  type Engine,
+  type Memory,
+  type MemoryInput,
+  type MemoryStore,
+} from '@keepgraph/core';
 import { memoryFixture } from '@keepgraph/core/testing';
 
 export function benchMemory(
@@ -62,5 +75,20 @@ export function workloadMemory(
     about: input.about,
     relations: input.relations,
     embeddingModel: 'bench',
+  });
+}
+
+/** The engine every benchmark measures: default policy, in-memory job queue, system clock unless given. */
+export function benchEngine(
+  store: MemoryStore,
+  embedder: Embedder,
+  clock: Clock = systemClock,
+): Engine {
+  return createEngine({
+    store,
+    embedder,
+    policy: defaultPolicy(),
+    clock,
+    jobs: new InMemoryJobQueue(),
   });
 }

@@ -27,19 +27,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  InMemoryJobQueue,
-  createEngine,
-  defaultPolicy,
-  systemClock,
-  type Caller,
-  type EmbedPurpose,
-  type Embedder,
-  type MemoryStore,
-} from '@keepgraph/core';
+import { type Caller, type EmbedPurpose, type Embedder, type MemoryStore } from '@keepgraph/core';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
-import { benchMemory, jitter } from './bench-memory.ts';
+import { benchEngine, benchMemory, jitter } from './bench-memory.ts';
 import { createMem0Peer, mem0Version, type Peer } from './peers/mem0.ts';
 import { percentile, rng, syntheticQueries, syntheticTexts } from './synthetic.ts';
 import { machineInfo } from './machine.ts';
@@ -152,13 +143,7 @@ export async function mem0SideBySide(opts: SideBySideOptions): Promise<Row[]> {
     dir,
   );
   await store.init({ dimensions: embedder.dimensions });
-  const engine = createEngine({
-    store,
-    embedder,
-    policy: defaultPolicy(),
-    clock: systemClock,
-    jobs: new InMemoryJobQueue(),
-  });
+  const engine = benchEngine(store, embedder);
   const caller: Caller = { role: 'user', principal: 'bench' };
   const precomputed = new Map<string, Float32Array>();
   const peer: Peer = await createMem0Peer({ embedder, precomputed });

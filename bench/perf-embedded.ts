@@ -5,17 +5,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  InMemoryJobQueue,
-  createEngine,
-  defaultPolicy,
-  systemClock,
-  type Caller,
-} from '@keepgraph/core';
+import { type Caller } from '@keepgraph/core';
 import { createTransformersEmbedder, type TransformersModelId } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { percentile, syntheticQueries, syntheticTexts } from './synthetic.ts';
 import { machineInfo } from './machine.ts';
+import { benchEngine } from './bench-memory.ts';
 
 const { values } = parseArgs({
   options: {
@@ -35,13 +30,7 @@ const embedder = await createTransformersEmbedder(
 );
 const store = createSqliteStore({ path: join(dir, 'bench.db') });
 await store.init({ dimensions: embedder.dimensions });
-const engine = createEngine({
-  store,
-  embedder,
-  policy: defaultPolicy(),
-  clock: systemClock,
-  jobs: new InMemoryJobQueue(),
-});
+const engine = benchEngine(store, embedder);
 const caller: Caller = { role: 'user', principal: 'bench' };
 const owner = 'bench-owner';
 const texts = syntheticTexts(n);

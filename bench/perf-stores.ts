@@ -8,19 +8,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  InMemoryJobQueue,
-  createEngine,
-  defaultPolicy,
-  systemClock,
-  type Caller,
-  type Embedder,
-  type MemoryStore,
-} from '@keepgraph/core';
+import { type Caller, type Embedder, type MemoryStore } from '@keepgraph/core';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
-import { benchMemory, jitter } from './bench-memory.ts';
+import { benchEngine, benchMemory, jitter } from './bench-memory.ts';
 import { percentile, rng, syntheticQueries, syntheticTexts } from './synthetic.ts';
 import { machineInfo } from './machine.ts';
 
@@ -82,13 +74,7 @@ console.error(
   `\nloaded ${total} memories in ${loadSec.toFixed(1)} s (${(total / loadSec).toFixed(0)}/s)`,
 );
 
-const engine = createEngine({
-  store,
-  embedder,
-  policy: defaultPolicy(),
-  clock: systemClock,
-  jobs: new InMemoryJobQueue(),
-});
+const engine = benchEngine(store, embedder);
 const caller: Caller = { role: 'user', principal: 'bench' };
 const target = ownerOf(7);
 const queries = syntheticQueries(nq);
@@ -101,13 +87,7 @@ const cached: Embedder = {
   embed: async (t) =>
     t.map((q) => qvecs[queries.indexOf(q)] ?? new Float32Array(embedder.dimensions)),
 };
-const engineNoEmbed = createEngine({
-  store,
-  embedder: cached,
-  policy: defaultPolicy(),
-  clock: systemClock,
-  jobs: new InMemoryJobQueue(),
-});
+const engineNoEmbed = benchEngine(store, cached);
 
 async function measure(e: typeof engine): Promise<number[]> {
   for (const q of queries.slice(0, 10)) await e.recall(caller, target, q); // warm-up

@@ -16,18 +16,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import {
-  InMemoryJobQueue,
-  createEngine,
-  defaultPolicy,
-  systemClock,
-  type Clock,
-  type Embedder,
-  type Engine,
-  type MemoryStore,
-} from '@keepgraph/core';
+import { type Clock, type Embedder, type Engine, type MemoryStore } from '@keepgraph/core';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createNeo4jStore, type Neo4jMemoryStore } from '@keepgraph/store-neo4j';
+import { benchEngine } from '../bench-memory.ts';
 
 export type StoreKind = 'sqlite' | 'neo4j';
 
@@ -111,13 +103,7 @@ export class BenchContext {
   }
 
   engine(store: MemoryStore, opts: { clock?: Clock; embedder?: Embedder } = {}): Engine {
-    return createEngine({
-      store,
-      embedder: opts.embedder ?? this.embedder,
-      policy: defaultPolicy(),
-      clock: opts.clock ?? systemClock,
-      jobs: new InMemoryJobQueue(),
-    });
+    return benchEngine(store, opts.embedder ?? this.embedder, opts.clock);
   }
 
   snapshot(step: string): MemorySnapshot {
