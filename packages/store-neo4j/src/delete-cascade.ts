@@ -5,7 +5,7 @@
 // (invariant 7). The cascade is a sequence of statements in one explicit
 // transaction; the optional onCascadeStep hook runs between them so a test
 // can break the connection mid-way and prove that nothing is half-deleted.
-import { cascadeAuditEvents } from '@keepgraph/core';
+import { cascadeAuditEvents, cascadeReceipt } from '@keepgraph/core';
 import { KeepGraphError } from '@keepgraph/core';
 import type { CascadeRequest, DeletionReceipt } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
@@ -99,16 +99,12 @@ export async function deleteCascade(
 
     const counts = await deleteClosure(ctx, tx, ownerId, closure);
     await step(ctx, tx, 'cascade-update-owner', { ownerId, deleted: int(deletedMemoryIds.length) });
-    const receipt: DeletionReceipt = {
-      ownerId,
-      reason: req.reason,
-      requested: [...req.rootIds],
+    const receipt = cascadeReceipt(req, {
       deletedMemoryIds,
       deletedContentHashes,
       ...counts,
       rederive,
-      at: req.at,
-    };
+    });
     await appendAuditEvents(tx, cascadeAuditEvents(req, receipt));
     if (ctx.onCascadeStep) await ctx.onCascadeStep('audit');
     return receipt;

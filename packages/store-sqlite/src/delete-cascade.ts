@@ -2,7 +2,7 @@
 // and every memory derived from them (transitively), with their vectors,
 // full-text entries, edges, orphaned relation edges, entities and sources,
 // and session-buffer copies; audit it; return the receipt (invariant 7).
-import { cascadeAuditEvents } from '@keepgraph/core';
+import { cascadeAuditEvents, cascadeReceipt } from '@keepgraph/core';
 import { KeepGraphError } from '@keepgraph/core';
 import type { CascadeRequest, DeletionReceipt } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
@@ -149,16 +149,12 @@ export function deleteCascade(ctx: StoreContext, req: CascadeRequest): DeletionR
     }));
 
     const counts = deleteClosure(ctx, req.ownerId, rows);
-    const receipt: DeletionReceipt = {
-      ownerId: req.ownerId,
-      reason: req.reason,
-      requested: [...req.rootIds],
+    const receipt = cascadeReceipt(req, {
       deletedMemoryIds,
       deletedContentHashes,
       ...counts,
       rederive,
-      at: req.at,
-    };
+    });
 
     appendAuditEvents(ctx.st, cascadeAuditEvents(req, receipt));
     return receipt;

@@ -17,6 +17,20 @@ function union(a: readonly string[], b: readonly string[]): string[] {
   return [...new Set([...a, ...b])];
 }
 
+/** What a store measured while deleting: everything of the receipt that is not the request's. */
+export type CascadeOutcome = Omit<DeletionReceipt, 'ownerId' | 'reason' | 'requested' | 'at'>;
+
+/** The receipt of a cascade, the same shape on every store. */
+export function cascadeReceipt(req: CascadeRequest, outcome: CascadeOutcome): DeletionReceipt {
+  return {
+    ownerId: req.ownerId,
+    reason: req.reason,
+    requested: [...req.rootIds],
+    ...outcome,
+    at: req.at,
+  };
+}
+
 /** The events a store appends, in the cascade's own transaction. */
 export function cascadeAuditEvents(
   req: CascadeRequest,
