@@ -24,3 +24,4 @@ export * from './use-cases/session.ts';
 export * from './use-cases/operate.ts';
 export * from './engine.ts';
 export * from './sweeper.ts';
+export * from './jobs/job-ids.ts';

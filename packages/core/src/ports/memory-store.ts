@@ -3,7 +3,8 @@
 // happens whole, with its audit events, or not at all. The engine decides
 // *what* to write (pure core); the store decides *how*.
 import type { AuditEventInput, AuditEvent } from '../audit.ts';
-import type { Memory, EntityRef } from '../record.ts';
+import type { Memory, EntityRef, MemoryKind } from '../record.ts';
+import type { Job } from './job-queue.ts';
 
 /** A memory to insert, with its embedding. */
 export interface MemoryWrite {
@@ -19,6 +20,14 @@ export interface WriteBatch {
   /** Session-buffer messages to append alongside (e.g. session append). */
   sessionMessages: SessionMessage[];
   audit: AuditEventInput[];
+  /**
+   * Jobs this write triggers, recorded in the store's outbox in the same
+   * transaction (a relay moves them to the queue), so a queue outage loses
+   * none. A job id already pending in the outbox is not recorded twice.
+   */
+  jobs?: Job[];
+  /** Mark these episodes (owner-scoped) as reflected at `at`: reflection's own bookkeeping. */
+  reflected?: { ownerId: string; ids: string[]; at: string }[];
 }
 
 /** What a cascade removed. Ids only: a receipt never repeats deleted content. */
@@ -36,8 +45,15 @@ export interface DeletionReceipt {
   entitiesDeleted: number;
   sessionMessagesDeleted: number;
   /** Derived memories that lost a source but had others that survive: to re-derive. */
-  rederive: { id: string; survivingSources: string[] }[];
+  rederive: RederiveEntry[];
   at: string;
+}
+
+/** A deleted derived memory whose other sources survive, and what kind it was. */
+export interface RederiveEntry {
+  id: string;
+  kind: MemoryKind;
+  survivingSources: string[];
 }
 
 export const DELETION_REASONS = [
@@ -127,6 +143,19 @@ export interface DerivedEdge {
   child: string;
 }
 
+/** A job waiting in the store's outbox for the relay. */
+export interface OutboxEntry {
+  job: Job;
+  recordedAt: string;
+}
+
+/** A new embedding for a stored memory (re-embedding after a model change). */
+export interface EmbeddingUpdate {
+  id: string;
+  embedding: Float32Array;
+  model: string;
+}
+
 /** An episode and the one written after it in the same session. */
 export interface SessionSuccessor {
   after: string;
@@ -207,6 +236,24 @@ export interface MemoryStore {
   trimSession(ownerId: string, sessionId: string, keep: number): Promise<number>;
 
   logRead(entry: ReadLogEntry): Promise<void>;
+
+  /**
+   * The outbox: jobs recorded by write() and deleteCascade() (which records a
+   * `rederive` job per receipt.rederive entry, built by core's rederiveJob, in
+   * its own transaction). Oldest first, across owners: the relay's read.
+   */
+  outboxPending(limit: number): Promise<OutboxEntry[]>;
+  /** Remove relayed jobs from the outbox by job id; unknown ids are ignored. */
+  outboxAck(jobIds: readonly string[]): Promise<void>;
+
+  /** Live (not expired at `now`, not superseded) episodes not yet reflected, oldest first. */
+  unreflectedEpisodes(ownerId: string, opts: { now: string; limit: number }): Promise<Memory[]>;
+  countUnreflected(ownerId: string, now: string): Promise<number>;
+
+  /** Ids of the owner's memories whose embeddingModel is not `model`, oldest first. */
+  staleEmbeddings(ownerId: string, model: string, limit: number): Promise<string[]>;
+  /** Atomic: replace these memories' vectors and embeddingModel; ids the owner lacks are ignored. */
+  replaceEmbeddings(ownerId: string, updates: readonly EmbeddingUpdate[]): Promise<void>;
 
   /** Audit: operators and verification only. */
   appendAudit(events: AuditEventInput[]): Promise<void>;

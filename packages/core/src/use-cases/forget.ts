@@ -5,7 +5,6 @@
 import { KeepGraphError } from '../errors.ts';
 import { DELETION_AUDIT_TYPE } from '../ports/cascade-audit.ts';
 import type { DeletionReason, DeletionReceipt, Trace } from '../ports/memory-store.ts';
-import type { Job } from '../ports/job-queue.ts';
 import { z } from 'zod';
 import {
   IdListSchema,
@@ -71,14 +70,8 @@ export async function cascade(
     audit: [auditEvent(caller, DELETION_AUDIT_TYPE[reason], at, ownerId, { reason, details })],
   });
   // Invariant 7: a derived memory that lost a source but has survivors is
-  // rebuilt from them by a background job.
-  const jobs: Job[] = receipt.rederive.map((r) => ({
-    name: 'rederive',
-    id: `rederive:${ownerId}:${r.id}:${at}`,
-    ownerId,
-    payload: { deletedDerivedId: r.id, survivingSources: r.survivingSources },
-  }));
-  if (jobs.length > 0) await deps.jobs.enqueue(jobs);
+  // rebuilt from them by a `rederive` job, which the store recorded in its
+  // outbox in the cascade's own transaction (rederiveJob).
   return receipt;
 }
 
