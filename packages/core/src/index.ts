@@ -25,3 +25,4 @@ export * from './use-cases/operate.ts';
 export * from './engine.ts';
 export * from './sweeper.ts';
 export * from './jobs/job-ids.ts';
+export * from './jobs/queue-metrics.ts';
