@@ -1,9 +1,18 @@
 // The JobQueue port on BullMQ: one queue per job name (reflect, compact,
 // expire, rederive, reembed), so each kind of work has its own concurrency,
 // retries and metrics. The job's own id is BullMQ's jobId, which makes
-// enqueueing idempotent: the same id twice is one job.
+// enqueueing idempotent: the same id twice is one job. It also reports each
+// queue's counts and recent processing times (core's QueueMetricsSource).
 import { Queue, type ConnectionOptions } from 'bullmq';
-import { JOB_NAMES, type Job, type JobName, type JobQueue } from '@keepgraph/core';
+import {
+  JOB_NAMES,
+  percentileOf,
+  type Job,
+  type JobName,
+  type JobQueue,
+  type QueueMetrics,
+  type QueueMetricsSource,
+} from '@keepgraph/core';
 
 /** What a queued job carries (the port's Job minus what BullMQ holds itself). */
 export interface JobData {
@@ -24,7 +33,10 @@ export function bullJobId(id: string): string {
   return encodeURIComponent(id);
 }
 
-export class BullMqJobQueue implements JobQueue {
+/** How many of the most recently completed jobs the duration percentiles cover. */
+export const DURATION_SAMPLE_SIZE = 200;
+
+export class BullMqJobQueue implements JobQueue, QueueMetricsSource {
   readonly queues: ReadonlyMap<JobName, Queue<JobData>>;
   private readonly attempts: number;
 
@@ -61,6 +73,43 @@ export class BullMqJobQueue implements JobQueue {
           })),
         ),
       ),
+    );
+  }
+
+  /**
+   * Counts per state and the p50/p95 processing time (finishedOn - processedOn)
+   * of the last {@link DURATION_SAMPLE_SIZE} completed jobs still kept, for
+   * every queue, in JOB_NAMES order.
+   */
+  async queueMetrics(): Promise<QueueMetrics[]> {
+    return Promise.all(
+      [...this.queues].map(async ([name, q]): Promise<QueueMetrics> => {
+        const [counts, recent] = await Promise.all([
+          q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed'),
+          // Newest first: the completed set is ordered by finish time.
+          q.getCompleted(0, DURATION_SAMPLE_SIZE - 1),
+        ]);
+        const durations = recent
+          .flatMap((j) =>
+            j.finishedOn !== undefined && j.processedOn !== undefined
+              ? [j.finishedOn - j.processedOn]
+              : [],
+          )
+          .sort((a, b) => a - b);
+        return {
+          name,
+          waiting: counts.waiting ?? 0,
+          active: counts.active ?? 0,
+          delayed: counts.delayed ?? 0,
+          failed: counts.failed ?? 0,
+          completed: counts.completed ?? 0,
+          durationMs: {
+            p50: percentileOf(durations, 50),
+            p95: percentileOf(durations, 95),
+            samples: durations.length,
+          },
+        };
+      }),
     );
   }
 

@@ -1,5 +1,6 @@
 export {
   BullMqJobQueue,
+  DURATION_SAMPLE_SIZE,
   bullJobId,
   type BullMqJobQueueOptions,
   type JobData,

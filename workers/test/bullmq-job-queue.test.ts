@@ -1,10 +1,12 @@
 // The JobQueue port on BullMQ against a real Redis (started by the test
-// setup): jobs land in their own queue, the same id twice is one job, and a
-// BullMQ worker receives what the engine enqueued.
+// setup): jobs land in their own queue, the same id twice is one job, a
+// BullMQ worker receives what the engine enqueued, and the queues report
+// their counts and processing times.
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Job as BullJob } from 'bullmq';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import type { Job } from '@keepgraph/core';
+import { JOB_NAMES, type Job } from '@keepgraph/core';
 import { BullMqJobQueue, bullJobId, type JobData } from '../src/index.ts';
 
 const connection = { url: inject('redisUrl') };
@@ -54,5 +56,64 @@ describe('BullMqJobQueue', () => {
     expect(seen.map((j) => [j.name, j.id, j.data.ownerId])).toEqual([
       ['reflect', bullJobId('reflect:owner:1'), 'owner:1'],
     ]);
+  });
+});
+
+describe('BullMqJobQueue.queueMetrics', () => {
+  it('reports every queue, and counts and processing times once a worker has run', async () => {
+    // Its own prefix (empty queues to start with) and one attempt, so a throw is a failure at once.
+    const ownPrefix = `kgtest-${randomBytes(4).toString('hex')}`;
+    const own = new BullMqJobQueue({ connection, prefix: ownPrefix, attempts: 1 });
+    try {
+      const before = await own.queueMetrics();
+      expect(before.map((m) => m.name)).toEqual([...JOB_NAMES]);
+      expect(before[0]).toEqual({
+        name: JOB_NAMES[0],
+        waiting: 0,
+        active: 0,
+        delayed: 0,
+        failed: 0,
+        completed: 0,
+        durationMs: { p50: null, p95: null, samples: 0 },
+      });
+
+      const compact = (id: string, fail = false): Job => ({
+        name: 'compact',
+        id,
+        ownerId: 'owner:1',
+        payload: { fail },
+      });
+      await own.enqueue([compact('c-1'), compact('c-2'), compact('c-3'), compact('c-4', true)]);
+      expect((await own.queueMetrics()).find((m) => m.name === 'compact')).toMatchObject({
+        waiting: 4,
+        completed: 0,
+      });
+
+      let settled = 0;
+      const worker = new Worker<JobData>(
+        'compact',
+        async (job) => {
+          await sleep(20);
+          if (job.data.payload.fail) throw new Error('told to fail');
+        },
+        { connection, prefix: ownPrefix },
+      );
+      const allSettled = new Promise<void>((resolve) => {
+        const count = () => ++settled === 4 && resolve();
+        worker.on('completed', count);
+        worker.on('failed', count);
+      });
+      await allSettled;
+      await worker.close();
+
+      const m = (await own.queueMetrics()).find((x) => x.name === 'compact')!;
+      expect(m).toMatchObject({ waiting: 0, active: 0, delayed: 0, failed: 1, completed: 3 });
+      expect(m.durationMs.samples).toBe(3);
+      expect(m.durationMs.p50).toBeGreaterThanOrEqual(15);
+      expect(m.durationMs.p95).toBeGreaterThanOrEqual(m.durationMs.p50!);
+    } finally {
+      await Promise.all([...own.queues.values()].map((q) => q.obliterate({ force: true })));
+      await own.close();
+    }
   });
 });
