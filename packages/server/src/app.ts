@@ -1,6 +1,7 @@
 // The HTTP app as a tree of plugins (STYLE: Fastify): error handling and the
 // zod compilers on the root, then OpenAPI, then the route plugins under /v1
-// and the health check (all after OpenAPI, which learns routes as they are added).
+// and the health check (all after OpenAPI, which learns routes as they are added),
+// and Bull Board for operators when the server is given BullMQ queues.
 // It receives a ready Engine and owns nothing: whoever opened the runtime
 // closes it (see main.ts), so tests can build apps over any engine and drive
 // them with inject() without a socket.
@@ -11,8 +12,10 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import type { Caller, Engine, Role } from '@keepgraph/core';
+import type { Queue } from 'bullmq';
+import type { Caller, Engine, QueueMetricsSource, Role } from '@keepgraph/core';
 import { installErrorHandling } from './error-handler.ts';
+import { bullBoardPlugin } from './plugins/bull-board.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
 import type { RouteOptions } from './routes/context.ts';
 import { forgetRoutes } from './routes/forget.ts';
@@ -43,6 +46,12 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** API version shown in the OpenAPI document. */
   version?: string;
+  /**
+   * The job runner, for operators: `metrics` answers GET /v1/queues (which
+   * reports `configured: false` without it); `bullQueues`, when the jobs run
+   * on BullMQ, mounts Bull Board at /admin/queues. The app does not close them.
+   */
+  queues?: { metrics: QueueMetricsSource; bullQueues?: readonly Queue[] };
 }
 
 /** Validator for parts the engine validates itself: only "is it a JSON object?". */
@@ -91,10 +100,21 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       await v1.register(forgetRoutes, routeOptions);
       await v1.register(kvRoutes, routeOptions);
       await v1.register(sessionRoutes, routeOptions);
-      await v1.register(operateRoutes, routeOptions);
+      await v1.register(operateRoutes, {
+        ...routeOptions,
+        ...(opts.queues && { queueMetrics: opts.queues.metrics }),
+      });
     },
     { prefix: '/v1' },
   );
+
+  if (opts.queues?.bullQueues) {
+    void app.register(bullBoardPlugin, {
+      queues: opts.queues.bullQueues,
+      bodyLimit: BODY_LIMIT_BYTES,
+      callerOf,
+    });
+  }
 
   void app.register(healthRoutes, { engine: opts.engine });
   return app;

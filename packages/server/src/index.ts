@@ -18,4 +18,6 @@ export {
 } from './runtime.ts';
 export { BODY_LIMIT_BYTES, buildApp, type AppOptions } from './app.ts';
 export { HTTP_STATUS, httpStatusOf } from './http-status.ts';
+export { BULL_BOARD_PATH } from './plugins/bull-board.ts';
+export { type OperateRouteOptions } from './routes/operate.ts';
 export { startServer, type RunningServer } from './main.ts';

@@ -1,20 +1,30 @@
-// Operator routes: the audit log, its verification, the KPIs and an expiry
-// run on demand. The engine refuses them to any role but operator.
+// Operator routes: the audit log, its verification, the KPIs, an expiry
+// run on demand and the job queues' figures. The engine refuses the first
+// four to any role but operator; the queue figures do not pass through the
+// engine, so their route checks the role itself with core's requireRole.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { requireRole, type QueueMetricsSource } from '@keepgraph/core';
 import { AuditQuery } from '../schemas/requests.ts';
 import {
   AuditEventOut,
   AuditVerifyOut,
   ExpiryRunOut,
   KpisOut,
+  QueuesOut,
   withErrors,
 } from '../schemas/responses.ts';
 import type { RouteOptions } from './context.ts';
 
-export const operateRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
+/** Options of {@link operateRoutes}: the shared ones plus where queue figures come from. */
+export interface OperateRouteOptions extends RouteOptions {
+  /** The job runner's figures; absent when the server runs without one. */
+  queueMetrics?: QueueMetricsSource;
+}
+
+export const operateRoutes: FastifyPluginAsyncZod<OperateRouteOptions> = async (
   app,
-  { engine, callerOf },
+  { engine, callerOf, queueMetrics },
 ) => {
   app.get(
     '/audit',
@@ -64,5 +74,25 @@ export const operateRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
       },
     },
     async (request) => engine.expireDue(callerOf(request)),
+  );
+
+  app.get(
+    '/queues',
+    {
+      schema: {
+        tags: ['operate'],
+        summary:
+          'Per job queue: waiting, active, delayed, failed and completed counts, and recent processing times (operator)',
+        description:
+          'A server started without a job runner answers `configured: false` and no queues rather than an error, so a dashboard can poll it either way.',
+        response: withErrors({ 200: QueuesOut }),
+      },
+    },
+    async (request) => {
+      requireRole(callerOf(request), ['operator'], 'reading queue metrics');
+      return queueMetrics
+        ? { configured: true, queues: await queueMetrics.queueMetrics() }
+        : { configured: false, queues: [] };
+    },
   );
 };

@@ -8,6 +8,7 @@ import {
   AUDIT_TYPES,
   AUTHORITIES,
   DELETION_REASONS,
+  JOB_NAMES,
   MEMORY_KINDS,
   SENSITIVITIES,
   SOURCE_KINDS,
@@ -19,6 +20,7 @@ import {
   type ForgottenCheck,
   type Kpis,
   type Memory,
+  type QueueMetrics,
   type RecallResult,
   type RememberManyResult,
   type RememberResult,
@@ -229,6 +231,27 @@ export const ExpiryRunOut = z.object({
   receipts: z.array(ReceiptOut),
 });
 
+const count = z.number().int().nonnegative();
+
+export const QueueMetricsOut = z.object({
+  name: z.enum(JOB_NAMES),
+  waiting: count,
+  active: count,
+  delayed: count,
+  failed: count,
+  completed: count,
+  durationMs: z
+    .object({ p50: z.number().nullable(), p95: z.number().nullable(), samples: count })
+    .describe('Processing time of recently completed jobs (null when none yet)'),
+});
+
+export const QueuesOut = z.object({
+  configured: z
+    .boolean()
+    .describe('False when this server was started without a job runner to report on'),
+  queues: z.array(QueueMetricsOut),
+});
+
 export const HealthOut = z.object({ ok: z.literal(true), store: str, model: str });
 
 /** The one error body every failure answers with. */
@@ -270,5 +293,6 @@ export type ResponseSchemaChecks = [
   Check<Same<z.output<typeof AuditVerifyOut>, AuditVerification>>,
   Check<Same<z.output<typeof KpisOut>, Kpis>>,
   Check<Same<z.output<typeof ExpiryRunOut>, ExpiryRun>>,
+  Check<Same<z.output<typeof QueueMetricsOut>, QueueMetrics>>,
   Check<Same<z.output<typeof ErrorOut>['error']['code'], ErrorCode>>,
 ];
