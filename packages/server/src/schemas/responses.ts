@@ -157,7 +157,9 @@ export const ReceiptOut = z
     relationEdgesDeleted: z.number(),
     entitiesDeleted: z.number(),
     sessionMessagesDeleted: z.number(),
-    rederive: z.array(z.object({ id: str, survivingSources: z.array(str) })),
+    rederive: z.array(
+      z.object({ id: str, kind: z.enum(MEMORY_KINDS), survivingSources: z.array(str) }),
+    ),
     at: str,
   })
   .describe('What a deletion cascade removed (ids and hashes, never content)');
