@@ -15,6 +15,7 @@ export const AUDIT_TYPES = [
   'supersede',
   'read',
   'session_append',
+  'reembed',
 ] as const;
 export type AuditType = (typeof AUDIT_TYPES)[number];
 

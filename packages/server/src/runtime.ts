@@ -1,6 +1,6 @@
 // The embedded runtime: composes core with its adapters (policy file, local
-// embedding model, SQLite store, in-process job queue, expiry sweeper) into
-// one Engine. The server and the CLI's local commands both open it, so the
+// embedding model, SQLite store, the in-process background: outbox relay,
+// job runner, schedules) into one Engine. The server and the CLI's local commands both open it, so the
 // wiring lives in exactly one place.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,13 +11,14 @@ import {
   createEngine,
   isKeepGraphError,
   loadPolicyFile,
-  startExpirySweeper,
+  startInProcessBackground,
   systemClock,
   type Clock,
   type Embedder,
   type Engine,
   type MemoryStore,
-  type Sweeper,
+  type Extractor,
+  type InProcessBackground,
 } from '@keepgraph/core';
 import {
   TRANSFORMERS_MODEL_IDS,
@@ -40,12 +41,19 @@ export interface EmbeddedRuntimeOptions {
   modelId?: string;
   /** Where models are installed (see `scripts/setup-models.sh`). */
   modelsDir?: string;
-  /** Expiry sweeper period; `null` starts no sweeper (one-shot CLI commands, tests). */
+  /**
+   * Background jobs in this process (the embedded mode): the expiry sweep's
+   * period in ms (overriding the policy's), or `null` for none: one-shot CLI
+   * commands, tests, and server mode, where `keepgraph worker` processes run
+   * the jobs the store's outbox holds.
+   */
   sweepIntervalMs?: number | null;
+  /** The reflection extractor; the built-in statement extractor by default. */
+  extractor?: Extractor;
   clock?: Clock;
   /** An embedder to use instead of loading the local model (tests, benchmarks). */
   embedder?: Embedder;
-  /** Called when a background sweep fails; the sweeper keeps its schedule either way. */
+  /** Called when a background job fails for good or the relay fails; the schedules go on either way. */
   onSweepError?: (e: unknown) => void;
 }
 
@@ -53,9 +61,10 @@ export interface EmbeddedRuntimeOptions {
 export interface EmbeddedRuntime {
   engine: Engine;
   store: MemoryStore;
-  sweeper: Sweeper | null;
+  /** The in-process background (relay, runner, schedules); null when jobs run elsewhere. */
+  background: InProcessBackground | null;
   dataDir: string;
-  /** Stop the sweeper (waiting for a sweep in flight), then close the store. Idempotent. */
+  /** Stop the background (waiting for running jobs), then close the store. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -96,7 +105,7 @@ async function openStore(selection: StoreSelection, dataDir: string): Promise<Me
 /**
  * Open the runtime: load and validate the policy first (nothing is
  * stored under an invalid policy), then the embedder, then the store sized
- * to the embedder's dimensions, then the engine and its sweeper.
+ * to the embedder's dimensions, then the engine and its background jobs.
  *
  * @throws KeepGraphError `invalid_policy`, `embedder_unavailable` or `store_unavailable`.
  */
@@ -152,28 +161,30 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     jobs: new InMemoryJobQueue(),
   });
   const interval = opts.sweepIntervalMs === undefined ? 1000 : opts.sweepIntervalMs;
-  const sweeper =
+  const background =
     interval === null
       ? null
-      : startExpirySweeper(engine, {
-          intervalMs: interval,
-          // Without a handler a failing sweep would be silent: expired memories
+      : startInProcessBackground(engine, {
+          schedules: true,
+          expiryEveryMs: interval,
+          ...(opts.extractor ? { extractor: opts.extractor } : {}),
+          // Without a handler a failing job would be silent: expired memories
           // stay hidden from retrieval but would never be purged.
           onError:
             opts.onSweepError ??
-            ((e: unknown) => console.error('keepgraph: expiry sweep failed:', e)),
+            ((e: unknown) => console.error('keepgraph: background job failed:', e)),
         });
 
   let closing: Promise<void> | null = null;
   return {
     engine,
     store,
-    sweeper,
+    background,
     dataDir: opts.dataDir,
     close() {
       // Both Fastify's onClose and a signal handler may call this.
       closing ??= (async () => {
-        await sweeper?.stop();
+        await background?.stop();
         await store.close();
       })();
       return closing;

@@ -21,14 +21,17 @@ afterAll(async () => {
 });
 
 describe('openEmbeddedRuntime', () => {
-  it('opens the store in the data dir with the local model and a sweeper, and closes idempotently', async () => {
+  it('opens the store in the data dir with the local model and the in-process background, and closes idempotently', async () => {
     const dataDir = join(dir, 'nested', 'data');
     const rt = await openEmbeddedRuntime({ dataDir, sweepIntervalMs: 60_000 });
     expect(existsSync(join(dataDir, SQLITE_FILE_NAME))).toBe(true);
     expect(rt.store.kind).toBe('sqlite');
     expect(rt.engine.deps.embedder.dimensions).toBeGreaterThan(0);
-    expect(rt.sweeper).not.toBeNull();
-    expect((await rt.sweeper!.sweep()).purged).toBe(0);
+    expect(rt.background).not.toBeNull();
+    await rt.background!.tickExpiry();
+    await rt.background!.settle();
+    const [expire] = (await rt.background!.runner.queueMetrics()).filter((q) => q.name === 'expire');
+    expect(expire).toMatchObject({ completed: 1, failed: 0 });
     await rt.close();
     await rt.close();
   });
@@ -83,7 +86,7 @@ describe('startServer', () => {
     );
     const server = await startServer(config, { handleSignals: false, logger: false });
     try {
-      expect(server.runtime.sweeper).toBeNull();
+      expect(server.runtime.background).toBeNull();
       const health = await fetch(`${server.url}/healthz`);
       expect(health.status).toBe(200);
       expect(await health.json()).toMatchObject({ ok: true, store: 'sqlite' });

@@ -4,6 +4,9 @@
 import type { Job } from '../ports/job-queue.ts';
 import type { RederiveEntry } from '../ports/memory-store.ts';
 
+/** The owner id of jobs that concern every owner (expiry, the schedules). */
+export const ALL_OWNERS = '*';
+
 /** Why a reflection was asked for (recorded in the job, shown by Bull Board). */
 export type ReflectReason = 'count' | 'negative' | 'novelty' | 'schedule' | 'manual';
 
@@ -43,7 +46,12 @@ export function compactJob(ownerId: string, anchor: string): Job {
 
 /** Purge what is due (all owners). `tick` is the schedule's instant. */
 export function expireJob(tick: string): Job {
-  return { name: 'expire', id: `expire:${tick}`, ownerId: '*', payload: {} };
+  return { name: 'expire', id: `expire:${tick}`, ownerId: ALL_OWNERS, payload: {} };
+}
+
+/** The schedule's reflection and compaction of every owner, once per tick. */
+export function scheduledJobs(tick: string): Job[] {
+  return [reflectJob(ALL_OWNERS, 'schedule', tick), compactJob(ALL_OWNERS, tick)];
 }
 
 /** Re-embed an owner's memories written with another model. */

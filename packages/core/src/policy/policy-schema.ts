@@ -102,6 +102,54 @@ const regexSource = z
     { error: 'must be a valid regular expression (matched case-insensitively)' },
   );
 
+const similarity = z.number().min(-1).max(1);
+
+/**
+ * Background consolidation: when reflection and compaction run, and how often
+ * the expiry sweep ticks. Every field has a default, so policies written
+ * before this section existed stay valid.
+ */
+const backgroundSchema = z.strictObject({
+  reflection: z
+    .strictObject({
+      /** Reflect an owner once this many episodes are unreflected. */
+      afterEpisodes: z.number().int().positive().default(10),
+      /** Reflect at once on an episode whose outcome or feedback is negative. */
+      onNegativeFeedback: z.boolean().default(true),
+      /**
+       * Reflect at once on an episode whose nearest neighbour among the
+       * owner's memories is less similar than this (cosine); null is off,
+       * since it costs a vector search per episode written.
+       */
+      noveltyBelow: similarity.nullable().default(null),
+      /** Reflect every owner with unreflected episodes this often (a repeatable job). */
+      every: duration.default(3600),
+      /** Episodes at least this similar are linked when grouping them for the extractor. */
+      groupSimilarity: similarity.default(0.5),
+      /** At most this many episodes per reflection run (the oldest first). */
+      maxEpisodes: z.number().int().positive().max(5000).default(200),
+    })
+    .prefault({}),
+  compaction: z
+    .strictObject({
+      /** Memories at least this similar (cosine) are near-duplicates. */
+      similarity: similarity.default(0.9),
+      /** A cluster needs this many members to become a summary. */
+      minCluster: z.number().int().min(2).default(3),
+      /** The most recent memories examined per run. */
+      scanLimit: z.number().int().positive().max(20_000).default(1000),
+      every: duration.default(3600),
+    })
+    .prefault({}),
+  expiry: z
+    .strictObject({
+      /** How often the expiry job runs; a memory is purged at most this long after it expires. */
+      sweepEvery: duration.default(5),
+    })
+    .prefault({}),
+});
+export type BackgroundPolicy = z.output<typeof backgroundSchema>;
+
 /** The policy as parsed: durations are seconds, everything else as written. */
 export const PolicySchema = z
   .strictObject({
@@ -172,6 +220,7 @@ export const PolicySchema = z
         })
         .default({ kinds: [...DERIVED_KINDS], authorities: ['agent_inferred'] }),
     }),
+    background: backgroundSchema.prefault({}),
   })
   .superRefine((p, ctx) => {
     for (const kind of MEMORY_KINDS) {

@@ -15,10 +15,12 @@ import {
   entityCandidates,
   fuse,
   rankCandidates,
+  type FusedEntry,
   type FusedRetriever,
   type ScoreBreakdown,
 } from '../rank.ts';
-import type { ScoredId } from '../ports/memory-store.ts';
+import type { DerivedEdge, ScoredId } from '../ports/memory-store.ts';
+import { isCompactionSummary } from '../jobs/compact.ts';
 import { lendScoreToReplies } from '../session-replies.ts';
 import { queryTimeWindows } from '../query-time.ts';
 import {
@@ -61,6 +63,25 @@ export interface RecallResult {
   results: RecallHit[];
 }
 
+/**
+ * Members of a live compaction summary are not recalled: the summary stands
+ * in for them, at the best rank any of them had (DESIGN, retrieval step 4).
+ */
+function standInForCompacted(
+  fused: Map<string, FusedEntry>,
+  live: Map<string, Memory>,
+  edges: readonly DerivedEdge[],
+): void {
+  for (const e of edges) {
+    const summary = live.get(e.child);
+    if (!summary || !isCompactionSummary(summary) || !live.has(e.source)) continue;
+    const member = fused.get(e.source);
+    const current = fused.get(e.child);
+    if (member && (!current || current.fused < member.fused)) fused.set(e.child, member);
+    live.delete(e.source);
+  }
+}
+
 export function resolveRecallConfig(opts: z.output<typeof RecallOptionsSchema>): RecallConfig {
   const base = RECALL_RECIPES[opts.recipe];
   return {
@@ -98,20 +119,25 @@ export async function recall(
   ]);
   const lists: Partial<Record<FusedRetriever, ScoredId[]>> = { vector: vec, text, entity };
 
-  // Derived neighbours: summaries and rules built on the best hits.
+  // Derived neighbours: summaries and rules built on the best hits. The
+  // edges of every candidate come in one round trip: the top seeds lend
+  // their rank to what was derived from them, and all of them show which
+  // candidates a compaction summary already covers.
+  const seeds = fuse(lists, config);
+  const edges = await deps.store.derivedFrom(ownerId, [...seeds.keys()]);
   if (config.weights.derived > 0) {
-    const seeds = fuse(lists, config);
     const top = new Map(
       [...seeds.entries()]
         .sort((a, b) => b[1].fused - a[1].fused)
         .slice(0, 10)
         .map(([id, f]) => [id, f.fused]),
     );
-    // One round trip for all of them; ranked by the seed they hang off.
+    // Ranked by the seed they hang off.
     const order = [...top.keys()];
-    const edges = await deps.store.derivedFrom(ownerId, order);
-    edges.sort((a, b) => order.indexOf(a.source) - order.indexOf(b.source));
-    lists.derived = edges.map((e) => ({ id: e.child, score: top.get(e.source)! }));
+    lists.derived = edges
+      .filter((e) => top.has(e.source))
+      .sort((a, b) => order.indexOf(a.source) - order.indexOf(b.source))
+      .map((e) => ({ id: e.child, score: top.get(e.source)! }));
   }
 
   const fused = fuse(lists, config);
@@ -122,7 +148,7 @@ export async function recall(
     .slice(0, config.topK * 2)
     .map(([id]) => id);
   const [rows, successors] = await Promise.all([
-    deps.store.getByIds(ownerId, [...fused.keys()]),
+    deps.store.getByIds(ownerId, [...new Set([...fused.keys(), ...edges.map((e) => e.child)])]),
     config.replyWeight > 0 ? deps.store.nextInSession(ownerId, askAbout) : Promise.resolve([]),
   ]);
   // The store drops nothing itself: expired, superseded and not-yet-valid ones go here.
@@ -134,6 +160,7 @@ export async function recall(
     m.validFrom <= at &&
     (!opts.kinds || opts.kinds.includes(m.kind));
   const live = new Map(rows.filter(isLive).map((m) => [m.id, m]));
+  standInForCompacted(fused, live, edges);
   const replies = successors.filter((s) => isLive(s.memory));
   lendScoreToReplies(fused, live, replies, config.replyWeight);
   for (const { memory } of replies) if (!live.has(memory.id)) live.set(memory.id, memory);

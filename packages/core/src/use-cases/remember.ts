@@ -28,6 +28,7 @@ import {
 } from './deps.ts';
 import { evictOverCap } from './forget.ts';
 import { embeddingText } from '../indexed-text.ts';
+import { triggeredJobs } from '../jobs/triggers.ts';
 
 export interface RememberResult {
   memory: Memory;
@@ -77,8 +78,12 @@ function resolveAuthority(caller: Caller, requested: Authority | undefined): Aut
   return authority;
 }
 
-/** Everything short of the store write: throws KeepGraphError on refusal. */
-async function prepare(
+/**
+ * Everything short of the store write: throws KeepGraphError on refusal.
+ * Reflection and compaction use it too, so derived memories pass the same
+ * gate, no-laundering and supersession rules as any other write.
+ */
+export async function prepareWrite(
   deps: EngineDeps,
   caller: Caller,
   ownerId: string,
@@ -208,7 +213,7 @@ async function prepare(
   return { memory, supersede, audit };
 }
 
-async function auditRefusal(
+export async function auditRefusal(
   deps: EngineDeps,
   caller: Caller,
   ownerId: string,
@@ -225,7 +230,7 @@ async function auditRefusal(
   ]);
 }
 
-function isAuditedRefusal(e: unknown): e is KeepGraphError {
+export function isAuditedRefusal(e: unknown): e is KeepGraphError {
   return (
     isKeepGraphError(e) && (e.code.startsWith('refused_') || e.code === 'authority_exceeds_role')
   );
@@ -243,17 +248,19 @@ export async function remember(
   const input = parseInput(MemoryInputSchema, raw);
   let prepared;
   try {
-    prepared = await prepare(deps, caller, ownerId, input, deps.clock.now());
+    prepared = await prepareWrite(deps, caller, ownerId, input, deps.clock.now());
   } catch (e) {
     if (isAuditedRefusal(e)) await auditRefusal(deps, caller, ownerId, input.text, e);
     throw e;
   }
   const [embedding] = await deps.embedder.embed([embeddingText(prepared.memory)], 'document');
+  const memories = [{ memory: prepared.memory, embedding: embedding ?? null }];
   await deps.store.write({
-    memories: [{ memory: prepared.memory, embedding: embedding ?? null }],
+    memories,
     supersede: prepared.supersede,
     sessionMessages: [],
     audit: prepared.audit,
+    jobs: await triggeredJobs(deps, ownerId, memories),
   });
   await evictOverCap(deps, caller, ownerId, ownerCap(deps.policy));
   return { memory: copyMemory(prepared.memory), superseded: prepared.supersede[0]?.id ?? null };
@@ -275,7 +282,7 @@ export async function rememberMany(
   checkCaller(caller);
   const ownerId = checkOwner(ownerIdRaw);
   const now = deps.clock.now();
-  const ok: { index: number; p: Awaited<ReturnType<typeof prepare>> }[] = [];
+  const ok: { index: number; p: Awaited<ReturnType<typeof prepareWrite>> }[] = [];
   const failed: RememberFailure[] = [];
   const keysInBatch = new Set<string>();
   for (const [index, raw] of raws.entries()) {
@@ -290,7 +297,7 @@ export async function rememberMany(
         keysInBatch.add(input.key);
       }
       try {
-        ok.push({ index, p: await prepare(deps, caller, ownerId, input, now) });
+        ok.push({ index, p: await prepareWrite(deps, caller, ownerId, input, now) });
       } catch (e) {
         if (isAuditedRefusal(e)) await auditRefusal(deps, caller, ownerId, input.text, e);
         throw e;
@@ -305,11 +312,13 @@ export async function rememberMany(
       ok.map((o) => embeddingText(o.p.memory)),
       'document',
     );
+    const memories = ok.map((o, i) => ({ memory: o.p.memory, embedding: vectors[i] ?? null }));
     await deps.store.write({
-      memories: ok.map((o, i) => ({ memory: o.p.memory, embedding: vectors[i] ?? null })),
+      memories,
       supersede: ok.flatMap((o) => o.p.supersede),
       sessionMessages: [],
       audit: ok.flatMap((o) => o.p.audit),
+      jobs: await triggeredJobs(deps, ownerId, memories),
     });
     await evictOverCap(deps, caller, ownerId, ownerCap(deps.policy));
   }

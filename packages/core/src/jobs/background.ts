@@ -1,0 +1,97 @@
+// The embedded mode's background work, composed: the outbox relay feeding
+// the in-process runner, the runner calling the shared processors, and the
+// schedules (expiry sweep, periodic reflection and compaction) as jobs.
+// Server mode composes the same pieces around BullMQ (workers/).
+import type { Engine } from '../engine.ts';
+import type { Extractor } from '../ports/extractor.ts';
+import { InProcessJobRunner, type InProcessRunnerOptions } from './in-process-runner.ts';
+import { createProcessors } from './processors.ts';
+import { ALL_OWNERS, compactJob, expireJob, reflectJob, scheduledJobs } from './job-ids.ts';
+import { startRelay, type Relay } from './relay.ts';
+import { createStatementExtractor } from './statement-extractor.ts';
+
+export interface InProcessBackgroundOptions extends InProcessRunnerOptions {
+  /** The reflection extractor; the built-in statement extractor by default. */
+  extractor?: Extractor;
+  relayIntervalMs?: number;
+  /** The expiry sweep's period in ms, overriding policy.background.expiry.sweepEvery. */
+  expiryEveryMs?: number;
+  /** Start the timers of the schedules (policy.background); off for one-shot commands and tests that tick by hand. */
+  schedules?: boolean;
+  onError?: (e: unknown) => void;
+}
+
+export interface InProcessBackground {
+  runner: InProcessJobRunner;
+  relay: Relay;
+  /** Relay and run until nothing is left: the outbox empty and the runner idle. */
+  settle(): Promise<void>;
+  /** Enqueue one expiry sweep now (what its timer does). */
+  tickExpiry(): Promise<void>;
+  /** Enqueue the scheduled reflection and compaction of every owner now. */
+  tickConsolidation(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function startInProcessBackground(
+  engine: Engine,
+  opts: InProcessBackgroundOptions = {},
+): InProcessBackground {
+  const { store, clock, policy } = engine.deps;
+  const report = opts.onError ?? ((e: unknown) => console.error('[keepgraph] background:', e));
+  const runner = new InProcessJobRunner(
+    createProcessors(engine, { extractor: opts.extractor ?? createStatementExtractor() }),
+    {
+      ...opts,
+      onFailed: (job, e, final) => {
+        opts.onFailed?.(job, e, final);
+        if (final) report(e);
+      },
+    },
+  );
+  const relay = startRelay(store, runner, {
+    ...(opts.relayIntervalMs ? { intervalMs: opts.relayIntervalMs } : {}),
+    onError: report,
+  });
+  const tickExpiry = () => runner.enqueue([expireJob(clock.now().toISOString())]);
+  const tickConsolidation = () => runner.enqueue(scheduledJobs(clock.now().toISOString()));
+  const timers: NodeJS.Timeout[] = [];
+  if (opts.schedules) {
+    const every = (seconds: number, fn: () => Promise<void>) => {
+      const t = setInterval(() => void fn().catch(report), seconds * 1000);
+      t.unref();
+      timers.push(t);
+    };
+    const everyMs = (ms: number, fn: () => Promise<void>) => {
+      const t = setInterval(() => void fn().catch(report), ms);
+      t.unref();
+      timers.push(t);
+    };
+    const tick = () => clock.now().toISOString();
+    everyMs(opts.expiryEveryMs ?? policy.background.expiry.sweepEvery * 1000, tickExpiry);
+    every(policy.background.reflection.every, () =>
+      runner.enqueue([reflectJob(ALL_OWNERS, 'schedule', tick())]),
+    );
+    every(policy.background.compaction.every, () =>
+      runner.enqueue([compactJob(ALL_OWNERS, tick())]),
+    );
+  }
+  return {
+    runner,
+    relay,
+    async settle() {
+      for (;;) {
+        const moved = await relay.flush();
+        await runner.idle();
+        if (moved === 0 && (await store.outboxPending(1)).length === 0) return;
+      }
+    },
+    tickExpiry,
+    tickConsolidation,
+    async stop() {
+      for (const t of timers) clearInterval(t);
+      await relay.stop();
+      await runner.close();
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// How background jobs write what they derive: deterministic ids (a re-run
+// of the same derivation names the same memory, so a retried job cannot
+// write it twice), the write path's own gate and supersession rules, and
+// one atomic batch with the job's bookkeeping.
+import { createHash } from 'node:crypto';
+import { embeddingText } from '../indexed-text.ts';
+import type { ParsedMemoryInput, Memory } from '../record.ts';
+import { MemoryInputSchema } from '../record.ts';
+import type { AuditEventInput } from '../audit.ts';
+import type { WriteBatch } from '../ports/memory-store.ts';
+import { isKeepGraphError } from '../errors.ts';
+import {
+  auditRefusal,
+  isAuditedRefusal,
+  prepareWrite,
+} from '../use-cases/remember.ts';
+import type { Caller, EngineDeps } from '../use-cases/deps.ts';
+
+/** A UUID-shaped id from a hash of what the derivation is made of. */
+export function derivedId(parts: readonly string[]): string {
+  const h = createHash('sha256').update(parts.join('\u0000')).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+export interface DerivedWrite {
+  id: string;
+  input: ParsedMemoryInput;
+}
+
+export interface DerivedWriteResult {
+  written: Memory[];
+  /** Ids that already existed: an earlier run of the same job wrote them. */
+  alreadyThere: string[];
+  /** Refused by the gate (audited), by id. */
+  refused: { id: string; code: string }[];
+  superseded: string[];
+}
+
+export const REFLECTION_CALLER: Caller = { role: 'agent', principal: 'system:reflection' };
+export const COMPACTION_CALLER: Caller = { role: 'agent', principal: 'system:compaction' };
+
+/** Validate a derived memory input with the same schema callers go through. */
+export function derivedInput(raw: unknown): ParsedMemoryInput {
+  return MemoryInputSchema.parse(raw);
+}
+
+/**
+ * Prepare and write derived memories in one batch together with `extra`
+ * (reflected marks, audit). Refusals by the gate are audited and skipped;
+ * ids that already exist are skipped (idempotent re-runs).
+ */
+export async function writeDerived(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerId: string,
+  items: readonly DerivedWrite[],
+  extra: Pick<WriteBatch, 'reflected'> & { audit?: AuditEventInput[] } = {},
+): Promise<DerivedWriteResult> {
+  const now = deps.clock.now();
+  const existing = new Set(
+    (await deps.store.getByIds(
+      ownerId,
+      items.map((i) => i.id),
+    )).map((m) => m.id),
+  );
+  const result: DerivedWriteResult = { written: [], alreadyThere: [], refused: [], superseded: [] };
+  const prepared: Awaited<ReturnType<typeof prepareWrite>>[] = [];
+  for (const item of items) {
+    if (existing.has(item.id)) {
+      result.alreadyThere.push(item.id);
+      continue;
+    }
+    try {
+      prepared.push(
+        await prepareWrite({ ...deps, newId: () => item.id }, caller, ownerId, item.input, now),
+      );
+    } catch (e) {
+      if (!isKeepGraphError(e)) throw e;
+      if (isAuditedRefusal(e)) await auditRefusal(deps, caller, ownerId, item.input.text, e);
+      result.refused.push({ id: item.id, code: e.code });
+    }
+  }
+  const vectors = prepared.length
+    ? await deps.embedder.embed(
+        prepared.map((p) => embeddingText(p.memory)),
+        'document',
+      )
+    : [];
+  const hasBookkeeping = (extra.reflected?.length ?? 0) > 0 || (extra.audit?.length ?? 0) > 0;
+  if (prepared.length === 0 && !hasBookkeeping) return result;
+  await deps.store.write({
+    memories: prepared.map((p, i) => ({ memory: p.memory, embedding: vectors[i] ?? null })),
+    supersede: prepared.flatMap((p) => p.supersede),
+    sessionMessages: [],
+    audit: [...prepared.flatMap((p) => p.audit), ...(extra.audit ?? [])],
+    ...(extra.reflected ? { reflected: extra.reflected } : {}),
+  });
+  result.written = prepared.map((p) => p.memory);
+  result.superseded = prepared.flatMap((p) => p.supersede.map((s) => s.id));
+  return result;
+}

@@ -1,0 +1,90 @@
+// Reflection's grouping: episodes linked by embedding similarity form a
+// graph (graphology); Louvain communities of it are the groups handed to
+// the extractor together, so related episodes are read side by side.
+import { UndirectedGraph } from 'graphology';
+import louvainImport from 'graphology-communities-louvain';
+import { connectedComponents } from 'graphology-components';
+
+// A CommonJS module whose typings declare an ES default export: under
+// NodeNext the type is the module object, at run time it is the function.
+const louvain = louvainImport as unknown as typeof louvainImport.default;
+
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/** A similarity graph: one node per id, an edge (weight = cosine) where cosine >= threshold. */
+export function similarityGraph(
+  items: readonly { id: string; vector: Float32Array }[],
+  threshold: number,
+): UndirectedGraph {
+  const g = new UndirectedGraph();
+  for (const it of items) g.addNode(it.id);
+  for (let i = 0; i < items.length; i++) {
+    for (let j = i + 1; j < items.length; j++) {
+      const w = cosine(items[i]!.vector, items[j]!.vector);
+      if (w >= threshold) g.addEdge(items[i]!.id, items[j]!.id, { weight: w });
+    }
+  }
+  return g;
+}
+
+/** A fixed-seed generator: the same episodes always fall into the same groups. */
+function seededRandom(seed = 0x9e3779b9): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Groups of ids, each in input order, groups ordered by their first member.
+ * Singletons are groups too: an episode unlike any other is still read.
+ */
+export function groupBySimilarity(
+  items: readonly { id: string; vector: Float32Array }[],
+  threshold: number,
+  maxGroupSize = 20,
+): string[][] {
+  const g = similarityGraph(items, threshold);
+  const community: Record<string, number> =
+    g.size === 0
+      ? Object.fromEntries(items.map((it, i) => [it.id, i]))
+      : louvain(g, { rng: seededRandom(), getEdgeWeight: 'weight', randomWalk: false });
+  const groups = new Map<number, string[]>();
+  for (const it of items) {
+    const c = community[it.id]!;
+    groups.set(c, [...(groups.get(c) ?? []), it.id]);
+  }
+  const out: string[][] = [];
+  for (const members of groups.values()) {
+    for (let i = 0; i < members.length; i += maxGroupSize) out.push(members.slice(i, i + maxGroupSize));
+  }
+  const order = new Map(items.map((it, i) => [it.id, i]));
+  return out.sort((a, b) => order.get(a[0]!)! - order.get(b[0]!)!);
+}
+
+/** Connected components of the similarity graph with at least `minSize` members (near-duplicate clusters). */
+export function clustersOf(
+  items: readonly { id: string; vector: Float32Array }[],
+  threshold: number,
+  minSize: number,
+): string[][] {
+  const order = new Map(items.map((it, i) => [it.id, i]));
+  return connectedComponents(similarityGraph(items, threshold))
+    .filter((c) => c.length >= minSize)
+    .map((c) => c.sort((a, b) => order.get(a)! - order.get(b)!))
+    .sort((a, b) => order.get(a[0]!)! - order.get(b[0]!)!);
+}

@@ -1,0 +1,162 @@
+// The embedded mode's job runner: the JobQueue port run in this process by
+// the same processors BullMQ workers call. Idempotent ids (a job id seen
+// recently is not run again), retries with exponential backoff, one job at
+// a time per queue, metrics in the operators' shape, graceful close.
+import { JOB_NAMES, type Job, type JobName, type JobQueue } from '../ports/job-queue.ts';
+import { percentileOf, type QueueMetrics, type QueueMetricsSource } from './queue-metrics.ts';
+import type { Processors } from './processors.ts';
+
+export interface InProcessRunnerOptions {
+  /** Attempts before a job is left failed (default 5). */
+  attempts?: number;
+  /** First retry delay; doubles each attempt (default 1000 ms). */
+  backoffMs?: number;
+  /** How many finished job ids to remember for de-duplication (default 10 000). */
+  rememberIds?: number;
+  onFailed?: (job: Job, error: unknown, final: boolean) => void;
+}
+
+interface QueueState {
+  waiting: Job[];
+  active: number;
+  delayed: number;
+  failed: number;
+  completed: number;
+  durations: number[];
+}
+
+export class InProcessJobRunner implements JobQueue, QueueMetricsSource {
+  private readonly queues = new Map<JobName, QueueState>(
+    JOB_NAMES.map((n) => [
+      n,
+      { waiting: [], active: 0, delayed: 0, failed: 0, completed: 0, durations: [] },
+    ]),
+  );
+  /** Ids waiting, running, delayed or recently finished: enqueueing them again is a no-op. */
+  private readonly known = new Set<string>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private idleWaiters: (() => void)[] = [];
+  private closed = false;
+  private readonly attempts: number;
+  private readonly backoffMs: number;
+  private readonly rememberIds: number;
+
+  constructor(
+    private readonly processors: Processors,
+    private readonly opts: InProcessRunnerOptions = {},
+  ) {
+    this.attempts = opts.attempts ?? 5;
+    this.backoffMs = opts.backoffMs ?? 1000;
+    this.rememberIds = opts.rememberIds ?? 10_000;
+  }
+
+  async enqueue(jobs: readonly Job[]): Promise<void> {
+    if (this.closed) throw new Error('the job runner is closed');
+    for (const job of jobs) {
+      if (this.known.has(job.id)) continue;
+      this.remember(job.id);
+      this.queues.get(job.name)!.waiting.push(job);
+    }
+    for (const name of JOB_NAMES) this.pump(name);
+  }
+
+  /** Resolves once nothing is waiting, running or waiting to retry. */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async queueMetrics(): Promise<QueueMetrics[]> {
+    return JOB_NAMES.map((name) => {
+      const q = this.queues.get(name)!;
+      const sorted = [...q.durations].sort((a, b) => a - b);
+      return {
+        name,
+        waiting: q.waiting.length,
+        active: q.active,
+        delayed: q.delayed,
+        failed: q.failed,
+        completed: q.completed,
+        durationMs: {
+          p50: percentileOf(sorted, 50),
+          p95: percentileOf(sorted, 95),
+          samples: sorted.length,
+        },
+      };
+    });
+  }
+
+  /** Stop taking jobs, drop retries not yet due, wait for running ones. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const q of this.queues.values()) {
+      q.waiting = [];
+      q.delayed = 0;
+    }
+    if (!this.isIdle()) await this.idle();
+  }
+
+  private remember(id: string): void {
+    this.known.add(id);
+    // Sets iterate in insertion order: drop the oldest ids first.
+    if (this.known.size > this.rememberIds) {
+      const oldest = this.known.values().next().value;
+      if (oldest !== undefined) this.known.delete(oldest);
+    }
+  }
+
+  private isIdle(): boolean {
+    return [...this.queues.values()].every(
+      (q) => q.waiting.length === 0 && q.active === 0 && q.delayed === 0,
+    );
+  }
+
+  private settle(): void {
+    if (!this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private pump(name: JobName): void {
+    const q = this.queues.get(name)!;
+    if (q.active > 0 || q.waiting.length === 0) return;
+    const job = q.waiting.shift()!;
+    q.active++;
+    void this.run(name, job, 1);
+  }
+
+  private async run(name: JobName, job: Job, attempt: number): Promise<void> {
+    const q = this.queues.get(name)!;
+    const started = performance.now();
+    try {
+      await this.processors[name](job);
+      q.completed++;
+      q.durations.push(performance.now() - started);
+      if (q.durations.length > 200) q.durations.shift();
+    } catch (e) {
+      const final = attempt >= this.attempts || this.closed;
+      this.opts.onFailed?.(job, e, final);
+      if (final) q.failed++;
+      else {
+        q.delayed++;
+        const t = setTimeout(
+          () => {
+            this.timers.delete(t);
+            q.delayed--;
+            q.active++;
+            void this.run(name, job, attempt + 1);
+          },
+          this.backoffMs * 2 ** (attempt - 1),
+        );
+        this.timers.add(t);
+      }
+    } finally {
+      q.active--;
+      this.pump(name);
+      this.settle();
+    }
+  }
+}

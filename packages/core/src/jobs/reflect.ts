@@ -1,0 +1,225 @@
+// Reflection: an owner's unreflected episodes, grouped by similarity, read
+// by the Extractor into claims, written as agent_inferred memories that name
+// every supporting episode (DERIVED_FROM), carry the union of their origins,
+// expire no later than the earliest, and assert entity relations with their
+// reason. The episodes are marked reflected in the same transaction, so a
+// run that dies before it commits is simply run again.
+import { AUTHORITY_RANK, type Memory, type RelationInput } from '../record.ts';
+import type { ExtractedClaim, Extractor } from '../ports/extractor.ts';
+import { auditEvent, type EngineDeps } from '../use-cases/deps.ts';
+import { groupBySimilarity } from './group-episodes.ts';
+import { claimKey } from './statement-extractor.ts';
+import {
+  REFLECTION_CALLER,
+  derivedId,
+  derivedInput,
+  writeDerived,
+  type DerivedWrite,
+} from './derived-writes.ts';
+
+/** Kinds an extractor may produce. */
+const CLAIM_KINDS = new Set(['fact', 'preference', 'constraint', 'goal', 'rule', 'profile']);
+
+/** Raised by an extractor (or by reflection's own checks) when a reply must be refused. */
+export interface ExtractionRejection {
+  reason: string;
+  retryable: boolean;
+}
+
+/** Recognise an extractor's rejection without depending on its package. */
+export function asRejection(e: unknown): ExtractionRejection | null {
+  if (typeof e !== 'object' || e === null) return null;
+  const r = e as { reason?: unknown; retryable?: unknown; name?: unknown };
+  if (typeof r.reason === 'string' && typeof r.retryable === 'boolean')
+    return { reason: r.reason, retryable: r.retryable };
+  return null;
+}
+
+class ClaimRejected extends Error {
+  readonly retryable = false;
+  constructor(readonly reason: string, detail: string) {
+    super(`extractor reply rejected (${reason}): ${detail}`);
+  }
+}
+
+/** Every claim must stay inside the episodes it was given (and so inside their owner). */
+export function checkClaims(claims: readonly ExtractedClaim[], episodeIds: ReadonlySet<string>): void {
+  for (const c of claims) {
+    if (!CLAIM_KINDS.has(c.kind)) throw new ClaimRejected('off_schema', `kind ${String(c.kind)}`);
+    if (!c.sourceIds.length) throw new ClaimRejected('off_schema', 'a claim names no source');
+    const foreign = c.sourceIds.filter((id) => !episodeIds.has(id));
+    if (foreign.length) throw new ClaimRejected('foreign_source', `${foreign.length} unknown source id(s)`);
+    if (!(c.confidence >= 0 && c.confidence <= 1))
+      throw new ClaimRejected('off_schema', 'confidence outside 0..1');
+  }
+}
+
+/** The key under which a claim and its contradiction meet. */
+export function keyOfClaim(c: ExtractedClaim): string {
+  const r = c.relations[0];
+  if (r) return claimKey(r.type, r.subject.name, r.object.name);
+  return `${c.kind}:${c.text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()}`;
+}
+
+function sameClaim(a: { relations: RelationInput[]; text: string }, b: ExtractedClaim): boolean {
+  const ra = a.relations[0];
+  const rb = b.relations[0];
+  if (ra && rb) return ra.type === rb.type;
+  return a.text.trim().toLowerCase() === b.text.trim().toLowerCase();
+}
+
+/** Claims from several groups: one per key and relation, with all their sources. */
+function mergeClaims(claims: readonly ExtractedClaim[]): ExtractedClaim[] {
+  const out = new Map<string, ExtractedClaim>();
+  for (const c of claims) {
+    const id = `${keyOfClaim(c)}|${c.relations[0]?.type ?? ''}`;
+    const prev = out.get(id);
+    if (!prev) out.set(id, { ...c, sourceIds: [...c.sourceIds], relations: [...c.relations] });
+    else {
+      prev.sourceIds = [...new Set([...prev.sourceIds, ...c.sourceIds])];
+      prev.confidence = Math.max(prev.confidence, c.confidence);
+    }
+  }
+  return [...out.values()];
+}
+
+export interface ReflectionRun {
+  episodes: number;
+  groups: number;
+  claims: number;
+  written: string[];
+  /** Claims already held (same claim, no new source): nothing written. */
+  confirmed: string[];
+  superseded: string[];
+  conflicts: string[];
+  /** Groups whose extractor reply was refused (audited, nothing written for them). */
+  rejected: { episodes: string[]; reason: string }[];
+}
+
+/**
+ * Reflect `episodes` (an owner's unreflected ones by default). With
+ * `markReflected` false (re-derivation), the episodes' marks are left alone.
+ */
+export async function reflect(
+  deps: EngineDeps,
+  extractor: Extractor,
+  ownerId: string,
+  opts: { episodes?: Memory[]; markReflected?: boolean } = {},
+): Promise<ReflectionRun> {
+  const cfg = deps.policy.background.reflection;
+  const now = deps.clock.now().toISOString();
+  const episodes =
+    opts.episodes ??
+    (await deps.store.unreflectedEpisodes(ownerId, { now, limit: cfg.maxEpisodes }));
+  const run: ReflectionRun = {
+    episodes: episodes.length,
+    groups: 0,
+    claims: 0,
+    written: [],
+    confirmed: [],
+    superseded: [],
+    conflicts: [],
+    rejected: [],
+  };
+  if (episodes.length === 0) return run;
+
+  const vectors = await deps.embedder.embed(
+    episodes.map((e) => e.text),
+    'document',
+  );
+  const groups = groupBySimilarity(
+    episodes.map((e, i) => ({ id: e.id, vector: vectors[i]! })),
+    cfg.groupSimilarity,
+  );
+  run.groups = groups.length;
+  const byId = new Map(episodes.map((e) => [e.id, e]));
+  const claims: ExtractedClaim[] = [];
+  const audit = [];
+  for (const group of groups) {
+    const input = {
+      ownerId,
+      episodes: group.map((id) => {
+        const e = byId.get(id)!;
+        return { id, text: e.text, observedAt: e.origin.observedAt };
+      }),
+    };
+    try {
+      const got = await extractor.extract(input);
+      checkClaims(got, new Set(group));
+      claims.push(...got);
+    } catch (e) {
+      const rejection = asRejection(e);
+      // Transient failures (network, rate limits) fail the job, which retries.
+      if (!rejection || rejection.retryable) throw e;
+      run.rejected.push({ episodes: group, reason: rejection.reason });
+      audit.push(
+        auditEvent(REFLECTION_CALLER, 'refuse', now, ownerId, {
+          memoryIds: group,
+          reason: `extractor_${rejection.reason}`,
+          details: { extractor: extractor.info.name, version: extractor.info.version },
+        }),
+      );
+    }
+  }
+
+  const merged = mergeClaims(claims);
+  run.claims = merged.length;
+  const items: DerivedWrite[] = [];
+  for (const claim of merged) {
+    const key = keyOfClaim(claim);
+    let sources = [...claim.sourceIds].sort();
+    let confidence = claim.confidence;
+    const current = (await deps.store.getByKey(ownerId, key)).find(
+      (m) => m.supersededBy === null && m.expiresAt > now && !m.conflict,
+    );
+    if (current && sameClaim(current, claim)) {
+      // An equal claim confirms what is held: more sources, more confidence.
+      const known = new Set(current.derivedFrom);
+      if (
+        sources.every((s) => known.has(s)) ||
+        AUTHORITY_RANK[current.authority] > AUTHORITY_RANK.agent_inferred
+      ) {
+        run.confirmed.push(current.id);
+        continue;
+      }
+      sources = [...new Set([...current.derivedFrom, ...sources])].sort();
+      confidence = Math.min(0.99, 1 - (1 - current.confidence) * (1 - confidence));
+    }
+    const observed = sources
+      .map((s) => byId.get(s)?.origin.observedAt)
+      .filter((x): x is string => !!x)
+      .sort();
+    items.push({
+      id: derivedId(['reflect', ownerId, key, claim.relations[0]?.type ?? '', ...sources]),
+      input: derivedInput({
+        kind: claim.kind,
+        text: claim.text,
+        authority: 'agent_inferred',
+        key,
+        confidence,
+        derivedFrom: sources,
+        about: claim.about,
+        relations: claim.relations,
+        tags: ['reflection'],
+        origin: {
+          extractor: extractor.info,
+          ...(observed.length ? { observedAt: observed[observed.length - 1] } : {}),
+        },
+      }),
+    });
+  }
+
+  // A group whose reply was refused stays unreflected: the next trigger reads it again.
+  const refused = new Set(run.rejected.flatMap((r) => r.episodes));
+  const read = episodes.map((e) => e.id).filter((id) => !refused.has(id));
+  const result = await writeDerived(deps, REFLECTION_CALLER, ownerId, items, {
+    audit,
+    ...(opts.markReflected === false || read.length === 0
+      ? {}
+      : { reflected: [{ ownerId, ids: read, at: now }] }),
+  });
+  run.written = result.written.map((m) => m.id);
+  run.superseded = result.superseded;
+  run.conflicts = result.written.filter((m) => m.conflict).map((m) => m.id);
+  return run;
+}
