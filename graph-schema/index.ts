@@ -71,7 +71,8 @@ export const NEO4J_MIGRATIONS_DIR: string = fileURLToPath(new URL('./neo4j/', im
 
 /**
  * Labels only the Neo4j store uses, besides NODE_LABELS: the session buffer,
- * the read log, the audit chain head, and the schema bookkeeping nodes.
+ * the read log, the audit chain head, the job outbox, and the schema
+ * bookkeeping nodes.
  */
 export const NEO4J_LABELS = {
   /** One message of the session buffer, `-[:IN_SESSION]->(Session)`. */
@@ -86,6 +87,10 @@ export const NEO4J_LABELS = {
   SchemaMigration: 'SchemaMigration',
   /** The migration lease: one node per ledger, held while migrating. */
   SchemaLock: 'SchemaLock',
+  /** One pending job of the outbox (0005-outbox-and-reflection), by job id. */
+  OutboxJob: 'OutboxJob',
+  /** The single `{id: 1}` node holding the outbox's last seq (its lock orders writers). */
+  OutboxHead: 'OutboxHead',
 } as const;
 
 /** Edge types only the Neo4j store uses, besides EDGE_TYPES. */

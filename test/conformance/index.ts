@@ -1,7 +1,8 @@
 // The store conformance suite (STYLE habit 2): one function that every store
 // package calls with a factory for its store. It is written against the
 // engine and the MemoryStore port only, so it runs unchanged on any store.
-// One file per invariant of DESIGN.md, plus retrieval.
+// One file per invariant of DESIGN.md, plus retrieval, plus the outbox and
+// the bookkeeping of background jobs.
 import { ownedSuite } from './invariants/01-owned.ts';
 import { attributedSuite } from './invariants/02-attributed.ts';
 import { authoritySuite } from './invariants/03-authority.ts';
@@ -14,6 +15,7 @@ import { dataNotInstructionsSuite } from './invariants/09-data-not-instructions.
 import { boundedSuite } from './invariants/10-bounded.ts';
 import { auditedSuite } from './invariants/11-audited.ts';
 import { retrievalSuite } from './invariants/12-retrieval.ts';
+import { outboxAndJobsSuite } from './invariants/13-outbox-and-jobs.ts';
 import type { ConformanceOptions } from './harness.ts';
 
 export type { ConformanceOptions, StoreUnderTest } from './harness.ts';
@@ -31,4 +33,5 @@ export function runMemoryStoreConformance(opts: ConformanceOptions): void {
   boundedSuite(opts);
   auditedSuite(opts);
   retrievalSuite(opts);
+  outboxAndJobsSuite(opts);
 }

@@ -1,14 +1,16 @@
 // MemoryStore.deleteCascade: in one write transaction, delete the roots and
 // every memory derived from them (transitively), with their vector and
 // full-text entries, edges, orphaned relation edges, entities, sources and
-// sessions, and session-buffer copies; audit it; return the receipt
-// (invariant 7). The cascade is a sequence of statements in one explicit
+// sessions, and session-buffer copies; record a rederive job in the outbox
+// for each derived memory that keeps surviving sources; audit it; return the
+// receipt (invariant 7). The cascade is a sequence of statements in one explicit
 // transaction; the optional onCascadeStep hook runs between them so a test
 // can break the connection mid-way and prove that nothing is half-deleted.
-import { cascadeAuditEvents, cascadeReceipt } from '@keepgraph/core';
+import { cascadeAuditEvents, cascadeReceipt, rederiveJob } from '@keepgraph/core';
 import { KeepGraphError } from '@keepgraph/core';
-import type { CascadeRequest, DeletionReceipt } from '@keepgraph/core';
+import type { CascadeRequest, DeletionReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
+import { recordJobs } from './outbox.ts';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, rows } from './transactions.ts';
@@ -89,13 +91,14 @@ export async function deleteCascade(
     }
     const deletedMemoryIds = closure.map((r) => r.id);
     const deletedContentHashes = [...new Set(closure.map((r) => r.contentHash))];
-    const rederive = (
-      await step<{ id: string; surviving: string[] }>(ctx, tx, 'cascade-rederive', {
-        ownerId,
-        closure: deletedMemoryIds,
-        rootIds,
-      })
-    ).map((r) => ({ id: r.id, survivingSources: [...r.surviving].sort() }));
+    const rederive: RederiveEntry[] = (
+      await step<{ id: string; kind: MemoryKind; surviving: string[] }>(
+        ctx,
+        tx,
+        'cascade-rederive',
+        { ownerId, closure: deletedMemoryIds, rootIds },
+      )
+    ).map((r) => ({ id: r.id, kind: r.kind, survivingSources: [...r.surviving].sort() }));
 
     const counts = await deleteClosure(ctx, tx, ownerId, closure);
     await step(ctx, tx, 'cascade-update-owner', { ownerId, deleted: int(deletedMemoryIds.length) });
@@ -105,6 +108,13 @@ export async function deleteCascade(
       ...counts,
       rederive,
     });
+    // The re-derivations commit with the deletion or not at all (the engine
+    // no longer enqueues them after the call returns).
+    await recordJobs(
+      tx,
+      rederive.map((r) => rederiveJob(ownerId, r, req.at)),
+      req.at,
+    );
     await appendAuditEvents(tx, cascadeAuditEvents(req, receipt));
     if (ctx.onCascadeStep) await ctx.onCascadeStep('audit');
     return receipt;

@@ -2,6 +2,11 @@
 // and content hashes in every node, edge and index that can hold them. The
 // audit log and read log are deliberately not searched: they are the record
 // of the deletion and by design hold ids and hashes only (invariant 11).
+// The outbox (OutboxJob nodes) is not searched either: its jobs name
+// memories by id only (a rederive job names the deleted derived memory so it
+// can be rebuilt), like the audit log, and each entry is removed once the
+// relay has handed it to the queue; reporting them would make every cascade
+// with a re-derivation look unfinished until the relay ran.
 // The vector index cannot be probed without the deleted vector; its entries
 // are derived from Memory.embedding in the same transaction, so the Memory
 // probe (and the store tests, which query the index with the vector) cover it.

@@ -10,9 +10,11 @@ import type {
   CascadeRequest,
   DeletionReceipt,
   DerivedEdge,
+  EmbeddingUpdate,
   ExpiryCandidate,
   Memory,
   MemoryStore,
+  OutboxEntry,
   ReadLogEntry,
   RelationEdge,
   ScoredId,
@@ -27,11 +29,14 @@ import neo4j from 'neo4j-driver';
 import type { Driver } from 'neo4j-driver';
 import { appendAuditEvents, listAuditEvents } from './audit-log.ts';
 import { deleteCascade } from './delete-cascade.ts';
+import { replaceEmbeddings, staleEmbeddings } from './embeddings.ts';
 import { findTraces } from './find-traces.ts';
 import { counts, relations } from './graph-reads.ts';
 import * as reads from './memory-reads.ts';
 import { migrate } from './migrate.ts';
 import { mapErrors } from './neo4j-errors.ts';
+import { outboxAck, outboxPending } from './outbox.ts';
+import { countUnreflected, unreflectedEpisodes } from './reflection.ts';
 import { searchEntities, searchText, searchVector } from './search.ts';
 import type { VectorPath } from './search.ts';
 import { logRead, sessionMessages, trimSession } from './session-buffer.ts';
@@ -222,6 +227,24 @@ export class Neo4jMemoryStore implements MemoryStore {
   }
   logRead(entry: ReadLogEntry): Promise<void> {
     return this.op((c) => logRead(c, entry));
+  }
+  outboxPending(limit: number): Promise<OutboxEntry[]> {
+    return this.op((c) => outboxPending(c, limit));
+  }
+  outboxAck(jobIds: readonly string[]): Promise<void> {
+    return this.op((c) => outboxAck(c, jobIds));
+  }
+  unreflectedEpisodes(ownerId: string, opts: { now: string; limit: number }): Promise<Memory[]> {
+    return this.op((c) => unreflectedEpisodes(c, ownerId, opts));
+  }
+  countUnreflected(ownerId: string, now: string): Promise<number> {
+    return this.op((c) => countUnreflected(c, ownerId, now));
+  }
+  staleEmbeddings(ownerId: string, model: string, limit: number): Promise<string[]> {
+    return this.op((c) => staleEmbeddings(c, ownerId, model, limit));
+  }
+  replaceEmbeddings(ownerId: string, updates: readonly EmbeddingUpdate[]): Promise<void> {
+    return this.op((c) => replaceEmbeddings(c, ownerId, updates));
   }
   appendAudit(events: AuditEventInput[]): Promise<void> {
     return this.op(async (c) => {

@@ -1,13 +1,16 @@
 // MemoryStore.write: one write transaction that locks the owners, inserts
-// the batch's memories with their embeddings and edges, marks supersessions,
-// appends session messages and seals the audit events. Any throw rolls it
-// all back (nothing written, no audit event).
-import { checkWriteBatch, requireOwner } from '@keepgraph/core';
+// the batch's memories with their embeddings and edges, marks supersessions
+// and reflected episodes, appends session messages, records the triggered
+// jobs in the outbox and seals the audit events. Any throw rolls it all
+// back (nothing written, no job, no audit event).
+import { checkWriteBatch, outboxRecordedAt, requireOwner } from '@keepgraph/core';
 import type { SessionMessage, WriteBatch } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { linkDerivedFrom, linkMemories, linkSupersedes } from './graph-links.ts';
+import { recordJobs } from './outbox.ts';
 import { cypher } from './queries.ts';
 import { memoryToProps, toMs } from './record-mapping.ts';
+import { markReflected } from './reflection.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, rows } from './transactions.ts';
 import type { Tx } from './transactions.ts';
@@ -89,6 +92,8 @@ export async function writeBatch(ctx: StoreContext, batch: WriteBatch): Promise<
   validate(ctx, batch);
   const memories = batch.memories.map((w) => w.memory);
   const marks = batch.supersede.map((s) => ({ ...s, atMs: toMs(s.at, 'supersede.at') }));
+  // Fixed before the transaction: a retried transaction records the same time.
+  const recordedAt = outboxRecordedAt(batch);
   await inWrite(ctx, async (tx) => {
     if (memories.length) {
       await insertMemories(tx, batch);
@@ -99,6 +104,8 @@ export async function writeBatch(ctx: StoreContext, batch: WriteBatch): Promise<
     if (marks.length) await tx.run(cypher('mark-superseded'), { marks });
     if (memories.length) await linkSupersedes(tx, memories);
     if (batch.sessionMessages.length) await insertSessionMessages(tx, batch.sessionMessages);
+    if (batch.reflected?.length) await markReflected(tx, batch.reflected);
+    if (batch.jobs?.length) await recordJobs(tx, batch.jobs, recordedAt);
     await appendAuditEvents(tx, batch.audit);
   });
 }

@@ -262,7 +262,9 @@ describe('deleteCascade (neo4j)', () => {
       audit: [],
     });
     expect(new Set(receipt.deletedMemoryIds)).toEqual(new Set([a.id, mixed.id, newer.id]));
-    expect(receipt.rederive).toEqual([{ id: mixed.id, survivingSources: [b.id] }]);
+    expect(receipt.rederive).toEqual([
+      { id: mixed.id, kind: 'summary', survivingSources: [b.id] },
+    ]);
     const kept = await store.getById(o, old.id);
     expect(kept?.supersededBy).toBeNull();
     expect(kept?.validTo).toBe(NOW);

@@ -1,11 +1,14 @@
 // MemoryStore.deleteCascade: in one IMMEDIATE transaction, delete the roots
 // and every memory derived from them (transitively), with their vectors,
 // full-text entries, edges, orphaned relation edges, entities and sources,
-// and session-buffer copies; audit it; return the receipt (invariant 7).
-import { cascadeAuditEvents, cascadeReceipt } from '@keepgraph/core';
+// and session-buffer copies; record a rederive job in the outbox for each
+// derived memory that keeps surviving sources; audit it; return the receipt
+// (invariant 7).
+import { cascadeAuditEvents, cascadeReceipt, rederiveJob } from '@keepgraph/core';
 import { KeepGraphError } from '@keepgraph/core';
-import type { CascadeRequest, DeletionReceipt } from '@keepgraph/core';
+import type { CascadeRequest, DeletionReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
+import { recordJobs } from './outbox.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
 import { requireOwner } from './write-batch.ts';
@@ -136,15 +139,17 @@ export function deleteCascade(ctx: StoreContext, req: CascadeRequest): DeletionR
     const deletedContentHashes = [...new Set(rows.map((r) => r.content_hash))];
 
     // Computed before the edges go: the derived_from rows are the evidence.
-    const rederive = (
+    const rederive: RederiveEntry[] = (
       ctx.st
         .file('cascade-rederive')
         .all({ ownerId: req.ownerId, closure: JSON.stringify(deletedMemoryIds), rootIds }) as {
         id: string;
+        kind: MemoryKind;
         surviving_json: string;
       }[]
     ).map((r) => ({
       id: r.id,
+      kind: r.kind,
       survivingSources: (JSON.parse(r.surviving_json) as string[]).sort(),
     }));
 
@@ -156,6 +161,13 @@ export function deleteCascade(ctx: StoreContext, req: CascadeRequest): DeletionR
       rederive,
     });
 
+    // The re-derivations commit with the deletion or not at all (the engine
+    // no longer enqueues them after the call returns).
+    recordJobs(
+      ctx.st,
+      rederive.map((r) => rederiveJob(req.ownerId, r, req.at)),
+      req.at,
+    );
     appendAuditEvents(ctx.st, cascadeAuditEvents(req, receipt));
     return receipt;
   });

@@ -1,12 +1,16 @@
 // MemoryStore.write: one IMMEDIATE transaction that inserts the batch's
-// memories with their index entries and edges, marks supersessions, appends
-// session messages and seals the audit events. Any throw rolls it all back.
-import { checkWriteBatch, requireOwner } from '@keepgraph/core';
+// memories with their index entries and edges, marks supersessions and
+// reflected episodes, appends session messages, records the triggered jobs
+// in the outbox and seals the audit events. Any throw rolls it all back,
+// so a failed write leaves no job behind.
+import { checkWriteBatch, outboxRecordedAt, requireOwner } from '@keepgraph/core';
 import type { MemoryWrite, WriteBatch } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { linkDerivedFrom, linkEntities, linkSources } from './graph-links.ts';
-import { memoryToParams, toMs } from './row-mapping.ts';
+import { recordJobs } from './outbox.ts';
 import { ftsOwnerKey } from './owner-key.ts';
+import { markReflected } from './reflection.ts';
+import { memoryToParams, toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
 
@@ -79,6 +83,8 @@ export function writeBatch(ctx: StoreContext, batch: WriteBatch): void {
       });
     }
 
+    if (batch.reflected) markReflected(ctx.st, batch.reflected);
+    if (batch.jobs) recordJobs(ctx.st, batch.jobs, outboxRecordedAt(batch));
     appendAuditEvents(ctx.st, batch.audit);
   });
   run.immediate();

@@ -4,7 +4,8 @@
 // types that are caller text) before they open a transaction.
 import { KeepGraphError } from '../errors.ts';
 import { RELATION_TYPE } from '../record.ts';
-import type { WriteBatch } from './memory-store.ts';
+import { JOB_NAMES } from './job-queue.ts';
+import type { EmbeddingUpdate, WriteBatch } from './memory-store.ts';
 
 /** Throw owner_required for a blank owner id (invariant 1). */
 export function requireOwner(ownerId: unknown): asserts ownerId is string {
@@ -41,4 +42,51 @@ export function checkWriteBatch(batch: WriteBatch, dimensions: number): void {
   }
   for (const s of batch.supersede) requireOwner(s.ownerId);
   for (const msg of batch.sessionMessages) requireOwner(msg.ownerId);
+  for (const r of batch.reflected ?? []) requireOwner(r.ownerId);
+  for (const j of batch.jobs ?? []) {
+    // The id is the outbox's key and the queue's idempotency key.
+    if (typeof j.id !== 'string' || j.id.trim() === '') {
+      throw new KeepGraphError('invalid_input', 'job id must not be blank');
+    }
+    if (!(JOB_NAMES as readonly string[]).includes(j.name)) {
+      throw new KeepGraphError('invalid_input', 'unknown job name', { id: j.id });
+    }
+    // Not requireOwner's code: a job's owner may be '*' (all owners), and
+    // blank is a malformed job rather than an unowned write.
+    if (typeof j.ownerId !== 'string' || j.ownerId.trim() === '') {
+      throw new KeepGraphError('invalid_input', 'job owner must not be blank', { id: j.id });
+    }
+  }
+}
+
+/**
+ * When a batch's jobs enter the outbox: the instant of the write itself (its
+ * first audit event, else its first memory's createdAt), so the entry is
+ * dated by the engine's clock like the rest of the batch; the wall clock
+ * only for a batch that carries no time at all.
+ */
+export function outboxRecordedAt(batch: WriteBatch, now: () => Date = () => new Date()): string {
+  return batch.audit[0]?.at ?? batch.memories[0]?.memory.createdAt ?? now().toISOString();
+}
+
+/** Checks of replaceEmbeddings' input: ids and models named, vectors of the store's size. */
+export function checkEmbeddingUpdates(
+  updates: readonly EmbeddingUpdate[],
+  dimensions: number,
+): void {
+  for (const u of updates) {
+    if (typeof u.id !== 'string' || u.id.trim() === '') {
+      throw new KeepGraphError('invalid_input', 'memory id must not be blank');
+    }
+    if (typeof u.model !== 'string' || u.model.trim() === '') {
+      throw new KeepGraphError('invalid_input', 'embedding model must not be blank', { id: u.id });
+    }
+    if (!(u.embedding instanceof Float32Array) || u.embedding.length !== dimensions) {
+      throw new KeepGraphError(
+        'invalid_input',
+        `embedding has ${u.embedding?.length ?? 0} dimensions, store has ${dimensions}`,
+        { id: u.id },
+      );
+    }
+  }
 }

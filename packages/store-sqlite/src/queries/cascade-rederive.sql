@@ -4,8 +4,10 @@
 -- params: @ownerId  the owner
 --         @closure  JSON array of every memory id the cascade deletes
 --         @rootIds  JSON array of the requested roots
--- returns: id, surviving_json (JSON array of surviving source ids)
+-- returns: id, kind (the deleted derived memory's kind: what to rebuild),
+--          surviving_json (JSON array of surviving source ids)
 SELECT d.child_id AS id,
+       (SELECT m.kind FROM memories m WHERE m.id = d.child_id) AS kind,
        json_group_array(d.source_id) AS surviving_json
   FROM json_each(@closure) j
   CROSS JOIN derived_from d ON d.child_id = j.value

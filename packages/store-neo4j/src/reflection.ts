@@ -1,0 +1,65 @@
+// Reflection's bookkeeping: which episodes it has consumed (the store-
+// internal reflectedAt property, never part of a returned Memory) and which
+// live episodes still wait for it.
+import { KeepGraphError } from '@keepgraph/core';
+import type { Memory, WriteBatch } from '@keepgraph/core';
+import { cypher } from './queries.ts';
+import { propsToMemory, toMs } from './record-mapping.ts';
+import type { StoreContext } from './store-context.ts';
+import { int, num, readRows } from './transactions.ts';
+import type { Tx } from './transactions.ts';
+import { requireOwner } from './write-batch.ts';
+
+/**
+ * Mark the batch's reflected episodes. Owner-scoped: ids of another owner
+ * or unknown ids match nothing. Call inside the caller's write transaction.
+ */
+export async function markReflected(
+  tx: Tx,
+  marks: NonNullable<WriteBatch['reflected']>,
+): Promise<void> {
+  const params = marks
+    .filter((r) => r.ids.length > 0)
+    .map((r) => {
+      toMs(r.at, 'reflected.at');
+      return { ownerId: r.ownerId, ids: [...new Set(r.ids)], at: r.at };
+    });
+  if (params.length === 0) return;
+  await tx.run(cypher('mark-reflected'), { marks: params });
+}
+
+/** Live episodes not yet reflected, oldest first (write order). */
+export async function unreflectedEpisodes(
+  ctx: StoreContext,
+  ownerId: string,
+  opts: { now: string; limit: number },
+): Promise<Memory[]> {
+  requireOwner(ownerId);
+  if (!Number.isInteger(opts.limit) || opts.limit < 0) {
+    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', {
+      limit: opts.limit,
+    });
+  }
+  const nowMs = toMs(opts.now, 'now');
+  if (opts.limit === 0) return [];
+  const found = await readRows<{ m: Record<string, unknown> }>(
+    ctx,
+    cypher('unreflected-episodes'),
+    { ownerId, nowMs, limit: int(opts.limit) },
+  );
+  return found.map((r) => propsToMemory(r.m));
+}
+
+/** How many episodes unreflectedEpisodes would return without a limit. */
+export async function countUnreflected(
+  ctx: StoreContext,
+  ownerId: string,
+  now: string,
+): Promise<number> {
+  requireOwner(ownerId);
+  const [row] = await readRows<{ n: unknown }>(ctx, cypher('count-unreflected'), {
+    ownerId,
+    nowMs: toMs(now, 'now'),
+  });
+  return num(row?.n ?? 0);
+}

@@ -1,0 +1,58 @@
+// Re-embedding after a model change: which of an owner's memories carry a
+// vector from another model, and the atomic swap of vectors for new ones.
+import { KeepGraphError, checkEmbeddingUpdates } from '@keepgraph/core';
+import type { EmbeddingUpdate } from '@keepgraph/core';
+import type { StoreContext } from './store-context.ts';
+import { VECTOR_TABLE } from './vector-table.ts';
+import { requireOwner } from './write-batch.ts';
+
+/** Ids of the owner's memories not embedded by `model`, oldest first. */
+export function staleEmbeddings(
+  ctx: StoreContext,
+  ownerId: string,
+  model: string,
+  limit: number,
+): string[] {
+  requireOwner(ownerId);
+  if (!Number.isInteger(limit) || limit < 0) {
+    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', { limit });
+  }
+  return ctx.st.file('stale-embeddings').pluck().all({ ownerId, model, limit }) as string[];
+}
+
+/**
+ * Replace vectors and embedding_model in one IMMEDIATE transaction. The vec0
+ * row is deleted and inserted again (its metadata copied from the memory),
+ * which also gives a vector to a memory stored without one. Ids the owner
+ * lacks are skipped before vec0 is touched, so no other owner's vector moves.
+ */
+export function replaceEmbeddings(
+  ctx: StoreContext,
+  ownerId: string,
+  updates: readonly EmbeddingUpdate[],
+): void {
+  requireOwner(ownerId);
+  checkEmbeddingUpdates(updates, ctx.dimensions);
+  if (updates.length === 0) return;
+  const run = ctx.db.transaction(() => {
+    const row = ctx.st.sql(
+      'SELECT expires_ms, valid_from_ms FROM memories WHERE owner_id = ? AND id = ?',
+    );
+    const setModel = ctx.st.sql(
+      'UPDATE memories SET embedding_model = ? WHERE owner_id = ? AND id = ?',
+    );
+    const del = ctx.st.sql(`DELETE FROM ${VECTOR_TABLE} WHERE memory_id = ?`);
+    // vec0 metadata columns insist on SQLite integers, hence BigInt.
+    const insert = ctx.st.sql(
+      `INSERT INTO ${VECTOR_TABLE} (memory_id, owner_id, embedding, expires_ms, valid_from_ms) VALUES (?, ?, ?, ?, ?)`,
+    );
+    for (const u of updates) {
+      const m = row.get(ownerId, u.id) as { expires_ms: number; valid_from_ms: number } | undefined;
+      if (!m) continue;
+      del.run(u.id);
+      insert.run(u.id, ownerId, u.embedding, BigInt(m.expires_ms), BigInt(m.valid_from_ms));
+      setModel.run(u.model, ownerId, u.id);
+    }
+  });
+  run.immediate();
+}
