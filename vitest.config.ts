@@ -32,6 +32,16 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
         },
       },
+      {
+        extends: true,
+        test: {
+          name: 'background',
+          include: ['test/background/**/*.test.ts'],
+          // After every other project: its outbox relays read every owner's
+          // pending jobs, and the conformance suite's must stay where they are.
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });

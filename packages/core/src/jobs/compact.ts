@@ -2,9 +2,11 @@
 // the policy's threshold, connected components of the similarity graph)
 // become one summary with DERIVED_FROM to every member and the union of
 // their origins. Members stay until their own expiry but are no longer
-// recalled while a live summary covers them (see recall). Deleting or
-// expiring a member deletes the summary (the cascade) and a `rederive` job
-// rebuilds it from the survivors (summarise).
+// recalled while a live summary covers them (see recall). A cluster that
+// grows gets a new summary that supersedes the old one (same key: the
+// cluster's oldest member). Deleting or expiring a member deletes the
+// summary (the cascade) and its `rederive` job compacts the owner again,
+// which rebuilds it from the survivors.
 import type { Memory } from '../record.ts';
 import type { EngineDeps } from '../use-cases/deps.ts';
 import { clustersOf, cosine } from './group-episodes.ts';
@@ -53,11 +55,15 @@ function summaryOf(
 ): DerivedWrite {
   const ids = members.map((m) => m.id).sort();
   const centre = medoid(members, vectors);
+  const oldest = [...members].sort((a, b) =>
+    a.createdAt === b.createdAt ? a.id.localeCompare(b.id) : a.createdAt < b.createdAt ? -1 : 1,
+  )[0]!;
   const about = new Map(members.flatMap((m) => m.about).map((e) => [`${e.type}:${e.name}`, e]));
   return {
     id: derivedId(['compact', ownerId, ...ids]),
     input: derivedInput({
       kind: 'summary',
+      key: `compaction:${oldest.id}`,
       text: centre.text,
       authority: 'agent_inferred',
       confidence: Math.max(...members.map((m) => m.confidence)),
@@ -77,34 +83,10 @@ async function embedAll(deps: EngineDeps, members: readonly Memory[]) {
   return new Map(members.map((m, i) => [m.id, vectors[i]!]));
 }
 
-/** Summarise exactly these members (re-derivation after one of them went). */
-export async function summarise(deps: EngineDeps, ownerId: string, members: readonly Memory[]) {
-  if (members.length < 2) return { written: [] as string[] };
-  const vectors = await embedAll(deps, members);
-  const r = await writeDerived(deps, COMPACTION_CALLER, ownerId, [summaryOf(ownerId, members, vectors)]);
-  return { written: [...r.written.map((m) => m.id), ...r.alreadyThere] };
-}
-
 export interface CompactionRun {
   scanned: number;
   clusters: number;
   written: string[];
-}
-
-/** Ids of memories a live compaction summary already covers. */
-export async function coveredBySummaries(
-  deps: EngineDeps,
-  ownerId: string,
-  ids: readonly string[],
-  now: string,
-): Promise<Set<string>> {
-  const edges = await deps.store.derivedFrom(ownerId, ids);
-  if (edges.length === 0) return new Set();
-  const children = await deps.store.getByIds(ownerId, [...new Set(edges.map((e) => e.child))]);
-  const summaries = new Set(
-    children.filter((c) => isCompactionSummary(c) && isLive(c, now)).map((c) => c.id),
-  );
-  return new Set(edges.filter((e) => summaries.has(e.child)).map((e) => e.source));
 }
 
 /** Find near-duplicate clusters among the owner's most recent source memories and summarise each. */
@@ -121,14 +103,10 @@ export async function compact(deps: EngineDeps, ownerId: string): Promise<Compac
     recent.push(...rows.filter((m) => isLive(m, now) && m.derivedFrom.length === 0));
   }
   recent.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
-  const scan = recent.slice(0, cfg.scanLimit);
-  const covered = await coveredBySummaries(
-    deps,
-    ownerId,
-    scan.map((m) => m.id),
-    now,
-  );
-  const candidates = scan.filter((m) => !covered.has(m.id)).reverse();
+  // Members of existing summaries take part: a cluster that grew is summarised
+  // anew (superseding the old summary); an unchanged one has the same id and
+  // is left as it is.
+  const candidates = recent.slice(0, cfg.scanLimit).reverse();
   const run: CompactionRun = { scanned: candidates.length, clusters: 0, written: [] };
   if (candidates.length < cfg.minCluster) return run;
 

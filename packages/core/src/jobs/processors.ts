@@ -10,7 +10,7 @@ import type { MemoryKind } from '../record.ts';
 import { embeddingText } from '../indexed-text.ts';
 import { auditEvent, type Caller } from '../use-cases/deps.ts';
 import { reflect } from './reflect.ts';
-import { compact, summarise } from './compact.ts';
+import { compact } from './compact.ts';
 import { ALL_OWNERS } from './job-ids.ts';
 
 /** What a processor reports (kept by BullMQ as the job's return value). */
@@ -77,8 +77,10 @@ export function createProcessors(engine: Engine, opts: ProcessorOptions): Proces
         isLive(m, now),
       );
       if (kind === 'summary') {
-        const r = await summarise(deps, job.ownerId, survivors);
-        return { survivors: survivors.length, written: r.written.length };
+        // Compact the owner again: the survivors regroup (and the summaries of
+        // both the cluster and its older, superseded versions settle on one).
+        const run = await compact(deps, job.ownerId);
+        return { survivors: survivors.length, written: run.written.length };
       }
       // Rules, preferences and facts come from episodes: read the survivors again.
       const episodes = survivors.filter((m) => m.kind === 'episode');

@@ -55,11 +55,15 @@ export interface Kpis {
   auditEvents: number;
 }
 
-/** Aggregate figures for operators. Expiry lag is measured from audit events. */
+/**
+ * Aggregate figures for operators. Expiry lag is measured from audit events.
+ * With `ownerId`, the audit-based figures (refusals, writes, deletions,
+ * reads, expiry) are that owner's; the store counts stay global.
+ */
 export async function kpis(
   deps: EngineDeps,
   caller: Caller,
-  opts: { toleranceMs?: number } = {},
+  opts: { toleranceMs?: number; ownerId?: string } = {},
 ): Promise<Kpis> {
   checkCaller(caller);
   requireRole(caller, ['operator'], 'reading KPIs');
@@ -73,7 +77,11 @@ export async function kpis(
   const lags: number[] = [];
   let afterSeq = 0;
   for (;;) {
-    const page = await deps.store.listAudit({ afterSeq, limit: 5000 });
+    const page = await deps.store.listAudit({
+      afterSeq,
+      limit: 5000,
+      ...(opts.ownerId ? { ownerId: opts.ownerId } : {}),
+    });
     if (page.length === 0) break;
     for (const e of page) {
       events++;

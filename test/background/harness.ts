@@ -1,0 +1,160 @@
+// The background scenarios' harness: the same engine wiring in two modes.
+// Embedded: a SQLite file store and the in-process runner. Server: Neo4j and
+// BullMQ workers over a real Redis (a random key prefix per fixture), fed by
+// the outbox relay. Both use a manual clock, and `settle()` waits until the
+// outbox is empty and no job is waiting, running or due for a retry.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import {
+  InMemoryJobQueue,
+  ManualClock,
+  createEngine,
+  defaultPolicy,
+  expireJob,
+  scheduledJobs,
+  startInProcessBackground,
+  type Caller,
+  type Embedder,
+  type Engine,
+  type Extractor,
+  type MemoryStore,
+  type Policy,
+} from '@keepgraph/core';
+import { createTransformersEmbedder } from '@keepgraph/embedder';
+import { createSqliteStore } from '@keepgraph/store-sqlite';
+import { createNeo4jStore } from '@keepgraph/store-neo4j';
+import { startWorkerProcess } from '@keepgraph/workers';
+
+export const user: Caller = { role: 'user', principal: 'user:test' };
+export const operator: Caller = { role: 'operator', principal: 'op:test' };
+
+export interface BackgroundFixture {
+  engine: Engine;
+  clock: ManualClock;
+  store: MemoryStore;
+  /** Relay the outbox and run jobs until nothing is left. */
+  settle(): Promise<void>;
+  /** One expiry sweep, as the schedule would enqueue it. */
+  tickExpiry(): Promise<void>;
+  /** The scheduled reflection and compaction of every owner, now. */
+  tickConsolidation(): Promise<void>;
+  owner(): string;
+  close(): Promise<void>;
+}
+
+export interface FixtureOptions {
+  policy?: (p: Policy) => Policy;
+  extractor?: Extractor;
+  start?: string;
+}
+
+export interface BackgroundMode {
+  name: string;
+  fixture(opts?: FixtureOptions): Promise<BackgroundFixture>;
+}
+
+let embedder: Promise<Embedder> | null = null;
+export const realEmbedder = () => (embedder ??= createTransformersEmbedder());
+
+async function engineOver(store: MemoryStore, opts: FixtureOptions) {
+  const emb = await realEmbedder();
+  await store.init({ dimensions: emb.dimensions });
+  const policy = opts.policy ? opts.policy(defaultPolicy()) : defaultPolicy();
+  const clock = new ManualClock(opts.start ?? new Date().toISOString());
+  // Nothing is enqueued through deps.jobs any more: the outbox carries the jobs.
+  const engine = createEngine({ store, embedder: emb, policy, clock, jobs: new InMemoryJobQueue() });
+  return { engine, clock };
+}
+
+const owner = () => `owner-${randomUUID()}`;
+
+export const embeddedMode: BackgroundMode = {
+  name: 'embedded (SQLite, in-process runner)',
+  async fixture(opts = {}) {
+    const dir = mkdtempSync(join(tmpdir(), 'kg-background-'));
+    const store = createSqliteStore({ path: join(dir, 'kg.db') });
+    const { engine, clock } = await engineOver(store, opts);
+    const bg = startInProcessBackground(engine, {
+      schedules: false,
+      backoffMs: 20,
+      ...(opts.extractor ? { extractor: opts.extractor } : {}),
+    });
+    return {
+      engine,
+      clock,
+      store,
+      settle: () => bg.settle(),
+      tickExpiry: () => bg.tickExpiry(),
+      tickConsolidation: () => bg.tickConsolidation(),
+      owner,
+      async close() {
+        await bg.stop();
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+/** Until every queue is empty of waiting, active and delayed jobs. */
+export async function bullIdle(
+  queues: Iterable<{ getJobCounts(...t: string[]): Promise<Record<string, number>> }>,
+) {
+  for (;;) {
+    let busy = 0;
+    for (const q of queues) {
+      const c = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+      busy += Object.values(c).reduce((a, b) => a + b, 0);
+    }
+    if (busy === 0) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export function redisConnection(url: string) {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port || 6379), maxRetriesPerRequest: null };
+}
+
+export const serverMode: BackgroundMode = {
+  name: 'server (Neo4j, BullMQ workers)',
+  async fixture(opts = {}) {
+    const store = createNeo4jStore({
+      uri: inject('neo4jUri'),
+      ...(inject('neo4jUser') ? { user: inject('neo4jUser'), password: inject('neo4jPassword') } : {}),
+    });
+    const { engine, clock } = await engineOver(store, opts);
+    const wp = await startWorkerProcess({
+      engine,
+      connection: redisConnection(inject('redisUrl')),
+      prefix: `kgtest-${randomUUID().slice(0, 8)}`,
+      schedules: false,
+      relayIntervalMs: 50,
+      ...(opts.extractor ? { extractor: opts.extractor } : {}),
+    });
+    const queues = [...wp.queue.queues.values()];
+    return {
+      engine,
+      clock,
+      store,
+      async settle() {
+        for (;;) {
+          const moved = await wp.relay.flush();
+          await bullIdle(queues);
+          if (moved === 0 && (await store.outboxPending(1000)).length === 0) return;
+        }
+      },
+      tickExpiry: () => wp.queue.enqueue([expireJob(clock.now().toISOString())]),
+      tickConsolidation: () => wp.queue.enqueue(scheduledJobs(clock.now().toISOString())),
+      owner,
+      async close() {
+        await wp.close();
+        await Promise.all(queues.map((q) => q.obliterate({ force: true }).catch(() => {})));
+        await store.close();
+      },
+    };
+  },
+};
