@@ -42,6 +42,14 @@ export interface ServerConfig {
   neo4jPassword: string | undefined;
   /** Database name; undefined = the server's default database. */
   neo4jDatabase: string | undefined;
+  /**
+   * Redis for BullMQ (server mode): when set, background jobs run in
+   * `keepgraph worker` processes, fed through the store's outbox; when unset
+   * (embedded mode), they run in this process.
+   */
+  redisUrl: string | undefined;
+  /** Key prefix of the BullMQ queues, so deployments can share one Redis. */
+  redisPrefix: string;
 }
 
 /**
@@ -66,6 +74,8 @@ export const CONFIG_ENV: Readonly<Record<keyof ServerConfig, string>> = {
   neo4jUser: 'NEO4J_USER',
   neo4jPassword: 'NEO4J_PASSWORD',
   neo4jDatabase: 'NEO4J_DATABASE',
+  redisUrl: 'KEEPGRAPH_REDIS_URL',
+  redisPrefix: 'KEEPGRAPH_REDIS_PREFIX',
 };
 
 const nonBlank = z.string().trim().min(1, 'must not be blank');
@@ -104,6 +114,12 @@ const ConfigSchema = z.object({
   neo4jUser: nonBlank.optional(),
   neo4jPassword: z.string().optional(),
   neo4jDatabase: nonBlank.optional(),
+  redisUrl: z
+    .string()
+    .trim()
+    .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  redisPrefix: nonBlank.max(64).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
 }).superRefine((c, ctx) => {
   if (c.store === 'neo4j' && !c.neo4jUri) {
     ctx.addIssue({ code: 'custom', path: ['neo4jUri'], message: 'is required when KEEPGRAPH_STORE=neo4j' });
@@ -148,6 +164,8 @@ export function loadServerConfig(
     neo4jUser: envValue(env, 'neo4jUser'),
     neo4jPassword: envValue(env, 'neo4jPassword'),
     neo4jDatabase: envValue(env, 'neo4jDatabase'),
+    redisUrl: envValue(env, 'redisUrl'),
+    redisPrefix: envValue(env, 'redisPrefix') ?? 'keepgraph',
   };
   // An override explicitly set to undefined must not erase the env value.
   for (const [k, v] of Object.entries(overrides)) {
@@ -170,6 +188,30 @@ export function loadServerConfig(
     neo4jUser: d.neo4jUser,
     neo4jPassword: d.neo4jPassword,
     neo4jDatabase: d.neo4jDatabase,
+    redisUrl: d.redisUrl,
+  };
+}
+
+/** ioredis/BullMQ connection options from a redis:// URL (BullMQ workers need maxRetriesPerRequest null). */
+export function redisConnection(url: string): {
+  host: string;
+  port: number;
+  username?: string;
+  password?: string;
+  db?: number;
+  tls?: object;
+  maxRetriesPerRequest: null;
+} {
+  const u = new URL(url);
+  const db = u.pathname.length > 1 ? Number(u.pathname.slice(1)) : undefined;
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(db !== undefined && Number.isInteger(db) ? { db } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+    maxRetriesPerRequest: null,
   };
 }
 

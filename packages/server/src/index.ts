@@ -4,6 +4,7 @@ export {
   CONFIG_ENV,
   STORE_KINDS,
   loadServerConfig,
+  redisConnection,
   storeSelection,
   type StoreSelection,
   type ServerConfig,

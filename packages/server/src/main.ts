@@ -2,8 +2,10 @@
 // app over its engine, listen, and close everything on SIGINT/SIGTERM. The
 // CLI's `keepgraph start` calls startServer with a validated config.
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.ts';
-import { storeSelection, type ServerConfig } from './config.ts';
+import { startRelay, type Extractor, type Relay } from '@keepgraph/core';
+import { BullMqJobQueue } from '@keepgraph/workers';
+import { buildApp, type AppOptions } from './app.ts';
+import { redisConnection, storeSelection, type ServerConfig } from './config.ts';
 import { openEmbeddedRuntime, type EmbeddedRuntime } from './runtime.ts';
 
 /** A listening server and how to stop it. */
@@ -22,7 +24,7 @@ export interface RunningServer {
  */
 export async function startServer(
   config: ServerConfig,
-  opts: { handleSignals?: boolean; logger?: boolean } = {},
+  opts: { handleSignals?: boolean; logger?: boolean; extractor?: Extractor } = {},
 ): Promise<RunningServer> {
   // The app (and its logger) exists only after the runtime is open.
   const built: { app?: FastifyInstance } = {};
@@ -32,18 +34,43 @@ export async function startServer(
     policyPath: config.policyPath,
     modelId: config.modelId,
     ...(config.modelsDir !== undefined && { modelsDir: config.modelsDir }),
-    sweepIntervalMs: config.sweepIntervalMs === 0 ? null : config.sweepIntervalMs,
-    onSweepError: (e) => built.app?.log.error({ err: e }, 'expiry sweep failed'),
+    // Server mode (Redis configured): `keepgraph worker` processes run the
+    // jobs; this process only relays its outbox to them.
+    sweepIntervalMs:
+      config.redisUrl !== undefined || config.sweepIntervalMs === 0
+        ? null
+        : config.sweepIntervalMs,
+    ...(opts.extractor ? { extractor: opts.extractor } : {}),
+    onSweepError: (e) => built.app?.log.error({ err: e }, 'background job failed'),
   });
+  let bull: BullMqJobQueue | null = null;
+  let relay: Relay | null = null;
+  let queues: AppOptions['queues'];
+  if (config.redisUrl !== undefined) {
+    bull = new BullMqJobQueue({
+      connection: redisConnection(config.redisUrl),
+      prefix: config.redisPrefix,
+    });
+    relay = startRelay(runtime.store, bull, {
+      onError: (e) =>
+        built.app?.log.warn({ err: e }, 'outbox relay failed; jobs wait in the outbox'),
+    });
+    queues = { metrics: bull, bullQueues: [...bull.queues.values()] };
+  } else if (runtime.background) {
+    queues = { metrics: runtime.background.runner };
+  }
   const app = (built.app = buildApp({
     engine: runtime.engine,
     role: config.role,
     principal: config.principal,
     logger: opts.logger ?? true,
+    ...(queues ? { queues } : {}),
   }));
   // The app does not own the runtime in tests; here it does, so closing the
-  // app (signal, error, or caller) closes the store and the sweeper too.
+  // app (signal, error, or caller) closes the store and the background too.
   app.addHook('onClose', async () => {
+    await relay?.stop();
+    await bull?.close();
     await runtime.close();
   });
 

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY_PATH } from '@keepgraph/core';
 import { DEFAULT_MODEL_ID } from '@keepgraph/embedder';
-import { loadServerConfig, storeSelection } from '../src/config.ts';
+import { loadServerConfig, redisConnection, storeSelection } from '../src/config.ts';
 
 describe('loadServerConfig', () => {
   it('applies the defaults to an empty environment', () => {
@@ -23,7 +23,24 @@ describe('loadServerConfig', () => {
       neo4jUser: undefined,
       neo4jPassword: undefined,
       neo4jDatabase: undefined,
+      redisUrl: undefined,
+      redisPrefix: 'keepgraph',
     });
+  });
+
+  it('reads Redis (server mode) and refuses a URL that is not redis://', () => {
+    const c = loadServerConfig({ KEEPGRAPH_REDIS_URL: 'redis://:pw@10.0.0.5:6380/2' });
+    expect(c.redisUrl).toBe('redis://:pw@10.0.0.5:6380/2');
+    expect(redisConnection(c.redisUrl!)).toEqual({
+      host: '10.0.0.5',
+      port: 6380,
+      password: 'pw',
+      db: 2,
+      maxRetriesPerRequest: null,
+    });
+    expect(() => loadServerConfig({ KEEPGRAPH_REDIS_URL: 'http://x' })).toThrow(
+      /KEEPGRAPH_REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/,
+    );
   });
 
   it('selects Neo4j from KEEPGRAPH_STORE and NEO4J_* variables', () => {

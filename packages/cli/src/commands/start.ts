@@ -30,6 +30,7 @@ export function registerStart(program: Command, io: Io): void {
       const g = globalOptions(cmd);
       // Loaded on demand, like the runtime (see context.ts).
       const { loadServerConfig, startServer } = await import('@keepgraph/server');
+      const { openAiExtractorFromEnv } = await import('@keepgraph/extractor-openai');
       // --role and --principal count for the server only when typed here;
       // otherwise KEEPGRAPH_ROLE / KEEPGRAPH_PRINCIPAL or the server defaults apply.
       const given = (k: string) => cmd.getOptionValueSourceWithGlobals(k) === 'cli';
@@ -44,7 +45,11 @@ export function registerStart(program: Command, io: Io): void {
       };
       const config = loadServerConfig(process.env, overrides);
       // startServer handles SIGINT/SIGTERM itself; its socket keeps us alive.
-      const server = await startServer(config, { logger: f.log });
+      const extractor = openAiExtractorFromEnv(process.env);
+      const server = await startServer(config, {
+        logger: f.log,
+        ...(extractor ? { extractor } : {}),
+      });
       io.out(
         `KeepGraph listening on ${server.url} (data ${config.dataDir}, callers' role ${config.role})`,
       );
