@@ -1,0 +1,162 @@
+// Redis stopped while 1,000 memories are written, then restarted: the
+// writes never wait on Redis (their jobs go into the store's outbox in the
+// same transaction), the relay moves them once Redis is back, and every
+// job recorded runs exactly once in effect. Its own redis-server (with an
+// fsync'd append-only file, as a production Redis would run) so that it can
+// be stopped and restarted without disturbing the other tests' Redis.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  InMemoryJobQueue,
+  createEngine,
+  defaultPolicy,
+  systemClock,
+  type Engine,
+  type MemoryStore,
+  type WriteBatch,
+} from '@keepgraph/core';
+import { createSqliteStore } from '@keepgraph/store-sqlite';
+import { startWorkerProcess } from '@keepgraph/workers';
+import { bullIdle, realEmbedder, user } from './harness.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'kg-outage-'));
+const port = 20000 + Math.floor(Math.random() * 20000);
+let redis: ChildProcess | null = null;
+
+async function startRedis(): Promise<void> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  await new Promise<void>((ok, fail) => {
+    let log = '';
+    const timer = setTimeout(() => fail(new Error(`redis did not start:\n${log}`)), 20_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      log += d.toString();
+      if (/Ready to accept connections/.test(log)) {
+        clearTimeout(timer);
+        ok();
+      }
+    });
+    child.once('exit', (code) => fail(new Error(`redis exited (${code}):\n${log}`)));
+  });
+  redis = child;
+}
+
+async function stopRedis(): Promise<void> {
+  const r = redis!;
+  const exited = new Promise((ok) => r.once('exit', ok));
+  r.kill('SIGTERM'); // a clean shutdown: the append-only file is complete
+  await exited;
+  redis = null;
+}
+
+afterAll(async () => {
+  if (redis) await stopRedis();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The real store, with every job it accepted in a committed write noted. */
+function recordingJobs(store: MemoryStore, recorded: Set<string>): MemoryStore {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'write')
+        return async (batch: WriteBatch) => {
+          await target.write(batch);
+          for (const j of batch.jobs ?? []) recorded.add(j.id);
+        };
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
+describe('Redis stopped while 1,000 memories are written', () => {
+  it('loses no job and runs each once in effect', async () => {
+    await startRedis();
+    const embedder = await realEmbedder();
+    const sqlite = createSqliteStore({ path: join(dir, 'kg.db') });
+    const recorded = new Set<string>();
+    const store = recordingJobs(sqlite, recorded);
+    await store.init({ dimensions: embedder.dimensions });
+    const engine: Engine = createEngine({
+      store,
+      embedder,
+      policy: defaultPolicy(),
+      clock: systemClock,
+      jobs: new InMemoryJobQueue(),
+    });
+    const completions = new Map<string, number>();
+    const failures: string[] = [];
+    const wp = await startWorkerProcess({
+      engine,
+      connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },
+      prefix: 'kgoutage',
+      schedules: false,
+      relayIntervalMs: 50,
+    });
+    for (const w of wp.workers.workers) {
+      w.on('completed', (job) => {
+        const id = decodeURIComponent(job.id!);
+        completions.set(id, (completions.get(id) ?? 0) + 1);
+      });
+      w.on('failed', (job, err) => failures.push(`${job?.id}: ${err.message}`));
+    }
+    const owners = [`a-${randomUUID()}`, `b-${randomUUID()}`];
+    const write = async (i: number) => {
+      const negative = i % 50 === 7;
+      await engine.remember(user, owners[i % 2]!, {
+        kind: 'episode',
+        text: negative
+          ? `Call ${i}: the client complained and the user strongly dislikes vendor ${i % 13} after the delay.`
+          : `Call ${i}: discussed invoice ${i} and the delivery schedule for order ${i * 7}.`,
+        origin: { sessionId: `call-${i}`, turn: '1' },
+      });
+    };
+    try {
+      for (let i = 0; i < 300; i++) await write(i);
+      await stopRedis();
+      // Every write still succeeds: nothing on the write path touches Redis.
+      for (let i = 300; i < 700; i++) await write(i);
+      const waiting = (await sqlite.outboxPending(10_000)).length;
+      expect(waiting).toBeGreaterThan(0);
+      await startRedis();
+      for (let i = 700; i < 1000; i++) await write(i);
+
+      const queues = [...wp.queue.queues.values()];
+      for (;;) {
+        await wp.relay.flush();
+        await bullIdle(queues);
+        if ((await sqlite.outboxPending(1)).length === 0) break;
+      }
+      expect(failures).toEqual([]);
+      expect(recorded.size).toBeGreaterThan(40);
+      // Every job recorded with a write reached BullMQ and completed, once.
+      expect([...recorded].filter((id) => completions.get(id) !== 1)).toEqual([]);
+      expect([...completions.keys()].filter((id) => !recorded.has(id))).toEqual([]);
+      // In effect: every episode reflected once, no claim written twice.
+      const now = new Date().toISOString();
+      for (const o of owners) {
+        expect(await sqlite.countUnreflected(o, now)).toBeLessThan(
+          defaultPolicy().background.reflection.afterEpisodes,
+        );
+        const all = await sqlite.getByIds(o, await sqlite.listIds(o));
+        expect(all.filter((m) => m.kind === 'episode')).toHaveLength(500);
+        const current = all.filter((m) => m.derivedFrom.length > 0 && m.supersededBy === null);
+        const keys = current.map((m) => m.key);
+        expect(new Set(keys).size).toBe(keys.length);
+      }
+      console.log(
+        `outage: ${recorded.size} jobs recorded, ${waiting} waited in the outbox while Redis was down; all completed once`,
+      );
+    } finally {
+      await wp.close();
+      await sqlite.close();
+    }
+  }, 300_000);
+});
