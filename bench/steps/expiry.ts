@@ -1,11 +1,17 @@
 // Step d: expiry sweep throughput. K memories that expired an hour ago
 // (workload records over several owners, derived ones included, which expire
 // with their sources) are loaded next to live ones; an engine whose clock
-// stands two hours after the load runs the in-process sweeper
-// (startExpirySweeper().sweep(): engine.expireDue in rounds of 1,000) until
-// nothing is due. Afterwards nothing may be due and every live memory must
+// stands two hours after the load runs one expire job (its processor, as
+// the in-process runner or a BullMQ worker calls it: engine.expireDue in
+// rounds of 1,000 until nothing is due). Afterwards nothing may be due and every live memory must
 // still be there.
-import { ManualClock, startExpirySweeper, type MemoryWrite } from '@keepgraph/core';
+import {
+  ManualClock,
+  createProcessors,
+  createStatementExtractor,
+  expireJob,
+  type MemoryWrite,
+} from '@keepgraph/core';
 import { jitter, workloadMemory } from '../bench-memory.ts';
 import { rng } from '../synthetic.ts';
 import { generateWorkload } from '../workload/generator.ts';
@@ -81,12 +87,19 @@ export async function expiryStep(
 
   clock.set(new Date(T0 + 2 * 3_600_000));
   const engine = ctx.engine(db.store, { clock });
-  const sweeper = startExpirySweeper(engine, { intervalMs: 86_400_000 });
+  // The expire job's processor, as the in-process runner or a BullMQ worker runs it.
+  const processors = createProcessors(engine, { extractor: createStatementExtractor() });
+  const countAll = async () => {
+    let n = 0;
+    for (let i = 0; i < o.owners; i++)
+      n += await db.store.countMemories(`${db.ownerPrefix}expiry-${i}`);
+    return n;
+  };
+  const before = await countAll();
   t0 = performance.now();
-  const run = await sweeper.sweep();
+  const run = await processors.expire(expireJob(clock.now().toISOString()));
   const sweepSeconds = (performance.now() - t0) / 1000;
-  await sweeper.stop();
-  const purged = run.receipts.reduce((a, rc) => a + rc.deletedMemoryIds.length, 0);
+  const purged = before - (await countAll());
 
   const due = await db.store.dueForExpiry(clock.now().toISOString(), 10);
   let left = 0;
@@ -105,7 +118,7 @@ export async function expiryStep(
     sweepSeconds: +sweepSeconds.toFixed(2),
     purgedPerSec: Math.round(purged / sweepSeconds),
     purged,
-    rounds: Math.ceil(run.purged / 1000),
+    rounds: Math.ceil(Number(run.purged) / 1000),
     verified,
   };
   ctx.log(

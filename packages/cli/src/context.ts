@@ -1,6 +1,8 @@
 // Global options and the embedded runtime every local command runs on. The
 // CLI opens the same runtime as `keepgraph start`, in process, without the
-// background sweeper (one command, one short life), and always closes it.
+// background jobs (one command, one short life: the jobs its writes trigger
+// wait in the store's outbox for the next `start` or worker), and always
+// closes it.
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Caller, Engine, MemoryStore, Role } from '@keepgraph/core';

@@ -33,7 +33,7 @@ export interface ServerConfig {
   modelId: TransformersModelId;
   /** Where the embedding models live; undefined = the embedder's own default. */
   modelsDir: string | undefined;
-  /** Expiry sweeper period in ms; 0 turns the in-process sweeper off. */
+  /** Expiry sweep period in ms (embedded mode's in-process background); 0 runs no background jobs in this process. */
   sweepIntervalMs: number;
   store: StoreKind;
   /** Bolt URI of Neo4j; required when `store` is `neo4j`. */
@@ -104,7 +104,7 @@ const ConfigSchema = z.object({
   sweepIntervalMs: z.coerce
     .number({ error: 'must be a number' })
     .int('must be an integer')
-    .min(0, 'must be >= 0 (0 turns the sweeper off)'),
+    .min(0, 'must be >= 0 (0 runs no background jobs in this process)'),
   store: oneOf(STORE_KINDS),
   neo4jUri: z
     .string()
@@ -140,7 +140,7 @@ function envValue(env: NodeJS.ProcessEnv, field: keyof ServerConfig): string | u
  *
  * Precedence: `overrides` (e.g. CLI flags) over `env` over defaults. Defaults:
  * data dir `<cwd>/.data`, host 127.0.0.1, port 7411, role `user`, principal
- * `local`, core's default policy, the embedder's default model, a 1 s sweeper
+ * `local`, core's default policy, the embedder's default model, a 1 s expiry sweep
  * and the SQLite store.
  *
  * @throws Error listing every invalid setting, each named by its variable.

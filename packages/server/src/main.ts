@@ -14,7 +14,7 @@ export interface RunningServer {
   runtime: EmbeddedRuntime;
   /** The base URL the server listens on, e.g. http://127.0.0.1:7411. */
   url: string;
-  /** Stop listening, then close the runtime (sweeper, store). Idempotent. */
+  /** Stop listening, then close the runtime (background jobs, store). Idempotent. */
   close(): Promise<void>;
 }
 
