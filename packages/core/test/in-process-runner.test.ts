@@ -1,0 +1,77 @@
+// The in-process runner's own behaviour, with small processors (the real
+// processors run in test/background against real stores).
+import { describe, expect, it } from 'vitest';
+import { InProcessJobRunner, JOB_NAMES, type Job, type Processors } from '../src/index.ts';
+
+function processors(run: (job: Job) => Promise<void>): Processors {
+  return Object.fromEntries(
+    JOB_NAMES.map((n) => [n, async (job: Job) => (await run(job), {})]),
+  ) as unknown as Processors;
+}
+
+const job = (id: string, name: Job['name'] = 'reflect'): Job => ({ name, id, ownerId: 'o', payload: {} });
+
+describe('InProcessJobRunner', () => {
+  it('runs a job id once however often it is enqueued', async () => {
+    const seen: string[] = [];
+    const r = new InProcessJobRunner(processors(async (j) => void seen.push(j.id)));
+    await r.enqueue([job('a'), job('a'), job('b')]);
+    await r.enqueue([job('a')]);
+    await r.idle();
+    expect(seen).toEqual(['a', 'b']);
+    const m = (await r.queueMetrics()).find((q) => q.name === 'reflect')!;
+    expect(m).toMatchObject({ completed: 2, failed: 0, waiting: 0, active: 0 });
+    expect(m.durationMs.samples).toBe(2);
+  });
+
+  it('retries with backoff until the job succeeds, or leaves it failed after the last attempt', async () => {
+    const tries = new Map<string, number>();
+    const r = new InProcessJobRunner(
+      processors(async (j) => {
+        const n = (tries.get(j.id) ?? 0) + 1;
+        tries.set(j.id, n);
+        if (j.id === 'never' || n < 3) throw new Error(`try ${n}`);
+      }),
+      { attempts: 4, backoffMs: 5 },
+    );
+    const t0 = Date.now();
+    await r.enqueue([job('flaky'), job('never', 'compact')]);
+    await r.idle();
+    expect(tries.get('flaky')).toBe(3);
+    expect(tries.get('never')).toBe(4);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(5 + 10 + 20);
+    const byName = Object.fromEntries((await r.queueMetrics()).map((q) => [q.name, q]));
+    expect(byName.reflect).toMatchObject({ completed: 1, failed: 0 });
+    expect(byName.compact).toMatchObject({ completed: 0, failed: 1 });
+  });
+
+  it('runs one job at a time per queue, queues side by side', async () => {
+    let running = 0;
+    let most = 0;
+    const r = new InProcessJobRunner(
+      processors(async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((ok) => setTimeout(ok, 5));
+        running--;
+      }),
+    );
+    await r.enqueue([job('1'), job('2'), job('3'), job('4', 'compact'), job('5', 'expire')]);
+    await r.idle();
+    expect(most).toBe(3);
+  });
+
+  it('closes gracefully: waits for the running job, drops waiting ones, refuses new ones', async () => {
+    const done: string[] = [];
+    const r = new InProcessJobRunner(
+      processors(async (j) => {
+        await new Promise((ok) => setTimeout(ok, 20));
+        done.push(j.id);
+      }),
+    );
+    await r.enqueue([job('running'), job('waiting')]);
+    await r.close();
+    expect(done).toEqual(['running']);
+    await expect(r.enqueue([job('late')])).rejects.toThrow(/closed/);
+  });
+});
