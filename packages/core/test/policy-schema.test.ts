@@ -169,3 +169,42 @@ describe('parseDuration', () => {
     expect(failure(() => parseDuration('0s')).code).toBe('invalid_input');
   });
 });
+
+describe('the background section', () => {
+  it('parses with durations in seconds, and defaults when a policy leaves it out', () => {
+    expect(defaultPolicy().background).toEqual({
+      reflection: {
+        afterEpisodes: 10,
+        onNegativeFeedback: true,
+        noveltyBelow: null,
+        every: 3600,
+        groupSimilarity: 0.5,
+        maxEpisodes: 200,
+      },
+      compaction: { similarity: 0.9, minCluster: 3, scanLimit: 1000, every: 3600 },
+      expiry: { sweepEvery: 5 },
+    });
+    expect(parsePolicy(withoutKey(['background'])).background).toEqual(defaultPolicy().background);
+    expect(
+      parsePolicy(withoutKey(['background', 'compaction'])).background.compaction.similarity,
+    ).toBe(0.9);
+  });
+
+  it('refuses values out of range with the path to them', () => {
+    for (const [path, value] of [
+      [['background', 'reflection', 'afterEpisodes'], 0],
+      [['background', 'compaction', 'similarity'], 1.5],
+      [['background', 'compaction', 'minCluster'], 1],
+      [['background', 'expiry', 'sweepEvery'], 'soon'],
+    ] as const) {
+      let err: unknown;
+      try {
+        parsePolicy(withChange([...path], value));
+      } catch (e) {
+        err = e;
+      }
+      expect(isKeepGraphError(err) && err.code).toBe('invalid_policy');
+      expect(String((err as Error).message)).toContain(path.join('.'));
+    }
+  });
+});
