@@ -86,6 +86,96 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       expect(left.map((m) => m.id).sort()).toEqual([eps[0]!.id, eps[2]!.id].sort());
     });
 
+    it('claims meet held ones: an equal claim confirms, a contradiction supersedes, a lower authority is kept as a conflict', async () => {
+      const o = f.owner();
+      const say = async (text: string) => {
+        const r = await f.engine.remember(user, o, {
+          kind: 'episode',
+          text,
+          origin: { sessionId: 'calls', turn: String(f.clock.now().getTime()) },
+        });
+        f.clock.advance(60_000);
+        // The schedule's reflection of every owner, so each statement is read on its own.
+        await f.settle();
+        await f.tickConsolidation();
+        await f.settle();
+        return r.memory;
+      };
+      const key = 'preference:user:cold calls';
+      const current = async () => {
+        const all = await f.store.getByKey(o, key);
+        return { all, live: all.filter((m) => m.supersededBy === null) };
+      };
+
+      const e1 = await say('I love cold calls.');
+      const first = (await current()).live;
+      expect(first).toHaveLength(1);
+      expect(first[0]).toMatchObject({ derivedFrom: [e1.id], relations: [expect.objectContaining({ type: 'PREFERS' })] });
+
+      const e2 = await say('Honestly, I love cold calls!');
+      const confirmed = (await current()).live;
+      expect(confirmed).toHaveLength(1);
+      expect([...confirmed[0]!.derivedFrom].sort()).toEqual([e1.id, e2.id].sort());
+      expect(confirmed[0]!.confidence).toBeGreaterThan(first[0]!.confidence);
+
+      const e3 = await say('I hate cold calls after the last campaign.');
+      const { all, live } = await current();
+      expect(live).toHaveLength(1);
+      expect(live[0]).toMatchObject({
+        derivedFrom: [e3.id],
+        supersedes: confirmed[0]!.id,
+        relations: [expect.objectContaining({ type: 'PREFERS_AGAINST', reason: 'the last campaign' })],
+      });
+      const old = all.find((m) => m.id === confirmed[0]!.id)!;
+      expect(old.supersededBy).toBe(live[0]!.id);
+      expect(old.validTo).not.toBeNull();
+
+      // The user says otherwise, with a user's authority: an inference never overrides it.
+      const stated = await f.engine.remember(user, o, {
+        kind: 'preference',
+        key,
+        text: 'I am fine with cold calls.',
+        origin: { sessionId: 'calls', turn: 'settings' },
+      });
+      f.clock.advance(60_000);
+      await say('I dislike cold calls, they drain me.');
+      const after = (await current()).live;
+      expect(after.find((m) => !m.conflict)?.id).toBe(stated.memory.id);
+      expect(after.filter((m) => m.conflict)).toEqual([
+        expect.objectContaining({ authority: 'agent_inferred', relations: [expect.objectContaining({ type: 'PREFERS_AGAINST' })] }),
+      ]);
+    });
+
+    it('novelty (when the policy turns it on) reflects an episode unlike anything the owner has, at once', async () => {
+      const g = await mode.fixture({
+        policy: (p) => ({
+          ...p,
+          background: {
+            ...p.background,
+            reflection: { ...p.background.reflection, noveltyBelow: 0.6, onNegativeFeedback: false },
+          },
+        }),
+      });
+      try {
+        const o = g.owner();
+        const write = (text: string) =>
+          g.engine.remember(user, o, { kind: 'episode', text, origin: { sessionId: 'n', turn: text } });
+        // The owner's first episode is novel by definition: reflected at once.
+        await write('Discussed the quarterly invoice schedule with the accounting team.');
+        await g.settle();
+        await write('Sent the accounting team the invoice schedule for next quarter.');
+        await g.settle();
+        const reflectedBefore = await g.store.countUnreflected(o, g.clock.now().toISOString());
+        await write('I love sailing on the lake at weekends.');
+        await g.settle();
+        const derived = (await liveMemories(g, o)).filter((m) => m.derivedFrom.length > 0);
+        expect(derived.map((m) => m.relations[0]?.type)).toEqual(['PREFERS']);
+        expect(reflectedBefore).toBe(1); // the second, similar episode waited for the count
+      } finally {
+        await g.close();
+      }
+    });
+
     it('20 near-duplicates compact into one summary with the union of their origins; deleting a member rebuilds it from the 19', async () => {
       const o = f.owner();
       const members: Memory[] = [];
