@@ -4,7 +4,7 @@ import { KeepGraphError, checkEmbeddingUpdates } from '@keepgraph/core';
 import type { EmbeddingUpdate } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
-import { inWrite, int, readRows } from './transactions.ts';
+import { inWrite, int, num, readRows } from './transactions.ts';
 import { requireOwner } from './write-batch.ts';
 
 /** Ids of the owner's memories not embedded by `model`, oldest first. */
@@ -41,4 +41,36 @@ export async function replaceEmbeddings(
     model: u.model,
   }));
   await inWrite(ctx, (tx) => tx.run(cypher('replace-embeddings'), { ownerId, updates: params }));
+}
+
+/** Ids per query, so one call of many ids is a few bounded queries. */
+const GET_BATCH = 10_000;
+
+/** The owner's stored vectors of these memories, in one read transaction per 10,000 ids. */
+export async function getEmbeddings(
+  ctx: StoreContext,
+  ownerId: string,
+  ids: readonly string[],
+): Promise<{ id: string; embedding: Float32Array }[]> {
+  requireOwner(ownerId);
+  const unique = [...new Set(ids)];
+  const out: { id: string; embedding: Float32Array }[] = [];
+  for (let i = 0; i < unique.length; i += GET_BATCH) {
+    const found = await readRows<{ id: string; embedding: unknown }>(
+      ctx,
+      cypher('get-embeddings'),
+      { ownerId, ids: unique.slice(i, i + GET_BATCH) },
+    );
+    for (const r of found) out.push({ id: r.id, embedding: toFloat32(r.embedding) });
+  }
+  return out;
+}
+
+/** A vector property as read back: a list of floats (or a typed array). */
+function toFloat32(v: unknown): Float32Array {
+  if (v instanceof Float32Array) return v;
+  if (Array.isArray(v) || ArrayBuffer.isView(v)) {
+    return Float32Array.from(v as ArrayLike<unknown>, (x) => num(x));
+  }
+  throw new KeepGraphError('internal', 'a stored embedding is not a list of floats', {});
 }

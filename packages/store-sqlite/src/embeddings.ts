@@ -56,3 +56,29 @@ export function replaceEmbeddings(
   });
   run.immediate();
 }
+
+/** Ids per query: json_each has no bound, this only caps one statement's work. */
+const GET_BATCH = 10_000;
+
+/**
+ * The owner's stored vectors of these memories, one point lookup in vec0 per
+ * id the owner has. sqlite-vec hands the vector back as a float32 BLOB; it is
+ * copied into its own (aligned) buffer, since a Buffer may sit at any offset.
+ */
+export function getEmbeddings(
+  ctx: StoreContext,
+  ownerId: string,
+  ids: readonly string[],
+): { id: string; embedding: Float32Array }[] {
+  requireOwner(ownerId);
+  const unique = [...new Set(ids)];
+  const stmt = ctx.st.file('get-embeddings');
+  const out: { id: string; embedding: Float32Array }[] = [];
+  for (let i = 0; i < unique.length; i += GET_BATCH) {
+    const chunk = JSON.stringify(unique.slice(i, i + GET_BATCH));
+    for (const r of stmt.all({ ownerId, ids: chunk }) as { id: string; embedding: Buffer }[]) {
+      out.push({ id: r.id, embedding: new Float32Array(new Uint8Array(r.embedding).buffer) });
+    }
+  }
+  return out;
+}

@@ -26,7 +26,7 @@ import type {
 } from '@keepgraph/core';
 import { appendAuditEvents, listAuditEvents } from './audit-log.ts';
 import { deleteCascade } from './delete-cascade.ts';
-import { replaceEmbeddings, staleEmbeddings } from './embeddings.ts';
+import { getEmbeddings, replaceEmbeddings, staleEmbeddings } from './embeddings.ts';
 import { findTraces } from './find-traces.ts';
 import { counts, relations } from './graph-reads.ts';
 import * as reads from './memory-reads.ts';
@@ -201,6 +201,12 @@ export class SqliteMemoryStore implements MemoryStore {
   }
   replaceEmbeddings(ownerId: string, updates: readonly EmbeddingUpdate[]): Promise<void> {
     return this.op((c) => replaceEmbeddings(c, ownerId, updates));
+  }
+  getEmbeddings(
+    ownerId: string,
+    ids: readonly string[],
+  ): Promise<{ id: string; embedding: Float32Array }[]> {
+    return this.op((c) => getEmbeddings(c, ownerId, ids));
   }
   appendAudit(events: AuditEventInput[]): Promise<void> {
     return this.op((c) => {

@@ -3,9 +3,9 @@
 // (so a failed write leaves none and a queue outage loses none), each job
 // id once while pending, read oldest first across owners and removed on
 // ack; reflection marks the episodes it consumed; re-embedding finds the
-// memories of another model and swaps their vectors. Stores are shared
-// between tests and the outbox is read across owners, so every assertion
-// keeps to the test's own random owners.
+// memories of another model, swaps their vectors and reads them back.
+// Stores are shared between tests and the outbox is read across owners, so
+// every assertion keeps to the test's own random owners.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   compactJob,
@@ -542,6 +542,57 @@ export function outboxAndJobsSuite(opts: ConformanceOptions): void {
         expect(await store.staleEmbeddings(o, 'model-b', 10)).toEqual([m1.id, m2.id]);
         expect((await store.getById(o, m1.id))?.embeddingModel).toBe('model-a');
         await store.replaceEmbeddings(o, []);
+      });
+
+      it("getEmbeddings returns the owner's stored vectors, and the new one after replaceEmbeddings", async () => {
+        const o = owner();
+        const p = owner();
+        const m1 = memoryFixture(o, { embeddingModel: 'model-a' });
+        const m2 = memoryFixture(o, { embeddingModel: 'model-a' });
+        const m3 = memoryFixture(o, { embeddingModel: null });
+        const pm = memoryFixture(p, { embeddingModel: 'model-a' });
+        const v1 = randomUnitVector(dims);
+        const v2 = randomUnitVector(dims);
+        await put(
+          [m1, m2, m3],
+          new Map([
+            [m1.id, v1],
+            [m2.id, v2],
+            [m3.id, null],
+          ]),
+        );
+        await put([pm], new Map([[pm.id, randomUnitVector(dims)]]));
+
+        /** id -> vector as plain numbers; a float32 vector round-trips bit for bit. */
+        const got = async (ids: string[]): Promise<Map<string, number[]>> => {
+          const rows = await store.getEmbeddings(o, ids);
+          for (const r of rows) {
+            expect(r.embedding).toBeInstanceOf(Float32Array);
+            expect(r.embedding.length).toBe(dims);
+          }
+          expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
+          return new Map(rows.map((r) => [r.id, Array.from(r.embedding)]));
+        };
+
+        // m3 has no vector; the other owner's id and an unknown id are left out.
+        const before = await got([m1.id, m2.id, m3.id, pm.id, 'no-such-memory', m1.id]);
+        expect([...before.keys()].sort()).toEqual([m1.id, m2.id].sort());
+        expect(before.get(m1.id)).toEqual(Array.from(v1));
+        expect(before.get(m2.id)).toEqual(Array.from(v2));
+        expect(await store.getEmbeddings(o, [])).toEqual([]);
+        expect(await store.getEmbeddings(p, [m1.id, m2.id])).toEqual([]);
+
+        const w1 = randomUnitVector(dims);
+        const w3 = randomUnitVector(dims);
+        await store.replaceEmbeddings(o, [
+          { id: m1.id, embedding: w1, model: 'model-b' },
+          { id: m3.id, embedding: w3, model: 'model-b' },
+        ]);
+        const after = await got([m1.id, m2.id, m3.id, pm.id]);
+        expect([...after.keys()].sort()).toEqual([m1.id, m2.id, m3.id].sort());
+        expect(after.get(m1.id)).toEqual(Array.from(w1));
+        expect(after.get(m2.id)).toEqual(Array.from(v2));
+        expect(after.get(m3.id)).toEqual(Array.from(w3));
       });
     });
   });

@@ -254,6 +254,11 @@ export interface MemoryStore {
   staleEmbeddings(ownerId: string, model: string, limit: number): Promise<string[]>;
   /** Atomic: replace these memories' vectors and embeddingModel; ids the owner lacks are ignored. */
   replaceEmbeddings(ownerId: string, updates: readonly EmbeddingUpdate[]): Promise<void>;
+  /** The stored vectors of these memories of the owner (ids it lacks, or stored without a vector, are left out), in no particular order. */
+  getEmbeddings(
+    ownerId: string,
+    ids: readonly string[],
+  ): Promise<{ id: string; embedding: Float32Array }[]>;
 
   /** Audit: operators and verification only. */
   appendAudit(events: AuditEventInput[]): Promise<void>;
