@@ -5,7 +5,9 @@
 // no new jobs, running ones finish, the relay stops after its round.
 import type { ConnectionOptions } from 'bullmq';
 import {
+  ALL_OWNERS,
   createProcessors,
+  reembedJob,
   createStatementExtractor,
   startRelay,
   type Engine,
@@ -66,6 +68,9 @@ export async function startWorkerProcess(opts: WorkerProcessOptions): Promise<Wo
     await installSchedules(queue, opts.engine.deps.policy, {
       ...(opts.expiryEveryMs ? { expiryEveryMs: opts.expiryEveryMs } : {}),
     });
+    // Whatever was embedded by another model is re-embedded once (the job id
+    // names the model, so every worker starting asks for the same job).
+    await queue.enqueue([reembedJob(ALL_OWNERS, opts.engine.deps.embedder.modelId)]);
   }
   let closing: Promise<void> | null = null;
   return {

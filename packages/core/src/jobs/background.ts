@@ -6,7 +6,14 @@ import type { Engine } from '../engine.ts';
 import type { Extractor } from '../ports/extractor.ts';
 import { InProcessJobRunner, type InProcessRunnerOptions } from './in-process-runner.ts';
 import { createProcessors } from './processors.ts';
-import { ALL_OWNERS, compactJob, expireJob, reflectJob, scheduledJobs } from './job-ids.ts';
+import {
+  ALL_OWNERS,
+  compactJob,
+  expireJob,
+  reembedJob,
+  reflectJob,
+  scheduledJobs,
+} from './job-ids.ts';
 import { startRelay, type Relay } from './relay.ts';
 import { createStatementExtractor } from './statement-extractor.ts';
 
@@ -75,6 +82,9 @@ export function startInProcessBackground(
     every(policy.background.compaction.every, () =>
       runner.enqueue([compactJob(ALL_OWNERS, tick())]),
     );
+    // Memories embedded by another model (the configured one changed) are
+    // re-embedded once, in the background; recall uses the stored vectors meanwhile.
+    void runner.enqueue([reembedJob(ALL_OWNERS, engine.deps.embedder.modelId)]).catch(report);
   }
   return {
     runner,

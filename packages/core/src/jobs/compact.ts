@@ -14,6 +14,7 @@ import {
   COMPACTION_CALLER,
   derivedId,
   derivedInput,
+  vectorsOf,
   writeDerived,
   type DerivedWrite,
 } from './derived-writes.ts';
@@ -75,14 +76,6 @@ function summaryOf(
   };
 }
 
-async function embedAll(deps: EngineDeps, members: readonly Memory[]) {
-  const vectors = await deps.embedder.embed(
-    members.map((m) => m.text),
-    'document',
-  );
-  return new Map(members.map((m, i) => [m.id, vectors[i]!]));
-}
-
 export interface CompactionRun {
   scanned: number;
   clusters: number;
@@ -110,7 +103,7 @@ export async function compact(deps: EngineDeps, ownerId: string): Promise<Compac
   const run: CompactionRun = { scanned: candidates.length, clusters: 0, written: [] };
   if (candidates.length < cfg.minCluster) return run;
 
-  const vectors = await embedAll(deps, candidates);
+  const vectors = await vectorsOf(deps, ownerId, candidates);
   const items: DerivedWrite[] = [];
   const byKind = new Map<string, Memory[]>();
   for (const m of candidates) byKind.set(m.kind, [...(byKind.get(m.kind) ?? []), m]);

@@ -99,3 +99,28 @@ export async function writeDerived(
   result.superseded = prepared.flatMap((p) => p.supersede.map((s) => s.id));
   return result;
 }
+
+/**
+ * The vectors of these memories: the stored ones where they come from the
+ * current model, freshly embedded otherwise (stored without one, or by a
+ * model since replaced).
+ */
+export async function vectorsOf(
+  deps: EngineDeps,
+  ownerId: string,
+  memories: readonly Memory[],
+): Promise<Map<string, Float32Array>> {
+  const current = memories.filter((m) => m.embeddingModel === deps.embedder.modelId);
+  const out = new Map(
+    (await deps.store.getEmbeddings(
+      ownerId,
+      current.map((m) => m.id),
+    )).map((e) => [e.id, e.embedding]),
+  );
+  const missing = memories.filter((m) => !out.has(m.id));
+  if (missing.length > 0) {
+    const fresh = await deps.embedder.embed(missing.map(embeddingText), 'document');
+    missing.forEach((m, i) => out.set(m.id, fresh[i]!));
+  }
+  return out;
+}

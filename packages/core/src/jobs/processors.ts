@@ -32,6 +32,31 @@ function isLive(m: { expiresAt: string; supersededBy: string | null }, now: stri
 
 export function createProcessors(engine: Engine, opts: ProcessorOptions): Processors {
   const deps = engine.deps;
+
+  /** Re-embed what the owner stored with another model, in pages; returns how many. */
+  async function reembedOwner(ownerId: string, model: string): Promise<number> {
+    let done = 0;
+    for (;;) {
+      const ids = await deps.store.staleEmbeddings(ownerId, model, 256);
+      if (ids.length === 0) return done;
+      const rows = await deps.store.getByIds(ownerId, ids);
+      const vectors = await deps.embedder.embed(rows.map(embeddingText), 'document');
+      await deps.store.replaceEmbeddings(
+        ownerId,
+        rows.map((m, i) => ({ id: m.id, embedding: vectors[i]!, model })),
+      );
+      await deps.store.appendAudit([
+        auditEvent(REEMBEDDER, 'reembed', deps.clock.now().toISOString(), ownerId, {
+          memoryIds: rows.map((m) => m.id),
+          details: { model },
+        }),
+      ]);
+      done += rows.length;
+      // Ids the store could not update would come back forever.
+      if (rows.length < ids.length) return done;
+    }
+  }
+
   return {
     async reflect(job) {
       // The schedule's job names every owner ('*'): reflect those with a backlog.
@@ -103,27 +128,10 @@ export function createProcessors(engine: Engine, opts: ProcessorOptions): Proces
 
     async reembed(job) {
       const model = deps.embedder.modelId;
+      const owners = job.ownerId === ALL_OWNERS ? await deps.store.listOwners() : [job.ownerId];
       let done = 0;
-      for (;;) {
-        const ids = await deps.store.staleEmbeddings(job.ownerId, model, 256);
-        if (ids.length === 0) break;
-        const rows = await deps.store.getByIds(job.ownerId, ids);
-        const vectors = await deps.embedder.embed(rows.map(embeddingText), 'document');
-        await deps.store.replaceEmbeddings(
-          job.ownerId,
-          rows.map((m, i) => ({ id: m.id, embedding: vectors[i]!, model })),
-        );
-        await deps.store.appendAudit([
-          auditEvent(REEMBEDDER, 'reembed', deps.clock.now().toISOString(), job.ownerId, {
-            memoryIds: rows.map((m) => m.id),
-            details: { model },
-          }),
-        ]);
-        done += rows.length;
-        // Ids the store could not update would come back forever.
-        if (rows.length < ids.length) break;
-      }
-      return { reembedded: done, model };
+      for (const owner of owners) done += await reembedOwner(owner, model);
+      return { reembedded: done, owners: owners.length, model };
     },
   };
 }

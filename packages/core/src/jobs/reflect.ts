@@ -13,6 +13,7 @@ import {
   REFLECTION_CALLER,
   derivedId,
   derivedInput,
+  vectorsOf,
   writeDerived,
   type DerivedWrite,
 } from './derived-writes.ts';
@@ -123,12 +124,9 @@ export async function reflect(
   };
   if (episodes.length === 0) return run;
 
-  const vectors = await deps.embedder.embed(
-    episodes.map((e) => e.text),
-    'document',
-  );
+  const vectors = await vectorsOf(deps, ownerId, episodes);
   const groups = groupBySimilarity(
-    episodes.map((e, i) => ({ id: e.id, vector: vectors[i]! })),
+    episodes.map((e) => ({ id: e.id, vector: vectors.get(e.id)! })),
     cfg.groupSimilarity,
   );
   run.groups = groups.length;
