@@ -2,6 +2,8 @@
 // two runs (or two stores) see the same texts. Varied enough that full-text
 // and vector indexes do real work; not meant for quality measurement. The
 // vocabulary is shared with the workload generator (bench/workload/).
+import { seededRandom } from '@keepgraph/core';
+
 export const PEOPLE = [
   'Alex',
   'Sam',
@@ -70,17 +72,8 @@ export const WHY = [
   'for work',
 ];
 
-/** Mulberry32: a tiny seeded PRNG, enough for reproducible workloads. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Mulberry32 (core's seededRandom): reproducible workloads. */
+export const rng = seededRandom;
 
 /** One element of `xs`, chosen by `r`. */
 export const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;

@@ -35,3 +35,4 @@ export * from './jobs/triggers.ts';
 export * from './jobs/relay.ts';
 export * from './jobs/in-process-runner.ts';
 export * from './jobs/background.ts';
+export * from './seeded-random.ts';

@@ -4,6 +4,7 @@
 import { UndirectedGraph } from 'graphology';
 import louvainImport from 'graphology-communities-louvain';
 import { connectedComponents } from 'graphology-components';
+import { seededRandom } from '../seeded-random.ts';
 
 // A CommonJS module whose typings declare an ES default export: under
 // NodeNext the type is the module object, at run time it is the function.
@@ -37,18 +38,6 @@ export function similarityGraph(
   return g;
 }
 
-/** A fixed-seed generator: the same episodes always fall into the same groups. */
-function seededRandom(seed = 0x9e3779b9): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Groups of ids, each in input order, groups ordered by their first member.
  * Singletons are groups too: an episode unlike any other is still read.
@@ -62,7 +51,7 @@ export function groupBySimilarity(
   const community: Record<string, number> =
     g.size === 0
       ? Object.fromEntries(items.map((it, i) => [it.id, i]))
-      : louvain(g, { rng: seededRandom(), getEdgeWeight: 'weight', randomWalk: false });
+      : louvain(g, { rng: seededRandom(0x9e3779b9), getEdgeWeight: 'weight', randomWalk: false });
   const groups = new Map<number, string[]>();
   for (const it of items) {
     const c = community[it.id]!;
