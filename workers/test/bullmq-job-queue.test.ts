@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Job as BullJob } from 'bullmq';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { JOB_NAMES, type Job } from '@keepgraph/core';
-import { BullMqJobQueue, bullJobId, type JobData } from '../src/index.ts';
+import { JOB_NAMES, defaultPolicy, type Job } from '@keepgraph/core';
+import { BullMqJobQueue, bullJobId, installSchedules, type JobData } from '../src/index.ts';
 
 const connection = { url: inject('redisUrl') };
 // A prefix per test file run: parallel runs share one Redis without meeting.
@@ -114,6 +114,29 @@ describe('BullMqJobQueue.queueMetrics', () => {
     } finally {
       await Promise.all([...own.queues.values()].map((q) => q.obliterate({ force: true })));
       await own.close();
+    }
+  });
+});
+
+describe('installSchedules', () => {
+  it('installs the expiry sweep, reflection and compaction as job schedulers at the policy periods, idempotently', async () => {
+    const p = `kgsched-${randomBytes(4).toString('hex')}`;
+    const q = new BullMqJobQueue({ connection, prefix: p });
+    try {
+      await installSchedules(q, defaultPolicy());
+      await installSchedules(q, defaultPolicy(), { expiryEveryMs: 2000 });
+      const every = async (name: 'expire' | 'reflect' | 'compact') => {
+        const s = await q.queues.get(name)!.getJobSchedulers();
+        expect(s).toHaveLength(1);
+        expect(s[0]!.template?.data).toEqual({ ownerId: '*', payload: { scheduled: true } });
+        return Number(s[0]!.every);
+      };
+      expect(await every('expire')).toBe(2000);
+      expect(await every('reflect')).toBe(3600_000);
+      expect(await every('compact')).toBe(3600_000);
+    } finally {
+      await Promise.all([...q.queues.values()].map((x) => x.obliterate({ force: true })));
+      await q.close();
     }
   });
 });

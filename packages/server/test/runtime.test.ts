@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { KeepGraphError } from '@keepgraph/core';
 import { createHashingEmbedder } from '@keepgraph/embedder';
 import { buildApp } from '../src/app.ts';
@@ -106,5 +106,43 @@ describe('startServer', () => {
     }
     // Closing twice is harmless (a signal may race an explicit close).
     await server.close();
+  });
+
+  it('in the embedded mode runs jobs in-process and shows their queues to operators', async () => {
+    const config = loadServerConfig(
+      {},
+      { dataDir: join(dir, 'embedded-jobs'), port: 0, sweepIntervalMs: 60_000, role: 'operator' },
+    );
+    const server = await startServer(config, { handleSignals: false, logger: false });
+    try {
+      expect(server.runtime.background).not.toBeNull();
+      const r = await fetch(`${server.url}/v1/queues`);
+      expect(r.status).toBe(200);
+      const body = (await r.json()) as { configured: boolean; queues: { name: string }[] };
+      expect(body.configured).toBe(true);
+      expect(body.queues.map((q) => q.name).sort()).toEqual(
+        ['compact', 'expire', 'rederive', 'reembed', 'reflect'],
+      );
+      // Bull Board belongs to server mode (BullMQ): not mounted here.
+      expect((await fetch(`${server.url}/admin/queues`)).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('in server mode (KEEPGRAPH_REDIS_URL) leaves jobs to workers and mounts Bull Board', async () => {
+    const config = loadServerConfig(
+      { KEEPGRAPH_REDIS_URL: inject('redisUrl'), KEEPGRAPH_REDIS_PREFIX: `kgsrv-${Date.now()}` },
+      { dataDir: join(dir, 'server-mode'), port: 0, role: 'operator' },
+    );
+    const server = await startServer(config, { handleSignals: false, logger: false });
+    try {
+      expect(server.runtime.background).toBeNull();
+      const q = (await (await fetch(`${server.url}/v1/queues`)).json()) as { configured: boolean };
+      expect(q.configured).toBe(true);
+      expect((await fetch(`${server.url}/admin/queues`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 });
