@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 const MAIN = join(ROOT, 'packages/cli/src/main.ts');
@@ -304,12 +304,16 @@ describe('keepgraph worker', { timeout: 180_000 }, () => {
         '--policy',
         policyFile,
         'worker',
-        '--interval',
-        '200',
       ],
       {
         cwd: ROOT,
-        env: { ...process.env, KEEPGRAPH_DEBUG: '' },
+        env: {
+          ...process.env,
+          KEEPGRAPH_DEBUG: '',
+          KEEPGRAPH_REDIS_URL: inject('redisUrl'),
+          KEEPGRAPH_REDIS_PREFIX: `kgcli-${randomUUID().slice(0, 8)}`,
+          KEEPGRAPH_SWEEP_INTERVAL_MS: '200',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -329,5 +333,11 @@ describe('keepgraph worker', { timeout: 180_000 }, () => {
     expect(events.code, events.stderr).toBe(0);
     const types = (JSON.parse(events.stdout) as { type: string }[]).map((e) => e.type);
     expect(types).toContain('expire');
+  });
+
+  it('without Redis configured says what server mode needs, and exits 1', async () => {
+    const r = await keepgraph(['worker'], { KEEPGRAPH_REDIS_URL: '' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('KEEPGRAPH_REDIS_URL');
   });
 });

@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { JOB_NAMES, type JobName } from '@keepgraph/core';
 import { globalOptions } from '../context.ts';
+import { CliExit, EXIT } from '../exit.ts';
 import type { Io } from '../io.ts';
 import { intOption } from '../parse-options.ts';
 
@@ -41,8 +42,7 @@ export function registerWorker(program: Command, io: Io): void {
           'keepgraph worker runs jobs from Redis: set KEEPGRAPH_REDIS_URL (server mode). ' +
             'In the embedded mode `keepgraph start` runs them in-process.',
         );
-        process.exitCode = 2;
-        return;
+        throw new CliExit(EXIT.error);
       }
       const runtime = await openEmbeddedRuntime({
         dataDir: config.dataDir,
