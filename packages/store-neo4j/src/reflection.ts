@@ -55,11 +55,14 @@ export async function countUnreflected(
   ctx: StoreContext,
   ownerId: string,
   now: string,
+  upTo?: number,
 ): Promise<number> {
   requireOwner(ownerId);
   const [row] = await readRows<{ n: unknown }>(ctx, cypher('count-unreflected'), {
     ownerId,
     nowMs: toMs(now, 'now'),
+    // Cypher's LIMIT takes an integer: "all" is the largest one.
+    upTo: int(upTo ?? Number.MAX_SAFE_INTEGER),
   });
   return num(row?.n ?? 0);
 }

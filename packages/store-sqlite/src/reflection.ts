@@ -45,10 +45,15 @@ export function unreflectedEpisodes(
 }
 
 /** How many episodes unreflectedEpisodes would return without a limit. */
-export function countUnreflected(ctx: StoreContext, ownerId: string, now: string): number {
+export function countUnreflected(
+  ctx: StoreContext,
+  ownerId: string,
+  now: string,
+  upTo?: number,
+): number {
   requireOwner(ownerId);
   return ctx.st
     .file('count-unreflected')
     .pluck()
-    .get({ ownerId, nowMs: toMs(now, 'now') }) as number;
+    .get({ ownerId, nowMs: toMs(now, 'now'), upTo: upTo ?? -1 }) as number;
 }

@@ -193,8 +193,8 @@ export class SqliteMemoryStore implements MemoryStore {
   unreflectedEpisodes(ownerId: string, opts: { now: string; limit: number }): Promise<Memory[]> {
     return this.op((c) => unreflectedEpisodes(c, ownerId, opts));
   }
-  countUnreflected(ownerId: string, now: string): Promise<number> {
-    return this.op((c) => countUnreflected(c, ownerId, now));
+  countUnreflected(ownerId: string, now: string, upTo?: number): Promise<number> {
+    return this.op((c) => countUnreflected(c, ownerId, now, upTo));
   }
   staleEmbeddings(ownerId: string, model: string, limit: number): Promise<string[]> {
     return this.op((c) => staleEmbeddings(c, ownerId, model, limit));

@@ -393,6 +393,9 @@ export function outboxAndJobsSuite(opts: ConformanceOptions): void {
         expect(listed).toEqual(await store.getByIds(o, [e1.id, e2.id, e3.id, late.id]));
         expect(listed[0]).toEqual(e1);
         expect(await store.countUnreflected(o, NOW)).toBe(4);
+        // Counting stops where the caller's threshold is: a backlog costs no more.
+        expect(await store.countUnreflected(o, NOW, 3)).toBe(3);
+        expect(await store.countUnreflected(o, NOW, 10)).toBe(4);
         expect(
           (await store.unreflectedEpisodes(o, { now: NOW, limit: 2 })).map((m) => m.id),
         ).toEqual([e1.id, e2.id]);

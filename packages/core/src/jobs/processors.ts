@@ -18,6 +18,9 @@ export type JobResult = Record<string, unknown>;
 export type Processor = (job: Job) => Promise<JobResult>;
 export type Processors = Readonly<Record<JobName, Processor>>;
 
+/** Pages of episodes one reflect job reads at most (maxEpisodes each). */
+const MAX_PAGES = 50;
+
 const SWEEPER: Caller = { role: 'operator', principal: 'system:sweeper' };
 const REEMBEDDER: Caller = { role: 'operator', principal: 'system:reembed' };
 
@@ -57,6 +60,39 @@ export function createProcessors(engine: Engine, opts: ProcessorOptions): Proces
     }
   }
 
+  /**
+   * Reflect an owner's unreflected episodes a page (policy maxEpisodes) at a
+   * time until none is left, at most MAX_PAGES pages per job (the schedule
+   * picks up the rest). Each page commits on its own: a retried job resumes.
+   */
+  async function reflectBacklog(ownerId: string) {
+    const total = {
+      episodes: 0,
+      groups: 0,
+      claims: 0,
+      written: [] as string[],
+      confirmed: [] as string[],
+      superseded: [] as string[],
+      conflicts: [] as string[],
+      rejected: [] as unknown[],
+    };
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const run = await reflect(deps, opts.extractor, ownerId);
+      total.episodes += run.episodes;
+      total.groups += run.groups;
+      total.claims += run.claims;
+      total.written.push(...run.written);
+      total.confirmed.push(...run.confirmed);
+      total.superseded.push(...run.superseded);
+      total.conflicts.push(...run.conflicts);
+      total.rejected.push(...run.rejected);
+      const read = run.episodes - run.rejected.reduce((a, r) => a + r.episodes.length, 0);
+      // A short page was the last; a page that marked nothing would repeat.
+      if (run.episodes < deps.policy.background.reflection.maxEpisodes || read === 0) break;
+    }
+    return total;
+  }
+
   return {
     async reflect(job) {
       // The schedule's job names every owner ('*'): reflect those with a backlog.
@@ -64,13 +100,13 @@ export function createProcessors(engine: Engine, opts: ProcessorOptions): Proces
         const now = deps.clock.now().toISOString();
         let owners = 0;
         for (const owner of await deps.store.listOwners()) {
-          if ((await deps.store.countUnreflected(owner, now)) === 0) continue;
-          await reflect(deps, opts.extractor, owner);
+          if ((await deps.store.countUnreflected(owner, now, 1)) === 0) continue;
+          await reflectBacklog(owner);
           owners++;
         }
         return { owners };
       }
-      const run = await reflect(deps, opts.extractor, job.ownerId);
+      const run = await reflectBacklog(job.ownerId);
       return {
         episodes: run.episodes,
         groups: run.groups,
@@ -98,9 +134,7 @@ export function createProcessors(engine: Engine, opts: ProcessorOptions): Proces
       const kind = job.payload.kind as MemoryKind | undefined;
       const ids = (job.payload.survivingSources as string[] | undefined) ?? [];
       const now = deps.clock.now().toISOString();
-      const survivors = (await deps.store.getByIds(job.ownerId, ids)).filter((m) =>
-        isLive(m, now),
-      );
+      const survivors = (await deps.store.getByIds(job.ownerId, ids)).filter((m) => isLive(m, now));
       if (kind === 'summary') {
         // Compact the owner again: the survivors regroup (and the summaries of
         // both the cluster and its older, superseded versions settle on one).

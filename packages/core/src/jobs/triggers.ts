@@ -36,11 +36,12 @@ export async function triggeredJobs(
         jobs.push(reflectJob(ownerId, 'novelty', memory.id));
     }
   }
-  // One job each time the unreflected count crosses a multiple of N, so a
-  // backlog (workers down) asks for a reflection per N episodes, not per write.
-  const before = await deps.store.countUnreflected(ownerId, now);
-  const after = before + episodes.length;
-  if (Math.floor(after / cfg.afterEpisodes) > Math.floor(before / cfg.afterEpisodes)) {
+  // One job when the owner's unreflected episodes reach N; the job drains
+  // the whole backlog page by page, so while one is waiting or running,
+  // further writes ask for nothing (and count no further than N).
+  const n = cfg.afterEpisodes;
+  const before = await deps.store.countUnreflected(ownerId, now, n);
+  if (before < n && before + episodes.length >= n) {
     const anchor = episodes[episodes.length - 1]!.memory.id;
     jobs.push(reflectJob(ownerId, 'count', anchor), compactJob(ownerId, anchor));
   }

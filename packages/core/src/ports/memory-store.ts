@@ -248,7 +248,12 @@ export interface MemoryStore {
 
   /** Live (not expired at `now`, not superseded) episodes not yet reflected, oldest first. */
   unreflectedEpisodes(ownerId: string, opts: { now: string; limit: number }): Promise<Memory[]>;
-  countUnreflected(ownerId: string, now: string): Promise<number>;
+  /**
+   * How many of those there are, counting at most `upTo` (the trigger only
+   * asks whether a threshold is reached: a backlog must not make every write
+   * count it whole).
+   */
+  countUnreflected(ownerId: string, now: string, upTo?: number): Promise<number>;
 
   /** Ids of the owner's memories whose embeddingModel is not `model`, oldest first. */
   staleEmbeddings(ownerId: string, model: string, limit: number): Promise<string[]>;
