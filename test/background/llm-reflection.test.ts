@@ -2,7 +2,8 @@
 // local HTTP server that speaks the chat-completions wire format: claims it
 // returns are written with lineage and the prompt version in their origin;
 // a reply that is malformed, off-schema or names episodes it was not given
-// is refused, audited, and writes nothing (the episodes stay unreflected).
+// is refused, audited, and writes nothing (its episodes count as read:
+// sending them again would only meet the same refusal).
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAiExtractor } from '@keepgraph/extractor-openai';
 import {
@@ -91,10 +92,10 @@ describe('reflection through the OpenAI-compatible extractor', () => {
         ]),
     ],
   ] as const) {
-    it(`refuses ${what}: audited, nothing written, the episode stays unreflected`, async () => {
+    it(`refuses ${what}: audited, nothing written`, async () => {
       const { f, o } = await setUp(handler as FakeChatHandler);
       expect((await liveMemories(f, o)).filter((m) => m.derivedFrom.length > 0)).toEqual([]);
-      expect(await f.store.countUnreflected(o, f.clock.now().toISOString())).toBe(1);
+      expect(await f.store.countUnreflected(o, f.clock.now().toISOString())).toBe(0);
       const refusals = (await f.engine.auditList(operator, { ownerId: o })).filter(
         (e) => e.type === 'refuse',
       );

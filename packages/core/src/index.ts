@@ -36,3 +36,4 @@ export * from './jobs/relay.ts';
 export * from './jobs/in-process-runner.ts';
 export * from './jobs/background.ts';
 export * from './seeded-random.ts';
+export * from './liveness.ts';

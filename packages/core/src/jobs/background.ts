@@ -54,9 +54,13 @@ export function startInProcessBackground(
         opts.onFailed?.(job, e, final);
         if (final) report(e);
       },
+      // A job leaves the outbox only once it is done: what a crash or a
+      // shutdown interrupts runs again at the next start.
+      onDone: (job) => store.outboxAck([job.id]),
     },
   );
   const relay = startRelay(store, runner, {
+    ack: false,
     ...(opts.relayIntervalMs ? { intervalMs: opts.relayIntervalMs } : {}),
     onError: report,
   });
@@ -90,10 +94,12 @@ export function startInProcessBackground(
     runner,
     relay,
     async settle() {
+      // Jobs leave the outbox when done, and jobs may record new ones (a
+      // cascade's rederive): until the outbox is empty with nothing running.
       for (;;) {
-        const moved = await relay.flush();
+        await relay.flush();
         await runner.idle();
-        if (moved === 0 && (await store.outboxPending(1)).length === 0) return;
+        if ((await store.outboxPending(1)).length === 0) return;
       }
     },
     tickExpiry,

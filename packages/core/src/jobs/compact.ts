@@ -3,16 +3,17 @@
 // become one summary with DERIVED_FROM to every member and the union of
 // their origins. Members stay until their own expiry but are no longer
 // recalled while a live summary covers them (see recall). A cluster that
-// grows gets a new summary that supersedes the old one (same key: the
-// cluster's oldest member). Deleting or expiring a member deletes the
-// summary (the cascade) and its `rederive` job compacts the owner again,
-// which rebuilds it from the survivors.
+// grows, or joins another, gets one new summary over all of their members
+// that supersedes the summaries it replaces (keeping the oldest one's key).
+// Deleting or expiring a member deletes the summary (the cascade) and its
+// `rederive` job compacts the owner again, which rebuilds it from the
+// survivors.
 import type { Memory } from '../record.ts';
+import { isLiveAt } from '../liveness.ts';
 import type { EngineDeps } from '../use-cases/deps.ts';
 import { clustersOf, cosine } from './group-episodes.ts';
 import {
   COMPACTION_CALLER,
-  derivedId,
   derivedInput,
   vectorsOf,
   writeDerived,
@@ -25,10 +26,6 @@ export const COMPACTION_EXTRACTOR = { name: 'keepgraph-compaction', version: '1'
 /** A live summary written by compaction. */
 export function isCompactionSummary(m: Memory): boolean {
   return m.kind === 'summary' && m.tags.includes(COMPACTION_TAG);
-}
-
-function isLive(m: Memory, now: string): boolean {
-  return m.expiresAt > now && m.supersededBy === null && (m.validTo === null || m.validTo > now);
 }
 
 /** The member closest to all the others: its text speaks for the cluster. */
@@ -48,32 +45,75 @@ function medoid(members: readonly Memory[], vectors: ReadonlyMap<string, Float32
   return best;
 }
 
-/** The summary of a cluster, as a derived write (deterministic id from its members). */
+const byAge = (a: Memory, b: Memory) =>
+  a.createdAt === b.createdAt ? a.id.localeCompare(b.id) : a.createdAt < b.createdAt ? -1 : 1;
+
+/**
+ * The summary of a cluster, as a derived write (deterministic id from its
+ * members). `replaces`: the live summaries its members already belong to;
+ * the new one takes over their members and the oldest one's key, and
+ * supersedes them all.
+ */
 function summaryOf(
   ownerId: string,
-  members: readonly Memory[],
+  cluster: readonly Memory[],
+  replaces: readonly { summary: Memory; members: Memory[] }[],
   vectors: ReadonlyMap<string, Float32Array>,
 ): DerivedWrite {
-  const ids = members.map((m) => m.id).sort();
-  const centre = medoid(members, vectors);
-  const oldest = [...members].sort((a, b) =>
-    a.createdAt === b.createdAt ? a.id.localeCompare(b.id) : a.createdAt < b.createdAt ? -1 : 1,
-  )[0]!;
-  const about = new Map(members.flatMap((m) => m.about).map((e) => [`${e.type}:${e.name}`, e]));
+  const members = new Map(cluster.map((m) => [m.id, m]));
+  for (const r of replaces) for (const m of r.members) members.set(m.id, m);
+  const all = [...members.values()];
+  const ids = [...members.keys()].sort();
+  const centre = medoid(cluster, vectors);
+  const previous = replaces.map((r) => r.summary).sort(byAge);
+  const key = previous[0]?.key ?? `compaction:${[...all].sort(byAge)[0]!.id}`;
+  const about = new Map(all.flatMap((m) => m.about).map((e) => [`${e.type}:${e.name}`, e]));
   return {
-    id: derivedId(['compact', ownerId, ...ids]),
+    idParts: ['compact', ownerId, ...ids],
+    alsoSupersedes: previous.map((s) => s.id),
     input: derivedInput({
       kind: 'summary',
-      key: `compaction:${oldest.id}`,
+      key,
       text: centre.text,
       authority: 'agent_inferred',
-      confidence: Math.max(...members.map((m) => m.confidence)),
+      confidence: Math.max(...all.map((m) => m.confidence)),
       derivedFrom: ids,
       about: [...about.values()].slice(0, 64),
       tags: [COMPACTION_TAG],
       origin: { extractor: COMPACTION_EXTRACTOR },
     }),
   };
+}
+
+/** The live compaction summaries these memories belong to, with all their live members. */
+async function summariesHolding(
+  deps: EngineDeps,
+  ownerId: string,
+  memories: readonly Memory[],
+  now: string,
+) {
+  const edges = await deps.store.derivedFrom(
+    ownerId,
+    memories.map((m) => m.id),
+  );
+  const children = await deps.store.getByIds(ownerId, [...new Set(edges.map((e) => e.child))]);
+  const live = children.filter((c) => isCompactionSummary(c) && isLiveAt(c, now));
+  const members = new Map(
+    (await deps.store.getByIds(ownerId, [...new Set(live.flatMap((s) => s.derivedFrom))]))
+      .filter((m) => isLiveAt(m, now))
+      .map((m) => [m.id, m]),
+  );
+  const summaries = new Map(
+    live.map((s) => [
+      s.id,
+      { summary: s, members: s.derivedFrom.flatMap((id) => members.get(id) ?? []) },
+    ]),
+  );
+  const byMember = new Map<string, string[]>();
+  for (const e of edges)
+    if (summaries.has(e.child))
+      byMember.set(e.source, [...(byMember.get(e.source) ?? []), e.child]);
+  return { summaries, byMember };
 }
 
 export interface CompactionRun {
@@ -87,13 +127,13 @@ export async function compact(deps: EngineDeps, ownerId: string): Promise<Compac
   const cfg = deps.policy.background.compaction;
   const now = deps.clock.now().toISOString();
   const recent: Memory[] = [];
-  for (let after: string | undefined; ; ) {
+  for (let after: string | undefined; ;) {
     const ids = await deps.store.listIds(ownerId, { ...(after ? { after } : {}), limit: 2000 });
     if (ids.length === 0) break;
     after = ids[ids.length - 1];
     const rows = await deps.store.getByIds(ownerId, ids);
     // Only source memories: summaries and reflections are not compacted again.
-    recent.push(...rows.filter((m) => isLive(m, now) && m.derivedFrom.length === 0));
+    recent.push(...rows.filter((m) => isLiveAt(m, now) && m.derivedFrom.length === 0));
   }
   recent.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
   // Members of existing summaries take part: a cluster that grew is summarised
@@ -104,6 +144,7 @@ export async function compact(deps: EngineDeps, ownerId: string): Promise<Compac
   if (candidates.length < cfg.minCluster) return run;
 
   const vectors = await vectorsOf(deps, ownerId, candidates);
+  const held = await summariesHolding(deps, ownerId, candidates, now);
   const items: DerivedWrite[] = [];
   const byKind = new Map<string, Memory[]>();
   for (const m of candidates) byKind.set(m.kind, [...(byKind.get(m.kind) ?? []), m]);
@@ -114,7 +155,19 @@ export async function compact(deps: EngineDeps, ownerId: string): Promise<Compac
       cfg.similarity,
       cfg.minCluster,
     );
-    for (const c of clusters) items.push(summaryOf(ownerId, c.map((id) => byId.get(id)!), vectors));
+    for (const c of clusters) {
+      const replaces = [...new Set(c.flatMap((id) => held.byMember.get(id) ?? []))].map((sid) =>
+        held.summaries.get(sid)!,
+      );
+      items.push(
+        summaryOf(
+          ownerId,
+          c.map((id) => byId.get(id)!),
+          replaces,
+          vectors,
+        ),
+      );
+    }
   }
   run.clusters = items.length;
   const r = await writeDerived(deps, COMPACTION_CALLER, ownerId, items);

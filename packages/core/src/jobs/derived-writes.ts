@@ -9,12 +9,9 @@ import { MemoryInputSchema } from '../record.ts';
 import type { AuditEventInput } from '../audit.ts';
 import type { WriteBatch } from '../ports/memory-store.ts';
 import { isKeepGraphError } from '../errors.ts';
-import {
-  auditRefusal,
-  isAuditedRefusal,
-  prepareWrite,
-} from '../use-cases/remember.ts';
-import type { Caller, EngineDeps } from '../use-cases/deps.ts';
+import { isLiveAt } from '../liveness.ts';
+import { auditRefusal, isAuditedRefusal, prepareWrite } from '../use-cases/remember.ts';
+import { auditEvent, type Caller, type EngineDeps } from '../use-cases/deps.ts';
 
 /** A UUID-shaped id from a hash of what the derivation is made of. */
 export function derivedId(parts: readonly string[]): string {
@@ -23,8 +20,11 @@ export function derivedId(parts: readonly string[]): string {
 }
 
 export interface DerivedWrite {
-  id: string;
+  /** What the derivation is made of: its id is derivedId(idParts). */
+  idParts: string[];
   input: ParsedMemoryInput;
+  /** Other live memories this one replaces, besides what its key supersedes. */
+  alsoSupersedes?: string[];
 }
 
 export interface DerivedWriteResult {
@@ -45,9 +45,29 @@ export function derivedInput(raw: unknown): ParsedMemoryInput {
 }
 
 /**
+ * The id a derivation gets: derivedId(idParts), unless a memory with that id
+ * exists and is no longer live (an older version, superseded or past its
+ * validity: the same derivation made again after a newer one was deleted),
+ * then the next generation. The same store state always gives the same id.
+ */
+async function idFor(
+  deps: EngineDeps,
+  ownerId: string,
+  parts: readonly string[],
+  now: string,
+): Promise<{ id: string; live: boolean }> {
+  for (let generation = 1; ; generation++) {
+    const id = derivedId(generation === 1 ? parts : [...parts, `generation ${generation}`]);
+    const existing = await deps.store.getById(ownerId, id);
+    if (!existing) return { id, live: false };
+    if (isLiveAt(existing, now)) return { id, live: true };
+  }
+}
+
+/**
  * Prepare and write derived memories in one batch together with `extra`
  * (reflected marks, audit). Refusals by the gate are audited and skipped;
- * ids that already exist are skipped (idempotent re-runs).
+ * a derivation already held live is skipped (idempotent re-runs).
  */
 export async function writeDerived(
   deps: EngineDeps,
@@ -57,27 +77,35 @@ export async function writeDerived(
   extra: Pick<WriteBatch, 'reflected'> & { audit?: AuditEventInput[] } = {},
 ): Promise<DerivedWriteResult> {
   const now = deps.clock.now();
-  const existing = new Set(
-    (await deps.store.getByIds(
-      ownerId,
-      items.map((i) => i.id),
-    )).map((m) => m.id),
-  );
   const result: DerivedWriteResult = { written: [], alreadyThere: [], refused: [], superseded: [] };
   const prepared: Awaited<ReturnType<typeof prepareWrite>>[] = [];
   for (const item of items) {
-    if (existing.has(item.id)) {
-      result.alreadyThere.push(item.id);
+    const { id, live } = await idFor(deps, ownerId, item.idParts, now.toISOString());
+    if (live) {
+      result.alreadyThere.push(id);
       continue;
     }
     try {
-      prepared.push(
-        await prepareWrite({ ...deps, newId: () => item.id }, caller, ownerId, item.input, now),
+      const p = await prepareWrite({ ...deps, newId: () => id }, caller, ownerId, item.input, now);
+      const at = now.toISOString();
+      const others = (item.alsoSupersedes ?? []).filter(
+        (o) => !p.supersede.some((s) => s.id === o),
       );
+      if (others.length > 0) {
+        p.supersede.push(...others.map((o) => ({ ownerId, id: o, by: id, at })));
+        p.audit.push(
+          auditEvent(caller, 'supersede', at, ownerId, {
+            memoryIds: others,
+            reason: 'rederived',
+            details: { by: id },
+          }),
+        );
+      }
+      prepared.push(p);
     } catch (e) {
       if (!isKeepGraphError(e)) throw e;
       if (isAuditedRefusal(e)) await auditRefusal(deps, caller, ownerId, item.input.text, e);
-      result.refused.push({ id: item.id, code: e.code });
+      result.refused.push({ id, code: e.code });
     }
   }
   const vectors = prepared.length
@@ -112,10 +140,12 @@ export async function vectorsOf(
 ): Promise<Map<string, Float32Array>> {
   const current = memories.filter((m) => m.embeddingModel === deps.embedder.modelId);
   const out = new Map(
-    (await deps.store.getEmbeddings(
-      ownerId,
-      current.map((m) => m.id),
-    )).map((e) => [e.id, e.embedding]),
+    (
+      await deps.store.getEmbeddings(
+        ownerId,
+        current.map((m) => m.id),
+      )
+    ).map((e) => [e.id, e.embedding]),
   );
   const missing = memories.filter((m) => !out.has(m.id));
   if (missing.length > 0) {

@@ -59,7 +59,8 @@ export function groupBySimilarity(
   }
   const out: string[][] = [];
   for (const members of groups.values()) {
-    for (let i = 0; i < members.length; i += maxGroupSize) out.push(members.slice(i, i + maxGroupSize));
+    for (let i = 0; i < members.length; i += maxGroupSize)
+      out.push(members.slice(i, i + maxGroupSize));
   }
   const order = new Map(items.map((it, i) => [it.id, i]));
   return out.sort((a, b) => order.get(a[0]!)! - order.get(b[0]!)!);

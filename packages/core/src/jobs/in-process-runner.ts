@@ -14,10 +14,22 @@ export interface InProcessRunnerOptions {
   /** How many finished job ids to remember for de-duplication (default 10 000). */
   rememberIds?: number;
   onFailed?: (job: Job, error: unknown, final: boolean) => void;
+  /**
+   * Called (and awaited) once a job is done for good, completed or finally
+   * failed, before the runner counts it finished: the embedded mode removes
+   * the job from the store's outbox here, so a job the process never
+   * finished (a crash, a shutdown) is still there at the next start.
+   */
+  onDone?: (job: Job) => Promise<void>;
+}
+
+interface Waiting {
+  job: Job;
+  attempt: number;
 }
 
 interface QueueState {
-  waiting: Job[];
+  waiting: Waiting[];
   active: number;
   delayed: number;
   failed: number;
@@ -55,7 +67,7 @@ export class InProcessJobRunner implements JobQueue, QueueMetricsSource {
     for (const job of jobs) {
       if (this.known.has(job.id)) continue;
       this.remember(job.id);
-      this.queues.get(job.name)!.waiting.push(job);
+      this.queues.get(job.name)!.waiting.push({ job, attempt: 1 });
     }
     for (const name of JOB_NAMES) this.pump(name);
   }
@@ -98,6 +110,14 @@ export class InProcessJobRunner implements JobQueue, QueueMetricsSource {
     if (!this.isIdle()) await this.idle();
   }
 
+  private async done(job: Job): Promise<void> {
+    try {
+      await this.opts.onDone?.(job);
+    } catch (e) {
+      this.opts.onFailed?.(job, e, true);
+    }
+  }
+
   private remember(id: string): void {
     this.known.add(id);
     // Sets iterate in insertion order: drop the oldest ids first.
@@ -123,9 +143,9 @@ export class InProcessJobRunner implements JobQueue, QueueMetricsSource {
   private pump(name: JobName): void {
     const q = this.queues.get(name)!;
     if (q.active > 0 || q.waiting.length === 0) return;
-    const job = q.waiting.shift()!;
+    const next = q.waiting.shift()!;
     q.active++;
-    void this.run(name, job, 1);
+    void this.run(name, next.job, next.attempt);
   }
 
   private async run(name: JobName, job: Job, attempt: number): Promise<void> {
@@ -136,18 +156,23 @@ export class InProcessJobRunner implements JobQueue, QueueMetricsSource {
       q.completed++;
       q.durations.push(performance.now() - started);
       if (q.durations.length > 200) q.durations.shift();
+      await this.done(job);
     } catch (e) {
       const final = attempt >= this.attempts || this.closed;
       this.opts.onFailed?.(job, e, final);
-      if (final) q.failed++;
-      else {
+      if (final) {
+        q.failed++;
+        await this.done(job);
+      } else {
+        // Back in line after the backoff, so a retry never runs beside the
+        // queue's next job.
         q.delayed++;
         const t = setTimeout(
           () => {
             this.timers.delete(t);
             q.delayed--;
-            q.active++;
-            void this.run(name, job, attempt + 1);
+            q.waiting.unshift({ job, attempt: attempt + 1 });
+            this.pump(name);
           },
           this.backoffMs * 2 ** (attempt - 1),
         );

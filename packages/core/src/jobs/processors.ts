@@ -6,12 +6,12 @@
 import type { Job, JobName } from '../ports/job-queue.ts';
 import type { Extractor } from '../ports/extractor.ts';
 import type { Engine } from '../engine.ts';
-import type { MemoryKind } from '../record.ts';
 import { embeddingText } from '../indexed-text.ts';
 import { auditEvent, type Caller } from '../use-cases/deps.ts';
 import { reflect } from './reflect.ts';
 import { compact } from './compact.ts';
 import { ALL_OWNERS } from './job-ids.ts';
+import { isLiveAt } from '../liveness.ts';
 
 /** What a processor reports (kept by BullMQ as the job's return value). */
 export type JobResult = Record<string, unknown>;
@@ -29,12 +29,51 @@ export interface ProcessorOptions {
   extractor: Extractor;
 }
 
-function isLive(m: { expiresAt: string; supersededBy: string | null }, now: string): boolean {
-  return m.expiresAt > now && m.supersededBy === null;
+/**
+ * One owner's consolidation at a time in this process: reflection,
+ * compaction and re-derivation of one owner read what the others write
+ * (a claim's current version, a cluster's summaries).
+ */
+function ownerLocks() {
+  const tails = new Map<string, Promise<unknown>>();
+  return async <T>(ownerId: string, work: () => Promise<T>): Promise<T> => {
+    const before = tails.get(ownerId) ?? Promise.resolve();
+    const run = before.then(work, work);
+    const tail = run.catch(() => {});
+    tails.set(ownerId, tail);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(ownerId) === tail) tails.delete(ownerId);
+    }
+  };
+}
+
+/**
+ * Run `work` for every owner; one owner's failure does not stop the others,
+ * and fails the job at the end (its retry redoes only what is not yet done).
+ */
+async function forEachOwner(
+  owners: readonly string[],
+  work: (ownerId: string) => Promise<number>,
+): Promise<{ owners: number; done: number }> {
+  const errors: unknown[] = [];
+  let done = 0;
+  for (const owner of owners) {
+    try {
+      done += await work(owner);
+    } catch (e) {
+      errors.push(e);
+    }
+  }
+  if (errors.length > 0)
+    throw new AggregateError(errors, `${errors.length} of ${owners.length} owners failed`);
+  return { owners: owners.length, done };
 }
 
 export function createProcessors(engine: Engine, opts: ProcessorOptions): Processors {
   const deps = engine.deps;
+  const exclusive = ownerLocks();
 
   /** Re-embed what the owner stored with another model, in pages; returns how many. */
   async function reembedOwner(ownerId: string, model: string): Promise<number> {
@@ -65,90 +104,70 @@ export function createProcessors(engine: Engine, opts: ProcessorOptions): Proces
    * time until none is left, at most MAX_PAGES pages per job (the schedule
    * picks up the rest). Each page commits on its own: a retried job resumes.
    */
-  async function reflectBacklog(ownerId: string) {
-    const total = {
-      episodes: 0,
-      groups: 0,
-      claims: 0,
-      written: [] as string[],
-      confirmed: [] as string[],
-      superseded: [] as string[],
-      conflicts: [] as string[],
-      rejected: [] as unknown[],
-    };
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const run = await reflect(deps, opts.extractor, ownerId);
-      total.episodes += run.episodes;
-      total.groups += run.groups;
-      total.claims += run.claims;
-      total.written.push(...run.written);
-      total.confirmed.push(...run.confirmed);
-      total.superseded.push(...run.superseded);
-      total.conflicts.push(...run.conflicts);
-      total.rejected.push(...run.rejected);
-      const read = run.episodes - run.rejected.reduce((a, r) => a + r.episodes.length, 0);
-      // A short page was the last; a page that marked nothing would repeat.
-      if (run.episodes < deps.policy.background.reflection.maxEpisodes || read === 0) break;
-    }
-    return total;
+  function reflectBacklog(ownerId: string) {
+    return exclusive(ownerId, async () => {
+      const total = { episodes: 0, claims: 0, written: 0, conflicts: 0, rejected: 0 };
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const run = await reflect(deps, opts.extractor, ownerId);
+        total.episodes += run.episodes;
+        total.claims += run.claims;
+        total.written += run.written.length;
+        total.conflicts += run.conflicts.length;
+        total.rejected += run.rejected.length;
+        // Every episode read is marked: a short page was the last one.
+        if (run.episodes < deps.policy.background.reflection.maxEpisodes) break;
+      }
+      return total;
+    });
   }
+
+  const compactOwner = (ownerId: string) => exclusive(ownerId, () => compact(deps, ownerId));
 
   return {
     async reflect(job) {
       // The schedule's job names every owner ('*'): reflect those with a backlog.
       if (job.ownerId === ALL_OWNERS) {
         const now = deps.clock.now().toISOString();
-        let owners = 0;
-        for (const owner of await deps.store.listOwners()) {
-          if ((await deps.store.countUnreflected(owner, now, 1)) === 0) continue;
-          await reflectBacklog(owner);
-          owners++;
-        }
-        return { owners };
+        return forEachOwner(await deps.store.listOwners(), async (owner) =>
+          (await deps.store.countUnreflected(owner, now, 1)) === 0
+            ? 0
+            : (await reflectBacklog(owner)).episodes,
+        );
       }
-      const run = await reflectBacklog(job.ownerId);
-      return {
-        episodes: run.episodes,
-        groups: run.groups,
-        claims: run.claims,
-        written: run.written.length,
-        confirmed: run.confirmed.length,
-        superseded: run.superseded.length,
-        conflicts: run.conflicts.length,
-        rejected: run.rejected.length,
-      };
+      return reflectBacklog(job.ownerId);
     },
 
     async compact(job) {
-      if (job.ownerId === ALL_OWNERS) {
-        let written = 0;
-        for (const owner of await deps.store.listOwners())
-          written += (await compact(deps, owner)).written.length;
-        return { written };
-      }
-      const run = await compact(deps, job.ownerId);
+      if (job.ownerId === ALL_OWNERS)
+        return forEachOwner(
+          await deps.store.listOwners(),
+          async (owner) => (await compactOwner(owner)).written.length,
+        );
+      const run = await compactOwner(job.ownerId);
       return { scanned: run.scanned, clusters: run.clusters, written: run.written.length };
     },
 
     async rederive(job) {
-      const kind = job.payload.kind as MemoryKind | undefined;
-      const ids = (job.payload.survivingSources as string[] | undefined) ?? [];
-      const now = deps.clock.now().toISOString();
-      const survivors = (await deps.store.getByIds(job.ownerId, ids)).filter((m) => isLive(m, now));
-      if (kind === 'summary') {
-        // Compact the owner again: the survivors regroup (and the summaries of
-        // both the cluster and its older, superseded versions settle on one).
-        const run = await compact(deps, job.ownerId);
-        return { survivors: survivors.length, written: run.written.length };
+      // Compact the owner again: the survivors regroup, and the summaries of
+      // the cluster and of its older, superseded versions settle on one.
+      if (job.payload.kind === 'summary') {
+        const run = await compactOwner(job.ownerId);
+        return { written: run.written.length };
       }
       // Rules, preferences and facts come from episodes: read the survivors again.
-      const episodes = survivors.filter((m) => m.kind === 'episode');
-      if (episodes.length === 0) return { survivors: survivors.length, written: 0 };
-      const run = await reflect(deps, opts.extractor, job.ownerId, {
-        episodes,
-        markReflected: false,
+      const ids = (job.payload.survivingSources as string[] | undefined) ?? [];
+      return exclusive(job.ownerId, async () => {
+        const now = deps.clock.now().toISOString();
+        const episodes = (await deps.store.getByIds(job.ownerId, ids)).filter(
+          (m) => isLiveAt(m, now) && m.kind === 'episode',
+        );
+        if (episodes.length === 0) return { survivors: 0, written: 0 };
+        const run = await reflect(deps, opts.extractor, job.ownerId, {
+          episodes,
+          markReflected: false,
+        });
+        return { survivors: episodes.length, written: run.written.length };
       });
-      return { survivors: survivors.length, written: run.written.length };
     },
 
     async expire() {
@@ -163,9 +182,10 @@ export function createProcessors(engine: Engine, opts: ProcessorOptions): Proces
     async reembed(job) {
       const model = deps.embedder.modelId;
       const owners = job.ownerId === ALL_OWNERS ? await deps.store.listOwners() : [job.ownerId];
-      let done = 0;
-      for (const owner of owners) done += await reembedOwner(owner, model);
-      return { reembedded: done, owners: owners.length, model };
+      const r = await forEachOwner(owners, (owner) =>
+        exclusive(owner, () => reembedOwner(owner, model)),
+      );
+      return { reembedded: r.done, owners: r.owners, model };
     },
   };
 }

@@ -5,13 +5,13 @@
 // reason. The episodes are marked reflected in the same transaction, so a
 // run that dies before it commits is simply run again.
 import { AUTHORITY_RANK, type Memory, type RelationInput } from '../record.ts';
+import { isLiveAt } from '../liveness.ts';
 import type { ExtractedClaim, Extractor } from '../ports/extractor.ts';
 import { auditEvent, type EngineDeps } from '../use-cases/deps.ts';
 import { groupBySimilarity } from './group-episodes.ts';
 import { claimKey } from './statement-extractor.ts';
 import {
   REFLECTION_CALLER,
-  derivedId,
   derivedInput,
   vectorsOf,
   writeDerived,
@@ -38,18 +38,25 @@ export function asRejection(e: unknown): ExtractionRejection | null {
 
 class ClaimRejected extends Error {
   readonly retryable = false;
-  constructor(readonly reason: string, detail: string) {
+  constructor(
+    readonly reason: string,
+    detail: string,
+  ) {
     super(`extractor reply rejected (${reason}): ${detail}`);
   }
 }
 
 /** Every claim must stay inside the episodes it was given (and so inside their owner). */
-export function checkClaims(claims: readonly ExtractedClaim[], episodeIds: ReadonlySet<string>): void {
+export function checkClaims(
+  claims: readonly ExtractedClaim[],
+  episodeIds: ReadonlySet<string>,
+): void {
   for (const c of claims) {
     if (!CLAIM_KINDS.has(c.kind)) throw new ClaimRejected('off_schema', `kind ${String(c.kind)}`);
     if (!c.sourceIds.length) throw new ClaimRejected('off_schema', 'a claim names no source');
     const foreign = c.sourceIds.filter((id) => !episodeIds.has(id));
-    if (foreign.length) throw new ClaimRejected('foreign_source', `${foreign.length} unknown source id(s)`);
+    if (foreign.length)
+      throw new ClaimRejected('foreign_source', `${foreign.length} unknown source id(s)`);
     if (!(c.confidence >= 0 && c.confidence <= 1))
       throw new ClaimRejected('off_schema', 'confidence outside 0..1');
   }
@@ -59,7 +66,10 @@ export function checkClaims(claims: readonly ExtractedClaim[], episodeIds: Reado
 export function keyOfClaim(c: ExtractedClaim): string {
   const r = c.relations[0];
   if (r) return claimKey(r.type, r.subject.name, r.object.name);
-  return `${c.kind}:${c.text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()}`;
+  return `${c.kind}:${c.text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()}`;
 }
 
 function sameClaim(a: { relations: RelationInput[]; text: string }, b: ExtractedClaim): boolean {
@@ -67,6 +77,27 @@ function sameClaim(a: { relations: RelationInput[]; text: string }, b: Extracted
   const rb = b.relations[0];
   if (ra && rb) return ra.type === rb.type;
   return a.text.trim().toLowerCase() === b.text.trim().toLowerCase();
+}
+
+/**
+ * A claim and its contradiction read in the same run (same key, another
+ * relation): the more recent statement wins, as it would across runs.
+ */
+function newestPerKey(
+  claims: ExtractedClaim[],
+  episodes: ReadonlyMap<string, Memory>,
+): ExtractedClaim[] {
+  const latest = (c: ExtractedClaim) =>
+    c.sourceIds
+      .map((s) => episodes.get(s)?.createdAt ?? '')
+      .sort()
+      .at(-1) ?? '';
+  const byKey = new Map<string, ExtractedClaim>();
+  for (const c of claims) {
+    const prev = byKey.get(keyOfClaim(c));
+    if (!prev || latest(c) > latest(prev)) byKey.set(keyOfClaim(c), c);
+  }
+  return [...byKey.values()];
 }
 
 /** Claims from several groups: one per key and relation, with all their sources. */
@@ -160,7 +191,7 @@ export async function reflect(
     }
   }
 
-  const merged = mergeClaims(claims);
+  const merged = newestPerKey(mergeClaims(claims), byId);
   run.claims = merged.length;
   const items: DerivedWrite[] = [];
   for (const claim of merged) {
@@ -168,7 +199,7 @@ export async function reflect(
     let sources = [...claim.sourceIds].sort();
     let confidence = claim.confidence;
     const current = (await deps.store.getByKey(ownerId, key)).find(
-      (m) => m.supersededBy === null && m.expiresAt > now && !m.conflict,
+      (m) => isLiveAt(m, now) && !m.conflict,
     );
     if (current && sameClaim(current, claim)) {
       // An equal claim confirms what is held: more sources, more confidence.
@@ -188,7 +219,7 @@ export async function reflect(
       .filter((x): x is string => !!x)
       .sort();
     items.push({
-      id: derivedId(['reflect', ownerId, key, claim.relations[0]?.type ?? '', ...sources]),
+      idParts: ['reflect', ownerId, key, claim.relations[0]?.type ?? '', ...sources],
       input: derivedInput({
         kind: claim.kind,
         text: claim.text,
@@ -207,14 +238,14 @@ export async function reflect(
     });
   }
 
-  // A group whose reply was refused stays unreflected: the next trigger reads it again.
-  const refused = new Set(run.rejected.flatMap((r) => r.episodes));
-  const read = episodes.map((e) => e.id).filter((id) => !refused.has(id));
+  // Every episode read is marked, a refused group's too: its refusal is
+  // audited with the episode ids, and reading it again would only send the
+  // same episodes to the same extractor (and hold up every episode behind it).
   const result = await writeDerived(deps, REFLECTION_CALLER, ownerId, items, {
     audit,
-    ...(opts.markReflected === false || read.length === 0
+    ...(opts.markReflected === false
       ? {}
-      : { reflected: [{ ownerId, ids: read, at: now }] }),
+      : { reflected: [{ ownerId, ids: episodes.map((e) => e.id), at: now }] }),
   });
   run.written = result.written.map((m) => m.id);
   run.superseded = result.superseded;

@@ -5,11 +5,16 @@
 import type { JobQueue } from '../ports/job-queue.ts';
 import type { MemoryStore } from '../ports/memory-store.ts';
 
-/** Relay everything pending now; returns how many jobs moved. Throws if the queue is down. */
+/**
+ * Relay everything pending now; returns how many jobs moved. Throws if the
+ * queue is down. With `ack: false` the entries stay in the outbox (the
+ * queue removes them when a job is done: the in-process runner) and one
+ * round is made.
+ */
 export async function relayOutbox(
   store: MemoryStore,
   queue: JobQueue,
-  opts: { batch?: number } = {},
+  opts: { batch?: number; ack?: boolean } = {},
 ): Promise<number> {
   const batch = opts.batch ?? 500;
   let moved = 0;
@@ -17,8 +22,9 @@ export async function relayOutbox(
     const pending = await store.outboxPending(batch);
     if (pending.length === 0) return moved;
     await queue.enqueue(pending.map((p) => p.job));
-    await store.outboxAck(pending.map((p) => p.job.id));
     moved += pending.length;
+    if (opts.ack === false) return moved;
+    await store.outboxAck(pending.map((p) => p.job.id));
     if (pending.length < batch) return moved;
   }
 }
@@ -36,12 +42,14 @@ export interface Relay {
 export function startRelay(
   store: MemoryStore,
   queue: JobQueue,
-  opts: { intervalMs?: number; onError?: (e: unknown) => void } = {},
+  opts: { intervalMs?: number; ack?: boolean; onError?: (e: unknown) => void } = {},
 ): Relay {
   let running: Promise<number> | null = null;
   let lastError = '';
   const flush = (): Promise<number> => {
-    running ??= relayOutbox(store, queue).finally(() => {
+    running ??= relayOutbox(store, queue, {
+      ...(opts.ack === false ? { ack: false } : {}),
+    }).finally(() => {
       running = null;
     });
     return running;

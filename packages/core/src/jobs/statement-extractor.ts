@@ -43,7 +43,7 @@ const PATTERNS: Pattern[] = [
       ' prefers? not to',
       " (?:doesn't|does not|don't|do not) (?:like|want|enjoy)",
       " (?:doesn't|does not|don't|do not) want to work with",
-      " (?:never|no longer) wants? to work with",
+      ' (?:never|no longer) wants? to work with',
       ' (?:dislikes?|hates?|detests?|loathes?)',
       " can't stand",
       ' (?:is|am|are) (?:tired|sick) of',
@@ -108,15 +108,36 @@ const PATTERNS: Pattern[] = [
 const INTENSIFIERS =
   '(?<intens>(?: (?:really|strongly|truly|definitely|absolutely|still|also|now|generally|usually|very much|much))*)';
 // A subject is "I"/"we" or a capitalised name of one or two words.
-const SUBJECT = "(?<subj>I|[Ww]e|[A-Z][a-z]+(?: [A-Z][a-z]+)?)";
+const SUBJECT = '(?<subj>I|[Ww]e|[A-Z][a-z]+(?: [A-Z][a-z]+)?)';
 const NOT_NAMES = new Set([
-  'The', 'This', 'That', 'It', 'He', 'She', 'They', 'You', 'There', 'Here', 'What', 'Who',
-  'When', 'Then', 'And', 'But', 'So', 'Feedback', 'Note', 'Outcome', 'Result', 'Also',
+  'The',
+  'This',
+  'That',
+  'It',
+  'He',
+  'She',
+  'They',
+  'You',
+  'There',
+  'Here',
+  'What',
+  'Who',
+  'When',
+  'Then',
+  'And',
+  'But',
+  'So',
+  'Feedback',
+  'Note',
+  'Outcome',
+  'Result',
+  'Also',
 ]);
 // Where an object phrase ends, and the reason after it begins.
 const REASON_START = /\s+(?:after|because(?: of)?|since|due to|given)\s+/i;
 const OBJECT_END = /\s*(?:[,;:.!?]|\s(?:but|and then|when|while|so|unless|though)\s)/i;
-const LEADING = /^(?:to\s+)?(?:work(?:ing)? with|deal(?:ing)? with|having|using|taking|any|the|a|an|more|new)\s+/i;
+const LEADING =
+  /^(?:to\s+)?(?:work(?:ing)? with|deal(?:ing)? with|having|using|taking|any|the|a|an|more|new)\s+/i;
 
 function sentences(text: string): string[] {
   return text
@@ -131,7 +152,10 @@ function firstPerson(subj: string): boolean {
 
 /** Trim a phrase to its useful words: "the last project." → "the last project". */
 function clean(phrase: string): string {
-  return phrase.replace(/^["'(]+|["')\s.]+$/g, '').replace(/\s+/g, ' ').trim();
+  return phrase
+    .replace(/^["'(]+|["')\s.]+$/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function objectAndReason(rest: string): { object: string; reason: string | null } {
@@ -150,7 +174,11 @@ function objectAndReason(rest: string): { object: string; reason: string | null 
 /** The key that makes a claim and its contradiction the same claim (PREFERS vs PREFERS_AGAINST). */
 export function claimKey(relation: string, subject: string, object: string): string {
   const family = relation === 'PREFERS' || relation === 'PREFERS_AGAINST' ? 'PREFERENCE' : relation;
-  const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const norm = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim();
   return `${family.toLowerCase()}:${norm(subject)}:${norm(object)}`;
 }
 
@@ -198,7 +226,8 @@ function extractSentence(sentence: string, episodeId: string): Found[] {
       },
     });
     // Mask the match so a later (positive) pattern cannot read it again.
-    masked = masked.slice(0, m.index) + ' '.repeat(m[0].length) + masked.slice(m.index + m[0].length);
+    masked =
+      masked.slice(0, m.index) + ' '.repeat(m[0].length) + masked.slice(m.index + m[0].length);
   }
   return found;
 }

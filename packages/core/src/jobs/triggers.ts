@@ -36,13 +36,15 @@ export async function triggeredJobs(
         jobs.push(reflectJob(ownerId, 'novelty', memory.id));
     }
   }
-  // One job when the owner's unreflected episodes reach N; the job drains
-  // the whole backlog page by page, so while one is waiting or running,
-  // further writes ask for nothing (and count no further than N).
+  // Once the owner has N unreflected episodes, every write asks for the
+  // reflection of the backlog that starts at its oldest unreflected episode:
+  // one job id while that backlog waits (and the job drains it page by
+  // page), a new one once it has been reflected. Counting stops at N.
   const n = cfg.afterEpisodes;
   const before = await deps.store.countUnreflected(ownerId, now, n);
-  if (before < n && before + episodes.length >= n) {
-    const anchor = episodes[episodes.length - 1]!.memory.id;
+  if (before + episodes.length >= n) {
+    const [oldest] = await deps.store.unreflectedEpisodes(ownerId, { now, limit: 1 });
+    const anchor = oldest?.id ?? episodes[0]!.memory.id;
     jobs.push(reflectJob(ownerId, 'count', anchor), compactJob(ownerId, anchor));
   }
   return jobs;

@@ -21,6 +21,7 @@ import {
 } from '../rank.ts';
 import type { DerivedEdge, ScoredId } from '../ports/memory-store.ts';
 import { isCompactionSummary } from '../jobs/compact.ts';
+import { isLiveAt } from '../liveness.ts';
 import { lendScoreToReplies } from '../session-replies.ts';
 import { queryTimeWindows } from '../query-time.ts';
 import {
@@ -71,15 +72,23 @@ function standInForCompacted(
   fused: Map<string, FusedEntry>,
   live: Map<string, Memory>,
   edges: readonly DerivedEdge[],
-): void {
+): Set<string> {
+  const covered = new Set<string>();
   for (const e of edges) {
     const summary = live.get(e.child);
     if (!summary || !isCompactionSummary(summary) || !live.has(e.source)) continue;
     const member = fused.get(e.source);
     const current = fused.get(e.child);
-    if (member && (!current || current.fused < member.fused)) fused.set(e.child, member);
+    if (member && (!current || current.fused < member.fused))
+      fused.set(e.child, {
+        fused: member.fused,
+        ranks: { ...member.ranks },
+        raw: { ...member.raw },
+      });
     live.delete(e.source);
+    covered.add(e.source);
   }
+  return covered;
 }
 
 export function resolveRecallConfig(opts: z.output<typeof RecallOptionsSchema>): RecallConfig {
@@ -151,17 +160,15 @@ export async function recall(
     deps.store.getByIds(ownerId, [...new Set([...fused.keys(), ...edges.map((e) => e.child)])]),
     config.replyWeight > 0 ? deps.store.nextInSession(ownerId, askAbout) : Promise.resolve([]),
   ]);
-  // The store drops nothing itself: expired, superseded and not-yet-valid ones go here.
+  // The store drops nothing itself: expired, superseded and not-yet-valid
+  // ones go here (at asOf, and never what has expired by now).
   const isLive = (m: Memory): boolean =>
     m.expiresAt > clockNow.toISOString() &&
-    m.expiresAt > at &&
-    m.supersededBy === null &&
-    (m.validTo === null || m.validTo > at) &&
-    m.validFrom <= at &&
+    isLiveAt(m, at) &&
     (!opts.kinds || opts.kinds.includes(m.kind));
   const live = new Map(rows.filter(isLive).map((m) => [m.id, m]));
-  standInForCompacted(fused, live, edges);
-  const replies = successors.filter((s) => isLive(s.memory));
+  const covered = standInForCompacted(fused, live, edges);
+  const replies = successors.filter((s) => isLive(s.memory) && !covered.has(s.memory.id));
   lendScoreToReplies(fused, live, replies, config.replyWeight);
   for (const { memory } of replies) if (!live.has(memory.id)) live.set(memory.id, memory);
   const ranked = rankCandidates(fused, live, now, config, {
