@@ -9,7 +9,6 @@ import {
   InMemoryJobQueue,
   createEngine,
   isCompactionSummary,
-  startInProcessBackground,
   type Policy,
 } from '@keepgraph/core';
 import { createOpenAiExtractor } from '@keepgraph/extractor-openai';
