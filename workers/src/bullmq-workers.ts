@@ -2,16 +2,66 @@
 // the shared processor of its job name (core's createProcessors), with
 // per-queue concurrency, BullMQ's retries (attempts and backoff are set
 // where jobs are enqueued) and stalled-job recovery: a worker killed
-// mid-job loses its lock and another worker runs the job again.
-import { Worker, type ConnectionOptions, type Job as BullJob } from 'bullmq';
-import { JOB_NAMES, type JobName, type Processors } from '@keepgraph/core';
+// mid-job loses its lock and another worker runs the job again. A job
+// that failed for a reason a retry cannot change fails at once instead.
+import { UnrecoverableError, Worker, type ConnectionOptions, type Job as BullJob } from 'bullmq';
+import {
+  JOB_NAMES,
+  isKeepGraphError,
+  isRefusalCode,
+  type ErrorCode,
+  type JobName,
+  type Processors,
+} from '@keepgraph/core';
 import type { JobData } from './bullmq-job-queue.ts';
+
+/**
+ * Codes that fail a job for good: the job itself is wrong (its data, the
+ * caller it runs as), the policy refuses what it would write (`refused_*`,
+ * final as well) or is itself invalid, and running it again gives the same
+ * answer; BullMQ keeps the failed job, which an operator can retry from
+ * Bull Board once the cause is fixed. Not among them: `not_found` and `conflict`, which come from another
+ * write racing this job (a cascade deleting what it was reading); the retry
+ * reads the settled state and finishes what is left, the processors being
+ * idempotent. Infrastructure codes (`store_unavailable`...) retry too.
+ */
+export const FINAL_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'invalid_input',
+  'payload_too_large',
+  'owner_required',
+  'forbidden_role',
+  'authority_exceeds_role',
+  'invalid_policy',
+]);
+
+/** Whether retrying cannot help: a final KeepGraphError, or an aggregate of only such errors. */
+export function isFinalJobError(e: unknown): boolean {
+  if (isKeepGraphError(e)) return FINAL_ERROR_CODES.has(e.code) || isRefusalCode(e.code);
+  // forEachOwner's failure: retrying helps if any owner failed for a passing reason.
+  if (e instanceof AggregateError) return e.errors.length > 0 && e.errors.every(isFinalJobError);
+  return false;
+}
+
+/** What a processor threw, as BullMQ should see it: final errors as UnrecoverableError (cause kept). */
+function forBullMq(e: unknown): unknown {
+  if (!isFinalJobError(e)) return e;
+  const code = isKeepGraphError(e) ? `${e.code}: ` : '';
+  const final = new UnrecoverableError(`${code}${e instanceof Error ? e.message : String(e)}`);
+  final.cause = e;
+  return final;
+}
 
 export interface WorkersOptions {
   connection: ConnectionOptions;
   prefix?: string;
   processors: Processors;
-  /** Jobs run at once per queue (default 1 each; reflection and compaction are CPU-bound). */
+  /**
+   * Jobs run at once per queue (default 1 each; reflection and compaction
+   * are CPU-bound). `expire` always runs one at a time, whatever is given:
+   * two sweeps at once would read the same due rows and race to purge them
+   * (across worker processes, `installSchedules` sets the queue's global
+   * concurrency to 1 as well).
+   */
   concurrency?: Partial<Record<JobName, number>>;
   /**
    * How long a job's lock lasts without renewal (default 30 s). A killed
@@ -33,17 +83,22 @@ export function startWorkers(opts: WorkersOptions): RunningWorkers {
   const workers = JOB_NAMES.map((name) => {
     const w = new Worker<JobData>(
       name,
-      async (job: BullJob<JobData>) =>
-        opts.processors[name]({
-          name,
-          id: decodeURIComponent(job.id ?? ''),
-          ownerId: job.data.ownerId,
-          payload: job.data.payload ?? {},
-        }),
+      async (job: BullJob<JobData>) => {
+        try {
+          return await opts.processors[name]({
+            name,
+            id: decodeURIComponent(job.id ?? ''),
+            ownerId: job.data.ownerId,
+            payload: job.data.payload ?? {},
+          });
+        } catch (e) {
+          throw forBullMq(e);
+        }
+      },
       {
         connection: opts.connection,
         ...(opts.prefix ? { prefix: opts.prefix } : {}),
-        concurrency: opts.concurrency?.[name] ?? 1,
+        concurrency: name === 'expire' ? 1 : (opts.concurrency?.[name] ?? 1),
         lockDuration: opts.lockDurationMs ?? 30_000,
         stalledInterval: opts.stalledIntervalMs ?? 30_000,
         // A job that stalls this often is more likely killing its worker than unlucky.

@@ -1,13 +1,21 @@
 // The JobQueue port on BullMQ against a real Redis (started by the test
 // setup): jobs land in their own queue, the same id twice is one job, a
 // BullMQ worker receives what the engine enqueued, and the queues report
-// their counts and processing times.
+// their counts and processing times. Without Redis (nothing listening, or a
+// redis-server of the test's own stopped) the producer fails fast.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Job as BullJob } from 'bullmq';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { JOB_NAMES, defaultPolicy, type Job } from '@keepgraph/core';
-import { BullMqJobQueue, bullJobId, installSchedules, type JobData } from '../src/index.ts';
+import {
+  BullMqJobQueue,
+  DEFAULT_PRODUCER_TIMEOUT_MS,
+  bullJobId,
+  installSchedules,
+  type JobData,
+} from '../src/index.ts';
 
 const connection = { url: inject('redisUrl') };
 // A prefix per test file run: parallel runs share one Redis without meeting.
@@ -119,7 +127,7 @@ describe('BullMqJobQueue.queueMetrics', () => {
 });
 
 describe('installSchedules', () => {
-  it('installs the expiry sweep, reflection and compaction as job schedulers at the policy periods, idempotently', async () => {
+  it('installs the expiry sweep (one at a time), reflection and compaction as job schedulers at the policy periods, idempotently', async () => {
     const p = `kgsched-${randomBytes(4).toString('hex')}`;
     const q = new BullMqJobQueue({ connection, prefix: p });
     try {
@@ -134,9 +142,142 @@ describe('installSchedules', () => {
       expect(await every('expire')).toBe(2000);
       expect(await every('reflect')).toBe(3600_000);
       expect(await every('compact')).toBe(3600_000);
+      expect(await q.queues.get('expire')!.getGlobalConcurrency()).toBe(1);
     } finally {
       await Promise.all([...q.queues.values()].map((x) => x.obliterate({ force: true })));
       await q.close();
     }
   });
+});
+
+/** How long `work` took to settle, and how. */
+async function timed(work: Promise<unknown>): Promise<{ ms: number; error: unknown }> {
+  const t0 = Date.now();
+  const error = await work.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  return { ms: Date.now() - t0, error };
+}
+
+describe('BullMqJobQueue without Redis', () => {
+  // Nothing listens on port 1: every connection attempt is refused.
+  const nowhere = { host: '127.0.0.1', port: 1 };
+
+  it('rejects an enqueue within its default timeout instead of waiting, and closes at once', async () => {
+    const q = new BullMqJobQueue({ connection: nowhere, prefix });
+    const r = await timed(q.enqueue([rederive('rederive:nowhere')]));
+    expect(r.error).toBeInstanceOf(Error);
+    expect(r.ms).toBeGreaterThanOrEqual(DEFAULT_PRODUCER_TIMEOUT_MS - 100);
+    expect(r.ms).toBeLessThan(DEFAULT_PRODUCER_TIMEOUT_MS + 2000);
+    const c = await timed(q.close());
+    expect(c.error).toBeNull();
+    expect(c.ms).toBeLessThan(1000);
+  });
+
+  it('bounds the metrics and the schedules by the same timeout', async () => {
+    const q = new BullMqJobQueue({ connection: nowhere, prefix, timeoutMs: 300 });
+    try {
+      const [metrics, schedules] = await Promise.all([
+        timed(q.queueMetrics()),
+        timed(installSchedules(q, defaultPolicy())),
+      ]);
+      for (const r of [metrics, schedules]) {
+        expect(r.error).toBeInstanceOf(Error);
+        expect(r.ms).toBeLessThan(2000);
+      }
+    } finally {
+      await q.close();
+    }
+  });
+
+  it('enqueues on a reachable Redis straight after construction (BullMQ holds the first command until connected)', async () => {
+    const q = new BullMqJobQueue({ connection, prefix });
+    try {
+      // No wait between construction and the first command: with the offline
+      // queue off, a command sent before the connection is ready would fail.
+      await q.enqueue([rederive('rederive:first-command')]);
+      expect(
+        await q.queues.get('rederive')!.getJob(bullJobId('rederive:first-command')),
+      ).toBeDefined();
+    } finally {
+      await q.close();
+    }
+  });
+});
+
+const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
+
+describe.skipIf(!hasRedisServer)('BullMqJobQueue when its Redis stops', () => {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  let redis: ChildProcess | null = null;
+  async function startRedis(): Promise<void> {
+    const child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    await new Promise<void>((ok, fail) => {
+      let log = '';
+      const timer = setTimeout(() => fail(new Error(`redis did not start:\n${log}`)), 20_000);
+      child.stdout!.on('data', (d: Buffer) => {
+        log += d.toString();
+        if (/Ready to accept connections/.test(log)) {
+          clearTimeout(timer);
+          ok();
+        }
+      });
+      child.once('exit', (code) => fail(new Error(`redis exited (${code}):\n${log}`)));
+    });
+    redis = child;
+  }
+  async function stopRedis(): Promise<void> {
+    const r = redis!;
+    const exited = new Promise((ok) => r.once('exit', ok));
+    r.kill('SIGKILL');
+    await exited;
+    redis = null;
+  }
+  afterAll(async () => {
+    if (redis) await stopRedis();
+  });
+
+  it('fails each enqueue at once while Redis is down, enqueues again once it is back, and closes without it', async () => {
+    await startRedis();
+    const q = new BullMqJobQueue({ connection: { host: '127.0.0.1', port }, prefix });
+    try {
+      await q.enqueue([rederive('rederive:before')]);
+      await stopRedis();
+      // At once, not after the timeout: the command is refused, not held for the reconnect.
+      const down = await timed(q.enqueue([rederive('rederive:during')]));
+      expect(down.error).toBeInstanceOf(Error);
+      expect(down.ms).toBeLessThan(1000);
+
+      await startRedis();
+      // ioredis reconnects on its own (BullMQ's retry strategy: 1 s, then longer).
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const r = await timed(q.enqueue([rederive('rederive:after')]));
+        if (r.error === null) break;
+        if (Date.now() > deadline) throw r.error;
+        await sleep(200);
+      }
+      expect(await q.queues.get('rederive')!.getJob(bullJobId('rederive:after'))).toBeDefined();
+
+      await stopRedis();
+      const closed = await timed(q.close());
+      expect(closed.error).toBeNull();
+      expect(closed.ms).toBeLessThan(1000);
+      // Dropped, not left reconnecting for ever (which would keep the process
+      // alive): no attempt in the next 2.5 s, when ioredis retries every 1-2 s.
+      let attempts = 0;
+      for (const bq of q.queues.values()) (await bq.client).on('reconnecting', () => attempts++);
+      await sleep(2500);
+      expect(attempts).toBe(0);
+    } finally {
+      await q.close();
+    }
+  }, 60_000);
 });

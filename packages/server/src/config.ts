@@ -192,7 +192,12 @@ export function loadServerConfig(
   };
 }
 
-/** ioredis/BullMQ connection options from a redis:// URL (BullMQ workers need maxRetriesPerRequest null). */
+/**
+ * ioredis/BullMQ connection options from a redis:// URL, as BullMQ workers
+ * need them (`maxRetriesPerRequest: null`: a worker waits for Redis to come
+ * back). The producer side, `BullMqJobQueue`, makes its own fail-fast copy
+ * of them (offline queue off, a finite retry count) from the same options.
+ */
 export function redisConnection(url: string): {
   host: string;
   port: number;

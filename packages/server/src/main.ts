@@ -3,7 +3,7 @@
 // CLI's `keepgraph start` calls startServer with a validated config.
 import type { FastifyInstance } from 'fastify';
 import { startRelay, type Extractor, type Relay } from '@keepgraph/core';
-import { BullMqJobQueue } from '@keepgraph/workers';
+import { BullMqJobQueue, closeWithin } from '@keepgraph/workers';
 import { buildApp, type AppOptions } from './app.ts';
 import { redisConnection, storeSelection, type ServerConfig } from './config.ts';
 import { openEmbeddedRuntime, type EmbeddedRuntime } from './runtime.ts';
@@ -68,9 +68,12 @@ export async function startServer(
   }));
   // The app does not own the runtime in tests; here it does, so closing the
   // app (signal, error, or caller) closes the store and the background too.
+  // The relay and the queues wait on Redis: each gets a deadline, so a Redis
+  // outage cannot hold the shutdown (what misses it is logged, then left).
   app.addHook('onClose', async () => {
-    await relay?.stop();
-    await bull?.close();
+    const log = (line: string) => app.log.warn(`closing ${line}`);
+    if (relay) await closeWithin('outbox relay', () => relay!.stop(), { log });
+    if (bull) await closeWithin('BullMQ queues', () => bull!.close(), { log });
     await runtime.close();
   });
 

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { KeepGraphError } from '@keepgraph/core';
+import { DEFAULT_PRODUCER_TIMEOUT_MS } from '@keepgraph/workers';
 import { createHashingEmbedder } from '@keepgraph/embedder';
 import { buildApp } from '../src/app.ts';
 import { loadServerConfig } from '../src/config.ts';
@@ -143,6 +144,32 @@ describe('startServer', () => {
       expect((await fetch(`${server.url}/admin/queues`)).status).toBe(200);
     } finally {
       await server.close();
+    }
+  });
+
+  it('in server mode with Redis unreachable, keeps jobs in the outbox, answers /v1/queues with an error and closes promptly', async () => {
+    const config = loadServerConfig(
+      // Nothing listens on port 1.
+      { KEEPGRAPH_REDIS_URL: 'redis://127.0.0.1:1', KEEPGRAPH_REDIS_PREFIX: `kgsrv-${Date.now()}` },
+      { dataDir: join(dir, 'redis-down'), port: 0, role: 'operator' },
+    );
+    const server = await startServer(config, { handleSignals: false, logger: false });
+    let closed = false;
+    try {
+      // A job for the relay, whose round then waits on Redis until the producer gives up.
+      const job = { name: 'reflect' as const, id: 'reflect:o-down', ownerId: 'o-down', payload: {} };
+      await server.runtime.store.write({ memories: [], supersede: [], sessionMessages: [], audit: [], jobs: [job] });
+      const t0 = Date.now();
+      const q = await fetch(`${server.url}/v1/queues`);
+      expect(q.status).toBeGreaterThanOrEqual(500);
+      expect(Date.now() - t0).toBeLessThan(DEFAULT_PRODUCER_TIMEOUT_MS + 2000);
+      expect((await server.runtime.store.outboxPending(10)).map((e) => e.job.id)).toEqual([job.id]);
+      const t1 = Date.now();
+      await server.close();
+      closed = true;
+      expect(Date.now() - t1).toBeLessThan(DEFAULT_PRODUCER_TIMEOUT_MS + 2000);
+    } finally {
+      if (!closed) await server.close();
     }
   });
 });
