@@ -34,7 +34,7 @@ export interface ServerConfig {
   /** Where the embedding models live; undefined = the embedder's own default. */
   modelsDir: string | undefined;
   /** Expiry sweep period in ms (embedded mode's in-process background); 0 runs no background jobs in this process. */
-  sweepIntervalMs: number;
+  sweepIntervalMs: number | undefined;
   store: StoreKind;
   /** Bolt URI of Neo4j; required when `store` is `neo4j`. */
   neo4jUri: string | undefined;
@@ -104,7 +104,8 @@ const ConfigSchema = z.object({
   sweepIntervalMs: z.coerce
     .number({ error: 'must be a number' })
     .int('must be an integer')
-    .min(0, 'must be >= 0 (0 runs no background jobs in this process)'),
+    .min(0, 'must be >= 0 (0 runs no background jobs in this process)')
+    .optional(),
   store: oneOf(STORE_KINDS),
   neo4jUri: z
     .string()
@@ -140,7 +141,7 @@ function envValue(env: NodeJS.ProcessEnv, field: keyof ServerConfig): string | u
  *
  * Precedence: `overrides` (e.g. CLI flags) over `env` over defaults. Defaults:
  * data dir `<cwd>/.data`, host 127.0.0.1, port 7411, role `user`, principal
- * `local`, core's default policy, the embedder's default model, a 1 s expiry sweep
+ * `local`, core's default policy, the embedder's default model, the policy's expiry sweep period
  * and the SQLite store.
  *
  * @throws Error listing every invalid setting, each named by its variable.
@@ -158,7 +159,7 @@ export function loadServerConfig(
     policyPath: envValue(env, 'policyPath') ?? DEFAULT_POLICY_PATH,
     modelId: envValue(env, 'modelId') ?? DEFAULT_MODEL_ID,
     modelsDir: envValue(env, 'modelsDir'),
-    sweepIntervalMs: envValue(env, 'sweepIntervalMs') ?? 1000,
+    sweepIntervalMs: envValue(env, 'sweepIntervalMs'),
     store: envValue(env, 'store') ?? 'sqlite',
     neo4jUri: envValue(env, 'neo4jUri'),
     neo4jUser: envValue(env, 'neo4jUser'),
@@ -189,6 +190,7 @@ export function loadServerConfig(
     neo4jPassword: d.neo4jPassword,
     neo4jDatabase: d.neo4jDatabase,
     redisUrl: d.redisUrl,
+    sweepIntervalMs: d.sweepIntervalMs,
   };
 }
 

@@ -160,13 +160,13 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     clock: opts.clock ?? systemClock,
     jobs: new InMemoryJobQueue(),
   });
-  const interval = opts.sweepIntervalMs === undefined ? 1000 : opts.sweepIntervalMs;
   const background =
-    interval === null
+    opts.sweepIntervalMs === null
       ? null
       : startInProcessBackground(engine, {
           schedules: true,
-          expiryEveryMs: interval,
+          // Unset: the policy's background.expiry.sweepEvery.
+          ...(opts.sweepIntervalMs !== undefined ? { expiryEveryMs: opts.sweepIntervalMs } : {}),
           ...(opts.extractor ? { extractor: opts.extractor } : {}),
           // Without a handler a failing job would be silent: expired memories
           // stay hidden from retrieval but would never be purged.

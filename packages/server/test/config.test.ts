@@ -17,7 +17,7 @@ describe('loadServerConfig', () => {
       policyPath: DEFAULT_POLICY_PATH,
       modelId: DEFAULT_MODEL_ID,
       modelsDir: undefined,
-      sweepIntervalMs: 1000,
+      sweepIntervalMs: undefined,
       store: 'sqlite',
       neo4jUri: undefined,
       neo4jUser: undefined,

@@ -65,7 +65,7 @@ export function registerWorker(program: Command, io: Io): void {
         ...(concurrency ? { concurrency } : {}),
         ...(f.lockMs ? { lockDurationMs: f.lockMs, stalledIntervalMs: Math.max(500, f.lockMs / 2) } : {}),
         schedules: f.schedules,
-        ...(config.sweepIntervalMs > 0 ? { expiryEveryMs: config.sweepIntervalMs } : {}),
+        ...(config.sweepIntervalMs ? { expiryEveryMs: config.sweepIntervalMs } : {}),
         log: (line) => io.err(`worker: ${line}`),
       });
       io.out(
