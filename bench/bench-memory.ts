@@ -3,7 +3,6 @@
 // recall under test still goes through the engine with the real model
 // (benchEngine).
 import {
-  InMemoryJobQueue,
   MemoryInputSchema,
   createEngine,
   defaultPolicy,
@@ -89,6 +88,5 @@ export function benchEngine(
     embedder,
     policy: defaultPolicy(),
     clock,
-    jobs: new InMemoryJobQueue(),
   });
 }

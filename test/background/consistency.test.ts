@@ -6,7 +6,6 @@
 // are the same in server mode).
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  InMemoryJobQueue,
   createEngine,
   isCompactionSummary,
   type Policy,
@@ -73,7 +72,7 @@ describe('background consistency', () => {
       policy: tweak((b) => ({ ...b, reflection: { ...b.reflection, afterEpisodes: 3 } })),
     });
     // Writes through an engine without a runner: the jobs wait in the outbox.
-    const bare = createEngine({ ...g.engine.deps, jobs: new InMemoryJobQueue() });
+    const bare = createEngine({ ...g.engine.deps });
     const o = g.owner();
     const reflectJobs = async () =>
       (await g.store.outboxPending(1000))

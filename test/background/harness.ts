@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import {
-  InMemoryJobQueue,
   ManualClock,
   createEngine,
   defaultPolicy,
@@ -64,8 +63,7 @@ async function engineOver(store: MemoryStore, opts: FixtureOptions) {
   await store.init({ dimensions: emb.dimensions });
   const policy = opts.policy ? opts.policy(defaultPolicy()) : defaultPolicy();
   const clock = new ManualClock(opts.start ?? new Date().toISOString());
-  // Nothing is enqueued through deps.jobs any more: the outbox carries the jobs.
-  const engine = createEngine({ store, embedder: emb, policy, clock, jobs: new InMemoryJobQueue() });
+  const engine = createEngine({ store, embedder: emb, policy, clock });
   return { engine, clock };
 }
 

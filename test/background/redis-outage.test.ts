@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  InMemoryJobQueue,
   createEngine,
   defaultPolicy,
   systemClock,
@@ -89,7 +88,6 @@ describe('Redis stopped while 1,000 memories are written', () => {
       embedder,
       policy: defaultPolicy(),
       clock: systemClock,
-      jobs: new InMemoryJobQueue(),
     });
     const completions = new Map<string, number>();
     const failures: string[] = [];

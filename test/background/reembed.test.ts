@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  InMemoryJobQueue,
   ManualClock,
   createEngine,
   defaultPolicy,
@@ -33,7 +32,6 @@ describe('changing the embedding model', () => {
         embedder,
         policy: defaultPolicy(),
         clock,
-        jobs: new InMemoryJobQueue(),
       });
       return { store, engine };
     };

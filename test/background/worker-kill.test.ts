@@ -17,7 +17,6 @@ import { join, resolve } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import {
-  InMemoryJobQueue,
   createEngine,
   createStatementExtractor,
   defaultPolicy,
@@ -77,7 +76,6 @@ async function engineOn(path: string): Promise<{ engine: Engine; store: MemorySt
     embedder,
     policy: defaultPolicy(),
     clock: systemClock,
-    jobs: new InMemoryJobQueue(),
   });
   return { engine, store };
 }

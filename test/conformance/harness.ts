@@ -1,9 +1,8 @@
 // The conformance harness: what a store package hands the suite, and the
-// per-test fixture (engine over that store, a manual clock, a job queue, the
+// per-test fixture (engine over that store, a manual clock, the
 // real embedding model, fresh random owner ids).
 import { randomUUID } from 'node:crypto';
 import {
-  InMemoryJobQueue,
   ManualClock,
   createEngine,
   defaultPolicy,
@@ -43,7 +42,6 @@ export interface ConformanceOptions {
 export interface Fixture {
   engine: Engine;
   clock: ManualClock;
-  jobs: InMemoryJobQueue;
   sut: StoreUnderTest;
   policy: Policy;
   /** A fresh random owner id. */
@@ -64,9 +62,8 @@ export async function makeFixture(
   await sut.store.init({ dimensions: embedder.dimensions });
   const policy = tweak.policy ? tweak.policy(defaultPolicy()) : defaultPolicy();
   const clock = new ManualClock(tweak.start ?? new Date().toISOString());
-  const jobs = new InMemoryJobQueue();
-  const engine = createEngine({ store: sut.store, embedder, policy, clock, jobs });
-  return { engine, clock, jobs, sut, policy, owner: () => `owner-${randomUUID()}` };
+  const engine = createEngine({ store: sut.store, embedder, policy, clock });
+  return { engine, clock, sut, policy, owner: () => `owner-${randomUUID()}` };
 }
 
 let turn = 0;

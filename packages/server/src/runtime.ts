@@ -6,7 +6,6 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   DEFAULT_POLICY_PATH,
-  InMemoryJobQueue,
   KeepGraphError,
   createEngine,
   isKeepGraphError,
@@ -158,7 +157,6 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     embedder,
     policy,
     clock: opts.clock ?? systemClock,
-    jobs: new InMemoryJobQueue(),
   });
   const background =
     opts.sweepIntervalMs === null

@@ -1,6 +1,7 @@
-// The JobQueue port: background work the engine asks for (re-derivation
-// after a deletion, later reflection and compaction). The embedded mode runs
-// jobs in-process; server mode relays them to BullMQ (a later issue).
+// The JobQueue port: where the outbox relay puts the background work that
+// writes and deletions recorded (reflection, compaction, re-derivation,
+// expiry, re-embedding). Implementations: the in-process runner (embedded
+// mode) and BullMQ (server mode, workers/).
 export const JOB_NAMES = ['rederive', 'reflect', 'compact', 'expire', 'reembed'] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
@@ -14,17 +15,4 @@ export interface Job {
 
 export interface JobQueue {
   enqueue(jobs: readonly Job[]): Promise<void>;
-}
-
-/** Keeps jobs in memory until drained: the embedded default until workers land. */
-export class InMemoryJobQueue implements JobQueue {
-  readonly pending = new Map<string, Job>();
-  async enqueue(jobs: readonly Job[]): Promise<void> {
-    for (const j of jobs) if (!this.pending.has(j.id)) this.pending.set(j.id, j);
-  }
-  drain(): Job[] {
-    const all = [...this.pending.values()];
-    this.pending.clear();
-    return all;
-  }
 }

@@ -6,7 +6,6 @@ import { OwnerIdSchema, ROLES, type Role } from '../record.ts';
 import type { Policy } from '../policy/index.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Embedder } from '../ports/embedder.ts';
-import type { JobQueue } from '../ports/job-queue.ts';
 import type { MemoryStore } from '../ports/memory-store.ts';
 import type { AuditEventInput, AuditType } from '../audit.ts';
 
@@ -15,7 +14,6 @@ export interface EngineDeps {
   embedder: Embedder;
   policy: Policy;
   clock: Clock;
-  jobs: JobQueue;
   newId: () => string;
 }
 
