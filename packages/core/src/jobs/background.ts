@@ -68,24 +68,18 @@ export function startInProcessBackground(
   const tickConsolidation = () => runner.enqueue(scheduledJobs(clock.now().toISOString()));
   const timers: NodeJS.Timeout[] = [];
   if (opts.schedules) {
-    const every = (seconds: number, fn: () => Promise<void>) => {
-      const t = setInterval(() => void fn().catch(report), seconds * 1000);
-      t.unref();
-      timers.push(t);
-    };
     const everyMs = (ms: number, fn: () => Promise<void>) => {
       const t = setInterval(() => void fn().catch(report), ms);
       t.unref();
       timers.push(t);
     };
     const tick = () => clock.now().toISOString();
-    everyMs(opts.expiryEveryMs ?? policy.background.expiry.sweepEvery * 1000, tickExpiry);
-    every(policy.background.reflection.every, () =>
+    const bg = policy.background;
+    everyMs(opts.expiryEveryMs ?? bg.expiry.sweepEvery * 1000, tickExpiry);
+    everyMs(bg.reflection.every * 1000, () =>
       runner.enqueue([reflectJob(ALL_OWNERS, 'schedule', tick())]),
     );
-    every(policy.background.compaction.every, () =>
-      runner.enqueue([compactJob(ALL_OWNERS, tick())]),
-    );
+    everyMs(bg.compaction.every * 1000, () => runner.enqueue([compactJob(ALL_OWNERS, tick())]));
     // Memories embedded by another model (the configured one changed) are
     // re-embedded once, in the background; recall uses the stored vectors meanwhile.
     void runner.enqueue([reembedJob(ALL_OWNERS, engine.deps.embedder.modelId)]).catch(report);

@@ -139,6 +139,15 @@ const OBJECT_END = /\s*(?:[,;:.!?]|\s(?:but|and then|when|while|so|unless|though
 const LEADING =
   /^(?:to\s+)?(?:work(?:ing)? with|deal(?:ing)? with|having|using|taking|any|the|a|an|more|new)\s+/i;
 
+// Each pattern as one expression: subject, adverbs, verb phrase, the rest.
+const MATCHERS: readonly [Pattern, RegExp][] = PATTERNS.map((p) => [
+  p,
+  new RegExp(
+    `(?:^|[\\s:;,"'(])${SUBJECT}${INTENSIFIERS}(?<verb>${p.verbs.join('|')})\\s+(?<rest>[^]*)$`,
+    'u',
+  ),
+]);
+
 function sentences(text: string): string[] {
   return text
     .split(/(?<=[.!?])\s+|\n+/)
@@ -190,11 +199,7 @@ interface Found {
 function extractSentence(sentence: string, episodeId: string): Found[] {
   const found: Found[] = [];
   let masked = sentence;
-  for (const p of PATTERNS) {
-    const re = new RegExp(
-      `(?:^|[\\s:;,"'(])${SUBJECT}${INTENSIFIERS}(?<verb>${p.verbs.join('|')})\\s+(?<rest>[^]*)$`,
-      'u',
-    );
+  for (const [p, re] of MATCHERS) {
     const m = re.exec(masked);
     if (!m?.groups) continue;
     const subjRaw = m.groups.subj!;
