@@ -4,7 +4,6 @@
 // job recorded runs exactly once in effect. Its own redis-server (with an
 // fsync'd append-only file, as a production Redis would run) so that it can
 // be stopped and restarted without disturbing the other tests' Redis.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,43 +19,18 @@ import {
 } from '@keepgraph/core';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { startWorkerProcess } from '@keepgraph/workers';
+import { testRedis } from '@keepgraph/workers/testing';
 import { bullIdle, realEmbedder, user } from './harness.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kg-outage-'));
-const port = 20000 + Math.floor(Math.random() * 20000);
-let redis: ChildProcess | null = null;
-
-async function startRedis(): Promise<void> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  await new Promise<void>((ok, fail) => {
-    let log = '';
-    const timer = setTimeout(() => fail(new Error(`redis did not start:\n${log}`)), 20_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      log += d.toString();
-      if (/Ready to accept connections/.test(log)) {
-        clearTimeout(timer);
-        ok();
-      }
-    });
-    child.once('exit', (code) => fail(new Error(`redis exited (${code}):\n${log}`)));
-  });
-  redis = child;
-}
-
-async function stopRedis(): Promise<void> {
-  const r = redis!;
-  const exited = new Promise((ok) => r.once('exit', ok));
-  r.kill('SIGTERM'); // a clean shutdown: the append-only file is complete
-  await exited;
-  redis = null;
-}
+// An fsync'd append-only file, as a production Redis would run.
+const redis = testRedis({ dir, appendOnly: true });
+const port = redis.port;
+const startRedis = () => redis.start();
+const stopRedis = () => redis.stop('SIGTERM'); // clean: the append-only file is complete
 
 afterAll(async () => {
-  if (redis) await stopRedis();
+  await stopRedis();
   rmSync(dir, { recursive: true, force: true });
 });
 

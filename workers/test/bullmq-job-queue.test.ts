@@ -3,7 +3,6 @@
 // BullMQ worker receives what the engine enqueued, and the queues report
 // their counts and processing times. Without Redis (nothing listening, or a
 // redis-server of the test's own stopped) the producer fails fast.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Job as BullJob } from 'bullmq';
@@ -16,6 +15,7 @@ import {
   installSchedules,
   type JobData,
 } from '../src/index.ts';
+import { testRedis } from '../src/testing.ts';
 
 const connection = { url: inject('redisUrl') };
 // A prefix per test file run: parallel runs share one Redis without meeting.
@@ -206,43 +206,12 @@ describe('BullMqJobQueue without Redis', () => {
   });
 });
 
-const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
-
-describe.skipIf(!hasRedisServer)('BullMqJobQueue when its Redis stops', () => {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  let redis: ChildProcess | null = null;
-  async function startRedis(): Promise<void> {
-    const child = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    await new Promise<void>((ok, fail) => {
-      let log = '';
-      const timer = setTimeout(() => fail(new Error(`redis did not start:\n${log}`)), 20_000);
-      child.stdout!.on('data', (d: Buffer) => {
-        log += d.toString();
-        if (/Ready to accept connections/.test(log)) {
-          clearTimeout(timer);
-          ok();
-        }
-      });
-      child.once('exit', (code) => fail(new Error(`redis exited (${code}):\n${log}`)));
-    });
-    redis = child;
-  }
-  async function stopRedis(): Promise<void> {
-    const r = redis!;
-    const exited = new Promise((ok) => r.once('exit', ok));
-    r.kill('SIGKILL');
-    await exited;
-    redis = null;
-  }
-  afterAll(async () => {
-    if (redis) await stopRedis();
-  });
+describe('BullMqJobQueue when its Redis stops', () => {
+  const server = testRedis();
+  const port = server.port;
+  const startRedis = () => server.start();
+  const stopRedis = () => server.stop('SIGKILL');
+  afterAll(() => stopRedis());
 
   it('fails each enqueue at once while Redis is down, enqueues again once it is back, and closes without it', async () => {
     await startRedis();
