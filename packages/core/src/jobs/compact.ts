@@ -150,7 +150,7 @@ export async function compact(deps: EngineDeps, ownerId: string): Promise<Compac
   for (const m of candidates) byKind.set(m.kind, [...(byKind.get(m.kind) ?? []), m]);
   const byId = new Map(candidates.map((m) => [m.id, m]));
   for (const members of byKind.values()) {
-    const clusters = clustersOf(
+    const clusters = await clustersOf(
       members.map((m) => ({ id: m.id, vector: vectors.get(m.id)! })),
       cfg.similarity,
       cfg.minCluster,

@@ -22,14 +22,23 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
-/** A similarity graph: one node per id, an edge (weight = cosine) where cosine >= threshold. */
-export function similarityGraph(
+/** Rows of the all-pairs comparison between yields to the event loop. */
+const ROWS_PER_SLICE = 32;
+
+/**
+ * A similarity graph: one node per id, an edge (weight = cosine) where
+ * cosine >= threshold. All pairs (≈500k for 1,000 items) are compared in
+ * slices, yielding in between, so an API served by the same process (the
+ * embedded mode) keeps answering meanwhile.
+ */
+export async function similarityGraph(
   items: readonly { id: string; vector: Float32Array }[],
   threshold: number,
-): UndirectedGraph {
+): Promise<UndirectedGraph> {
   const g = new UndirectedGraph();
   for (const it of items) g.addNode(it.id);
   for (let i = 0; i < items.length; i++) {
+    if (i > 0 && i % ROWS_PER_SLICE === 0) await new Promise((ok) => setImmediate(ok));
     for (let j = i + 1; j < items.length; j++) {
       const w = cosine(items[i]!.vector, items[j]!.vector);
       if (w >= threshold) g.addEdge(items[i]!.id, items[j]!.id, { weight: w });
@@ -42,12 +51,12 @@ export function similarityGraph(
  * Groups of ids, each in input order, groups ordered by their first member.
  * Singletons are groups too: an episode unlike any other is still read.
  */
-export function groupBySimilarity(
+export async function groupBySimilarity(
   items: readonly { id: string; vector: Float32Array }[],
   threshold: number,
   maxGroupSize = 20,
-): string[][] {
-  const g = similarityGraph(items, threshold);
+): Promise<string[][]> {
+  const g = await similarityGraph(items, threshold);
   const community: Record<string, number> =
     g.size === 0
       ? Object.fromEntries(items.map((it, i) => [it.id, i]))
@@ -67,13 +76,13 @@ export function groupBySimilarity(
 }
 
 /** Connected components of the similarity graph with at least `minSize` members (near-duplicate clusters). */
-export function clustersOf(
+export async function clustersOf(
   items: readonly { id: string; vector: Float32Array }[],
   threshold: number,
   minSize: number,
-): string[][] {
+): Promise<string[][]> {
   const order = new Map(items.map((it, i) => [it.id, i]));
-  return connectedComponents(similarityGraph(items, threshold))
+  return connectedComponents(await similarityGraph(items, threshold))
     .filter((c) => c.length >= minSize)
     .map((c) => c.sort((a, b) => order.get(a)! - order.get(b)!))
     .sort((a, b) => order.get(a[0]!)! - order.get(b[0]!)!);

@@ -156,7 +156,7 @@ export async function reflect(
   if (episodes.length === 0) return run;
 
   const vectors = await vectorsOf(deps, ownerId, episodes);
-  const groups = groupBySimilarity(
+  const groups = await groupBySimilarity(
     episodes.map((e) => ({ id: e.id, vector: vectors.get(e.id)! })),
     cfg.groupSimilarity,
   );
