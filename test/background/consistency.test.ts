@@ -5,8 +5,14 @@
 // outgrows the scan window keeps one summary. Embedded mode (the processors
 // are the same in server mode).
 import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
+  ManualClock,
   createEngine,
+  defaultPolicy,
+  startInProcessBackground,
   isCompactionSummary,
   type Policy,
 } from '@keepgraph/core';
@@ -16,7 +22,14 @@ import {
   startFakeChatServer,
   type FakeChatServer,
 } from '@keepgraph/extractor-openai/testing';
-import { embeddedMode, user, type BackgroundFixture, type FixtureOptions } from './harness.ts';
+import { createSqliteStore } from '@keepgraph/store-sqlite';
+import {
+  embeddedMode,
+  realEmbedder,
+  user,
+  type BackgroundFixture,
+  type FixtureOptions,
+} from './harness.ts';
 import { liveMemories } from './scenarios.ts';
 
 let f: BackgroundFixture | null = null;
@@ -68,34 +81,55 @@ describe('background consistency', () => {
   });
 
   it('asks for a backlog to be reflected on every write until it is, under one job id', async () => {
-    const g = await open({
-      policy: tweak((b) => ({ ...b, reflection: { ...b.reflection, afterEpisodes: 3 } })),
+    // An engine with no background running: the jobs wait in the outbox
+    // until this test runs them.
+    const dir = mkdtempSync(join(tmpdir(), 'kg-backlog-'));
+    const embedder = await realEmbedder();
+    const store = createSqliteStore({ path: join(dir, 'kg.db') });
+    await store.init({ dimensions: embedder.dimensions });
+    const policy = defaultPolicy();
+    const engine = createEngine({
+      store,
+      embedder,
+      policy: {
+        ...policy,
+        background: {
+          ...policy.background,
+          reflection: { ...policy.background.reflection, afterEpisodes: 3 },
+        },
+      },
+      clock: new ManualClock(new Date().toISOString()),
     });
-    // Writes through an engine without a runner: the jobs wait in the outbox.
-    const bare = createEngine({ ...g.engine.deps });
-    const o = g.owner();
+    const o = 'backlog-owner';
     const reflectJobs = async () =>
-      (await g.store.outboxPending(1000))
+      (await store.outboxPending(1000))
         .filter((p) => p.job.name === 'reflect' && p.job.ownerId === o)
         .map((p) => p.job.id);
-    for (let i = 1; i <= 2; i++)
-      await bare.remember(user, o, episode(`Booked meeting room ${i}.`, `${i}`));
-    expect(await reflectJobs()).toEqual([]);
-    for (let i = 3; i <= 6; i++)
-      await bare.remember(user, o, episode(`Booked meeting room ${i}.`, `${i}`));
-    const first = await reflectJobs();
-    expect(first).toHaveLength(1);
-    // Were that job lost downstream, the next write asks again, for the same backlog.
-    await g.store.outboxAck(first);
-    await bare.remember(user, o, episode('Booked meeting room 6b.', '6b'));
-    expect(await reflectJobs()).toEqual(first);
-    await g.settle();
-    expect(await g.store.countUnreflected(o, g.clock.now().toISOString())).toBe(0);
-    for (let i = 7; i <= 9; i++)
-      await bare.remember(user, o, episode(`Booked meeting room ${i}.`, `${i}`));
-    const second = await reflectJobs();
-    expect(second).toHaveLength(1);
-    expect(second[0]).not.toBe(first[0]);
+    try {
+      for (let i = 1; i <= 2; i++)
+        await engine.remember(user, o, episode(`Booked meeting room ${i}.`, `${i}`));
+      expect(await reflectJobs()).toEqual([]);
+      for (let i = 3; i <= 6; i++)
+        await engine.remember(user, o, episode(`Booked meeting room ${i}.`, `${i}`));
+      const first = await reflectJobs();
+      expect(first).toHaveLength(1);
+      // Were that job lost downstream, the next write asks again, for the same backlog.
+      await store.outboxAck(first);
+      await engine.remember(user, o, episode('Booked meeting room 6b.', '6b'));
+      expect(await reflectJobs()).toEqual(first);
+      const bg = startInProcessBackground(engine, { schedules: false });
+      await bg.settle();
+      await bg.stop();
+      expect(await store.countUnreflected(o, new Date(Date.now() + 1).toISOString())).toBe(0);
+      for (let i = 7; i <= 9; i++)
+        await engine.remember(user, o, episode(`Booked meeting room ${i}.`, `${i}`));
+      const second = await reflectJobs();
+      expect(second).toHaveLength(1);
+      expect(second[0]).not.toBe(first[0]);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('writes a derivation made again after its newer version was deleted as live', async () => {

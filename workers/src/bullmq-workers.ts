@@ -4,8 +4,16 @@
 // where jobs are enqueued) and stalled-job recovery: a worker killed
 // mid-job loses its lock and another worker runs the job again. A job
 // that failed for a reason a retry cannot change fails at once instead.
-import { UnrecoverableError, Worker, type ConnectionOptions, type Job as BullJob } from 'bullmq';
 import {
+  DelayedError,
+  UnrecoverableError,
+  Worker,
+  type ConnectionOptions,
+  type Job as BullJob,
+} from 'bullmq';
+import type { RedisOptions } from 'ioredis';
+import {
+  ALL_OWNERS,
   JOB_NAMES,
   isKeepGraphError,
   isRefusalCode,
@@ -14,6 +22,10 @@ import {
   type Processors,
 } from '@keepgraph/core';
 import type { JobData } from './bullmq-job-queue.ts';
+import { ownerLock, type OwnerLock } from './owner-lock.ts';
+
+/** Jobs that read and write one owner's derived memories: one at a time per owner. */
+const PER_OWNER: ReadonlySet<JobName> = new Set(['reflect', 'compact', 'rederive', 'reembed']);
 
 /**
  * Codes that fail a job for good: the job itself is wrong (its data, the
@@ -80,26 +92,44 @@ export interface RunningWorkers {
 }
 
 export function startWorkers(opts: WorkersOptions): RunningWorkers {
+  const lockMs = opts.lockDurationMs ?? 30_000;
+  // An ioredis instance given as the connection is BullMQ's to share; the
+  // owner lock needs options to open its own.
+  const locks: OwnerLock | null =
+    typeof (opts.connection as { duplicate?: unknown }).duplicate === 'function'
+      ? null
+      : ownerLock({
+          connection: opts.connection as RedisOptions,
+          prefix: opts.prefix ?? 'bull',
+          ttlMs: lockMs,
+        });
   const workers = JOB_NAMES.map((name) => {
     const w = new Worker<JobData>(
       name,
-      async (job: BullJob<JobData>) => {
-        try {
-          return await opts.processors[name]({
+      async (job: BullJob<JobData>, token?: string) => {
+        const run = () =>
+          opts.processors[name]({
             name,
             id: decodeURIComponent(job.id ?? ''),
             ownerId: job.data.ownerId,
             payload: job.data.payload ?? {},
           });
+        try {
+          if (!locks || !PER_OWNER.has(name) || job.data.ownerId === ALL_OWNERS) return await run();
+          const r = await locks.tryWith(job.data.ownerId, run);
+          if (r.ran) return r.value;
         } catch (e) {
           throw forBullMq(e);
         }
+        // Another worker holds this owner: come back shortly, no attempt spent.
+        await job.moveToDelayed(Date.now() + 500 + Math.floor(Math.random() * 500), token);
+        throw new DelayedError();
       },
       {
         connection: opts.connection,
         ...(opts.prefix ? { prefix: opts.prefix } : {}),
         concurrency: name === 'expire' ? 1 : (opts.concurrency?.[name] ?? 1),
-        lockDuration: opts.lockDurationMs ?? 30_000,
+        lockDuration: lockMs,
         stalledInterval: opts.stalledIntervalMs ?? 30_000,
         // A job that stalls this often is more likely killing its worker than unlucky.
         maxStalledCount: 3,
@@ -115,6 +145,7 @@ export function startWorkers(opts: WorkersOptions): RunningWorkers {
     workers,
     async close() {
       await Promise.all(workers.map((w) => w.close()));
+      await locks?.close();
     },
   };
 }
