@@ -36,7 +36,7 @@ import * as reads from './memory-reads.ts';
 import { migrate } from './migrate.ts';
 import { mapErrors } from './neo4j-errors.ts';
 import { outboxAck, outboxPending } from './outbox.ts';
-import { countUnreflected, unreflectedEpisodes } from './reflection.ts';
+import { countUnreflected, recentSources, unreflectedEpisodes } from './reflection.ts';
 import { searchEntities, searchText, searchVector } from './search.ts';
 import type { VectorPath } from './search.ts';
 import { logRead, sessionMessages, trimSession } from './session-buffer.ts';
@@ -239,6 +239,9 @@ export class Neo4jMemoryStore implements MemoryStore {
   }
   countUnreflected(ownerId: string, now: string, upTo?: number): Promise<number> {
     return this.op((c) => countUnreflected(c, ownerId, now, upTo));
+  }
+  recentSources(ownerId: string, opts: { now: string; limit: number }): Promise<Memory[]> {
+    return this.op((c) => recentSources(c, ownerId, opts));
   }
   staleEmbeddings(ownerId: string, model: string, limit: number): Promise<string[]> {
     return this.op((c) => staleEmbeddings(c, ownerId, model, limit));

@@ -1,6 +1,7 @@
 // Reflection's bookkeeping: which episodes it has consumed (the store-
 // internal reflectedAt property, never part of a returned Memory) and which
-// live episodes still wait for it.
+// live episodes still wait for it; and compaction's read, the newest live
+// source memories.
 import { KeepGraphError } from '@keepgraph/core';
 import type { Memory, WriteBatch } from '@keepgraph/core';
 import { cypher } from './queries.ts';
@@ -47,6 +48,28 @@ export async function unreflectedEpisodes(
     cypher('unreflected-episodes'),
     { ownerId, nowMs, limit: int(opts.limit) },
   );
+  return found.map((r) => propsToMemory(r.m));
+}
+
+/** The owner's newest live source memories (no DERIVED_FROM), newest first (write order). */
+export async function recentSources(
+  ctx: StoreContext,
+  ownerId: string,
+  opts: { now: string; limit: number },
+): Promise<Memory[]> {
+  requireOwner(ownerId);
+  if (!Number.isInteger(opts.limit) || opts.limit < 0) {
+    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', {
+      limit: opts.limit,
+    });
+  }
+  const nowMs = toMs(opts.now, 'now');
+  if (opts.limit === 0) return [];
+  const found = await readRows<{ m: Record<string, unknown> }>(ctx, cypher('recent-sources'), {
+    ownerId,
+    nowMs,
+    limit: int(opts.limit),
+  });
   return found.map((r) => propsToMemory(r.m));
 }
 

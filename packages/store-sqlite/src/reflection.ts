@@ -1,6 +1,7 @@
 // Reflection's bookkeeping: which episodes it has consumed (the store-
 // internal reflected_at marker, never part of a returned Memory) and which
-// live episodes still wait for it.
+// live episodes still wait for it; and compaction's read, the newest live
+// source memories.
 import { KeepGraphError } from '@keepgraph/core';
 import type { Memory, WriteBatch } from '@keepgraph/core';
 import { rowToMemory, toMs } from './row-mapping.ts';
@@ -41,6 +42,26 @@ export function unreflectedEpisodes(
   const rows = ctx.st
     .file('unreflected-episodes')
     .all({ ownerId, nowMs: toMs(opts.now, 'now'), limit: opts.limit }) as MemoryRow[];
+  return rows.map(rowToMemory);
+}
+
+/** The owner's newest live source memories (no DERIVED_FROM), newest first (write order). */
+export function recentSources(
+  ctx: StoreContext,
+  ownerId: string,
+  opts: { now: string; limit: number },
+): Memory[] {
+  requireOwner(ownerId);
+  if (!Number.isInteger(opts.limit) || opts.limit < 0) {
+    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', {
+      limit: opts.limit,
+    });
+  }
+  const nowMs = toMs(opts.now, 'now');
+  if (opts.limit === 0) return [];
+  const rows = ctx.st
+    .file('recent-sources')
+    .all({ ownerId, nowMs, limit: opts.limit }) as MemoryRow[];
   return rows.map(rowToMemory);
 }
 

@@ -35,7 +35,7 @@ import { isMemoryPath, openDatabase } from './open-database.ts';
 import type { Db } from './open-database.ts';
 import { outboxAck, outboxPending } from './outbox.ts';
 import { Statements } from './queries.ts';
-import { countUnreflected, unreflectedEpisodes } from './reflection.ts';
+import { countUnreflected, recentSources, unreflectedEpisodes } from './reflection.ts';
 import { searchEntities, searchText, searchVector } from './search.ts';
 import { logRead, sessionMessages, trimSession } from './session-buffer.ts';
 import { mapErrors } from './sqlite-errors.ts';
@@ -195,6 +195,9 @@ export class SqliteMemoryStore implements MemoryStore {
   }
   countUnreflected(ownerId: string, now: string, upTo?: number): Promise<number> {
     return this.op((c) => countUnreflected(c, ownerId, now, upTo));
+  }
+  recentSources(ownerId: string, opts: { now: string; limit: number }): Promise<Memory[]> {
+    return this.op((c) => recentSources(c, ownerId, opts));
   }
   staleEmbeddings(ownerId: string, model: string, limit: number): Promise<string[]> {
     return this.op((c) => staleEmbeddings(c, ownerId, model, limit));

@@ -463,6 +463,79 @@ export function outboxAndJobsSuite(opts: ConformanceOptions): void {
       });
     });
 
+    describe('compaction reads', () => {
+      it('recentSources lists live source memories newest first, as full records, up to the limit', async () => {
+        const o = owner();
+        const p = owner();
+        const s1 = memoryFixture(o, { kind: 'episode', createdAt: T(1) });
+        const s2 = memoryFixture(o, { kind: 'fact', createdAt: T(2) });
+        // Same instant: the later insertion is the newer.
+        const s3 = memoryFixture(o, { kind: 'episode', createdAt: T(3) });
+        const s4 = memoryFixture(o, { kind: 'episode', createdAt: T(3) });
+        const late = memoryFixture(o, { kind: 'episode', createdAt: T(8) });
+        // Newer than every live source, and each one left out.
+        const expired = memoryFixture(o, {
+          kind: 'episode',
+          createdAt: T(9),
+          expiresAt: '2026-03-01T00:00:00.000Z',
+        });
+        const superseded = memoryFixture(o, { createdAt: T(9), supersededBy: 'mem-newer' });
+        const ended = memoryFixture(o, { createdAt: T(9), validTo: T(10) });
+        const notYetValid = memoryFixture(o, {
+          createdAt: T(9),
+          validFrom: '2026-12-01T00:00:00.000Z',
+        });
+        const theirs = memoryFixture(p, { kind: 'episode', createdAt: T(9) });
+        // Derived memories (DERIVED_FROM of their own) are left out, however
+        // new; their sources (inbound edges only) stay in.
+        const rule = memoryFixture(o, {
+          kind: 'rule',
+          authority: 'agent_inferred',
+          derivedFrom: [s1.id, s2.id],
+          createdAt: T(10),
+        });
+        const summary = memoryFixture(o, {
+          kind: 'summary',
+          authority: 'agent_inferred',
+          derivedFrom: [rule.id],
+          createdAt: T(11),
+        });
+        // Written out of time order: createdAt, not insertion, comes first.
+        await put([late, s1, s2, s3, expired, superseded, ended, notYetValid]);
+        await put([s4]);
+        await put([theirs]);
+        await put([rule]);
+        await put([summary]);
+
+        const ids = [late.id, s4.id, s3.id, s2.id, s1.id];
+        const listed = await store.recentSources(o, { now: NOW, limit: 100 });
+        expect(listed.map((m) => m.id)).toEqual(ids);
+        expect(listed).toEqual(await store.getByIds(o, ids));
+        expect(listed[0]).toEqual(late);
+        // The limit counts live sources: the newer memories left out take no slot.
+        expect((await store.recentSources(o, { now: NOW, limit: 2 })).map((m) => m.id)).toEqual([
+          late.id,
+          s4.id,
+        ]);
+        expect((await store.recentSources(o, { now: NOW, limit: 5 })).map((m) => m.id)).toEqual(
+          ids,
+        );
+        expect(await store.recentSources(o, { now: NOW, limit: 0 })).toEqual([]);
+        // Before the expiry, the expired memory was live (and newest).
+        expect(
+          (await store.recentSources(o, { now: '2026-02-01T00:00:00.000Z', limit: 100 })).map(
+            (m) => m.id,
+          ),
+        ).toEqual([expired.id, ...ids]);
+        expect((await store.recentSources(p, { now: NOW, limit: 100 })).map((m) => m.id)).toEqual([
+          theirs.id,
+        ]);
+        expect(await store.recentSources(f.owner(), { now: NOW, limit: 100 })).toEqual([]);
+        await expectCode(store.recentSources(o, { now: NOW, limit: -1 }), 'invalid_input');
+        await expectCode(store.recentSources(o, { now: NOW, limit: 1.5 }), 'invalid_input');
+      });
+    });
+
     describe('re-embedding', () => {
       it('lists memories of another model oldest first, and replaceEmbeddings moves what searchVector finds', async () => {
         const o = owner();

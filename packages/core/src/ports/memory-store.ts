@@ -254,6 +254,13 @@ export interface MemoryStore {
    * count it whole).
    */
   countUnreflected(ownerId: string, now: string, upTo?: number): Promise<number>;
+  /**
+   * The owner's newest live source memories (no DERIVED_FROM of their own),
+   * newest first by write order: what compaction looks at. Live as
+   * unreflectedEpisodes defines it (not expired at `now`, not superseded,
+   * inside the validity window).
+   */
+  recentSources(ownerId: string, opts: { now: string; limit: number }): Promise<Memory[]>;
 
   /** Ids of the owner's memories whose embeddingModel is not `model`, oldest first. */
   staleEmbeddings(ownerId: string, model: string, limit: number): Promise<string[]>;
