@@ -126,20 +126,13 @@ export interface CompactionRun {
 export async function compact(deps: EngineDeps, ownerId: string): Promise<CompactionRun> {
   const cfg = deps.policy.background.compaction;
   const now = deps.clock.now().toISOString();
-  const recent: Memory[] = [];
-  for (let after: string | undefined; ;) {
-    const ids = await deps.store.listIds(ownerId, { ...(after ? { after } : {}), limit: 2000 });
-    if (ids.length === 0) break;
-    after = ids[ids.length - 1];
-    const rows = await deps.store.getByIds(ownerId, ids);
-    // Only source memories: summaries and reflections are not compacted again.
-    recent.push(...rows.filter((m) => isLiveAt(m, now) && m.derivedFrom.length === 0));
-  }
-  recent.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
-  // Members of existing summaries take part: a cluster that grew is summarised
-  // anew (superseding the old summary); an unchanged one has the same id and
-  // is left as it is.
-  const candidates = recent.slice(0, cfg.scanLimit).reverse();
+  // The newest live source memories (summaries and reflections are not
+  // compacted again), oldest first. Members of existing summaries take part:
+  // a cluster that grew is summarised anew (superseding the old summary); an
+  // unchanged one has the same id and is left as it is.
+  const candidates = (
+    await deps.store.recentSources(ownerId, { now, limit: cfg.scanLimit })
+  ).reverse();
   const run: CompactionRun = { scanned: candidates.length, clusters: 0, written: [] };
   if (candidates.length < cfg.minCluster) return run;
 
