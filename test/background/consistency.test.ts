@@ -10,8 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ManualClock,
-  createEngine,
-  defaultPolicy,
   startInProcessBackground,
   isCompactionSummary,
   type Policy,
@@ -25,7 +23,7 @@ import {
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import {
   embeddedMode,
-  realEmbedder,
+  engineOver,
   user,
   type BackgroundFixture,
   type FixtureOptions,
@@ -84,21 +82,10 @@ describe('background consistency', () => {
     // An engine with no background running: the jobs wait in the outbox
     // until this test runs them.
     const dir = mkdtempSync(join(tmpdir(), 'kg-backlog-'));
-    const embedder = await realEmbedder();
     const store = createSqliteStore({ path: join(dir, 'kg.db') });
-    await store.init({ dimensions: embedder.dimensions });
-    const policy = defaultPolicy();
-    const engine = createEngine({
-      store,
-      embedder,
-      policy: {
-        ...policy,
-        background: {
-          ...policy.background,
-          reflection: { ...policy.background.reflection, afterEpisodes: 3 },
-        },
-      },
+    const engine = await engineOver(store, {
       clock: new ManualClock(new Date().toISOString()),
+      policy: tweak((b) => ({ ...b, reflection: { ...b.reflection, afterEpisodes: 3 } })),
     });
     const o = 'backlog-owner';
     const reflectJobs = async () =>

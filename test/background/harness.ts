@@ -16,6 +16,7 @@ import {
   scheduledJobs,
   startInProcessBackground,
   type Caller,
+  type Clock,
   type Embedder,
   type Engine,
   type Extractor,
@@ -25,6 +26,7 @@ import {
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
+import { redisConnection } from '@keepgraph/server';
 import { startWorkerProcess } from '@keepgraph/workers';
 
 export const user: Caller = { role: 'user', principal: 'user:test' };
@@ -58,14 +60,22 @@ export interface BackgroundMode {
 let embedder: Promise<Embedder> | null = null;
 export const realEmbedder = () => (embedder ??= createTransformersEmbedder());
 
-async function engineOver(store: MemoryStore, opts: FixtureOptions) {
-  const emb = await realEmbedder();
-  await store.init({ dimensions: emb.dimensions });
+/**
+ * An engine over `store` (initialised here): the real model unless another
+ * embedder is given, the default policy (tweaked by `policy`), the clock given.
+ */
+export async function engineOver(
+  store: MemoryStore,
+  opts: { clock: Clock; policy?: (p: Policy) => Policy; embedder?: Embedder },
+): Promise<Engine> {
+  const embedder = opts.embedder ?? (await realEmbedder());
+  await store.init({ dimensions: embedder.dimensions });
   const policy = opts.policy ? opts.policy(defaultPolicy()) : defaultPolicy();
-  const clock = new ManualClock(opts.start ?? new Date().toISOString());
-  const engine = createEngine({ store, embedder: emb, policy, clock });
-  return { engine, clock };
+  return createEngine({ store, embedder, policy, clock: opts.clock });
 }
+
+const manualClock = (opts: FixtureOptions) =>
+  new ManualClock(opts.start ?? new Date().toISOString());
 
 const owner = () => `owner-${randomUUID()}`;
 
@@ -74,7 +84,8 @@ export const embeddedMode: BackgroundMode = {
   async fixture(opts = {}) {
     const dir = mkdtempSync(join(tmpdir(), 'kg-background-'));
     const store = createSqliteStore({ path: join(dir, 'kg.db') });
-    const { engine, clock } = await engineOver(store, opts);
+    const clock = manualClock(opts);
+    const engine = await engineOver(store, { ...opts, clock });
     const bg = startInProcessBackground(engine, {
       schedules: false,
       backoffMs: 20,
@@ -104,7 +115,13 @@ export async function bullIdle(
   for (;;) {
     let busy = 0;
     for (const q of queues) {
-      const c = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+      const c = await q.getJobCounts(
+        'waiting',
+        'active',
+        'delayed',
+        'prioritized',
+        'waiting-children',
+      );
       busy += Object.values(c).reduce((a, b) => a + b, 0);
     }
     if (busy === 0) return;
@@ -112,19 +129,17 @@ export async function bullIdle(
   }
 }
 
-export function redisConnection(url: string) {
-  const u = new URL(url);
-  return { host: u.hostname, port: Number(u.port || 6379), maxRetriesPerRequest: null };
-}
-
 export const serverMode: BackgroundMode = {
   name: 'server (Neo4j, BullMQ workers)',
   async fixture(opts = {}) {
     const store = createNeo4jStore({
       uri: inject('neo4jUri'),
-      ...(inject('neo4jUser') ? { user: inject('neo4jUser'), password: inject('neo4jPassword') } : {}),
+      ...(inject('neo4jUser')
+        ? { user: inject('neo4jUser'), password: inject('neo4jPassword') }
+        : {}),
     });
-    const { engine, clock } = await engineOver(store, opts);
+    const clock = manualClock(opts);
+    const engine = await engineOver(store, { ...opts, clock });
     const wp = await startWorkerProcess({
       engine,
       connection: redisConnection(inject('redisUrl')),

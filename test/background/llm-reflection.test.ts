@@ -28,7 +28,11 @@ afterEach(async () => {
 
 async function setUp(handler: FakeChatHandler) {
   chat = await startFakeChatServer(handler);
-  const extractor = createOpenAiExtractor({ baseUrl: chat.baseUrl, model: 'fake-model', apiKey: 'k' });
+  const extractor = createOpenAiExtractor({
+    baseUrl: chat.baseUrl,
+    model: 'fake-model',
+    apiKey: 'k',
+  });
   f = await embeddedMode.fixture({ extractor });
   const o = f.owner();
   // A negative episode triggers reflection at once.
@@ -69,14 +73,19 @@ describe('reflection through the OpenAI-compatible extractor', () => {
     expect(derived[0]).toMatchObject({
       authority: 'agent_inferred',
       derivedFrom: [ep.id],
-      origin: { extractor: { name: 'openai-compatible', model: 'fake-model', promptVersion: 'reflect-v1' } },
+      origin: {
+        extractor: { name: 'openai-compatible', model: 'fake-model', promptVersion: 'reflect-v1' },
+      },
     });
     expect(await f.store.countUnreflected(o, f.clock.now().toISOString())).toBe(0);
   });
 
   for (const [what, handler] of [
     ['malformed JSON', () => chatCompletion('{"claims": [')],
-    ['an off-schema claim', () => claimsCompletion([{ kind: 'episode', text: 'x', confidence: 2 }])],
+    [
+      'an off-schema claim',
+      () => claimsCompletion([{ kind: 'episode', text: 'x', confidence: 2 }]),
+    ],
     [
       'a source outside the episodes it was given',
       () =>

@@ -9,18 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  createEngine,
-  defaultPolicy,
-  systemClock,
-  type Engine,
-  type MemoryStore,
-  type WriteBatch,
-} from '@keepgraph/core';
+import { defaultPolicy, systemClock, type MemoryStore, type WriteBatch } from '@keepgraph/core';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { startWorkerProcess } from '@keepgraph/workers';
 import { testRedis } from '@keepgraph/workers/testing';
-import { bullIdle, realEmbedder, user } from './harness.ts';
+import { bullIdle, engineOver, user } from './harness.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kg-outage-'));
 // An fsync'd append-only file, as a production Redis would run.
@@ -52,17 +45,9 @@ function recordingJobs(store: MemoryStore, recorded: Set<string>): MemoryStore {
 describe('Redis stopped while 1,000 memories are written', () => {
   it('loses no job and runs each once in effect', async () => {
     await startRedis();
-    const embedder = await realEmbedder();
     const sqlite = createSqliteStore({ path: join(dir, 'kg.db') });
     const recorded = new Set<string>();
-    const store = recordingJobs(sqlite, recorded);
-    await store.init({ dimensions: embedder.dimensions });
-    const engine: Engine = createEngine({
-      store,
-      embedder,
-      policy: defaultPolicy(),
-      clock: systemClock,
-    });
+    const engine = await engineOver(recordingJobs(sqlite, recorded), { clock: systemClock });
     const completions = new Map<string, number>();
     const failures: string[] = [];
     const wp = await startWorkerProcess({

@@ -6,16 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  ManualClock,
-  createEngine,
-  defaultPolicy,
-  startInProcessBackground,
-  type Embedder,
-} from '@keepgraph/core';
+import { ManualClock, startInProcessBackground, type Embedder } from '@keepgraph/core';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
-import { operator, user } from './harness.ts';
+import { operator, user, engineOver } from './harness.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kg-reembed-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,21 +20,20 @@ describe('changing the embedding model', () => {
     const clock = new ManualClock(new Date().toISOString());
     const open = async (embedder: Embedder) => {
       const store = createSqliteStore({ path });
-      await store.init({ dimensions: embedder.dimensions });
-      const engine = createEngine({
-        store,
-        embedder,
-        policy: defaultPolicy(),
-        clock,
-      });
-      return { store, engine };
+      return { store, engine: await engineOver(store, { clock, embedder }) };
     };
     const old = await open(await createTransformersEmbedder({ modelId: 'all-minilm-l6-v2-q' }));
     const o = `owner-${randomUUID()}`;
-    const texts = ['Alex books aisle seats on long flights.', 'The office moved to Leipzig in May.'];
+    const texts = [
+      'Alex books aisle seats on long flights.',
+      'The office moved to Leipzig in May.',
+    ];
     const ids: string[] = [];
     for (const text of texts)
-      ids.push((await old.engine.remember(user, o, { kind: 'fact', text, origin: { sessionId: 's' } })).memory.id);
+      ids.push(
+        (await old.engine.remember(user, o, { kind: 'fact', text, origin: { sessionId: 's' } }))
+          .memory.id,
+      );
     await old.store.close();
 
     const bge = await createTransformersEmbedder({ modelId: 'bge-small-en-v1.5-q' });
@@ -53,12 +46,18 @@ describe('changing the embedding model', () => {
       const rows = await now.store.getByIds(o, ids);
       expect(rows.map((m) => m.embeddingModel)).toEqual([bge.modelId, bge.modelId]);
       const [q] = await bge.embed(['Where is the office now?'], 'query');
-      const hits = await now.store.searchVector(o, q!, { limit: 1, now: clock.now().toISOString() });
+      const hits = await now.store.searchVector(o, q!, {
+        limit: 1,
+        now: clock.now().toISOString(),
+      });
       expect(hits[0]!.id).toBe(ids[1]);
       const audit = await now.engine.auditList(operator, { ownerId: o });
-      expect(audit.filter((e) => e.type === 'reembed').flatMap((e) => e.memoryIds).sort()).toEqual(
-        [...ids].sort(),
-      );
+      expect(
+        audit
+          .filter((e) => e.type === 'reembed')
+          .flatMap((e) => e.memoryIds)
+          .sort(),
+      ).toEqual([...ids].sort());
     } finally {
       await bg.stop();
       await now.store.close();

@@ -28,7 +28,7 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       await f.close();
     });
 
-    it("the seed: reflection turns the feedback into PREFERS_AGAINST with its reason and lineage; recall puts it first; forgetting the feedback takes rule and relation", async () => {
+    it('the seed: reflection turns the feedback into PREFERS_AGAINST with its reason and lineage; recall puts it first; forgetting the feedback takes rule and relation', async () => {
       const o = f.owner();
       const eps = [];
       for (const [i, text] of SEED_EPISODES.entries()) {
@@ -55,7 +55,9 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
         origin: { extractor: { name: 'keepgraph-statements' } },
       });
       // No laundering: the episode's origin travels with the rule.
-      expect(rule.sourceOrigins).toEqual([expect.objectContaining({ sessionId: 'seed', turn: '2' })]);
+      expect(rule.sourceOrigins).toEqual([
+        expect.objectContaining({ sessionId: 'seed', turn: '2' }),
+      ]);
       expect(rule.expiresAt <= eps[1]!.expiresAt).toBe(true);
       const relations = await f.store.relations(o);
       expect(relations).toEqual([
@@ -110,7 +112,10 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       const e1 = await say('I love cold calls.');
       const first = (await current()).live;
       expect(first).toHaveLength(1);
-      expect(first[0]).toMatchObject({ derivedFrom: [e1.id], relations: [expect.objectContaining({ type: 'PREFERS' })] });
+      expect(first[0]).toMatchObject({
+        derivedFrom: [e1.id],
+        relations: [expect.objectContaining({ type: 'PREFERS' })],
+      });
 
       const e2 = await say('Honestly, I love cold calls!');
       const confirmed = (await current()).live;
@@ -124,7 +129,9 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       expect(live[0]).toMatchObject({
         derivedFrom: [e3.id],
         supersedes: confirmed[0]!.id,
-        relations: [expect.objectContaining({ type: 'PREFERS_AGAINST', reason: 'the last campaign' })],
+        relations: [
+          expect.objectContaining({ type: 'PREFERS_AGAINST', reason: 'the last campaign' }),
+        ],
       });
       const old = all.find((m) => m.id === confirmed[0]!.id)!;
       expect(old.supersededBy).toBe(live[0]!.id);
@@ -142,7 +149,10 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       const after = (await current()).live;
       expect(after.find((m) => !m.conflict)?.id).toBe(stated.memory.id);
       expect(after.filter((m) => m.conflict)).toEqual([
-        expect.objectContaining({ authority: 'agent_inferred', relations: [expect.objectContaining({ type: 'PREFERS_AGAINST' })] }),
+        expect.objectContaining({
+          authority: 'agent_inferred',
+          relations: [expect.objectContaining({ type: 'PREFERS_AGAINST' })],
+        }),
       ]);
     });
 
@@ -152,14 +162,22 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
           ...p,
           background: {
             ...p.background,
-            reflection: { ...p.background.reflection, noveltyBelow: 0.6, onNegativeFeedback: false },
+            reflection: {
+              ...p.background.reflection,
+              noveltyBelow: 0.6,
+              onNegativeFeedback: false,
+            },
           },
         }),
       });
       try {
         const o = g.owner();
         const write = (text: string) =>
-          g.engine.remember(user, o, { kind: 'episode', text, origin: { sessionId: 'n', turn: text } });
+          g.engine.remember(user, o, {
+            kind: 'episode',
+            text,
+            origin: { sessionId: 'n', turn: text },
+          });
         // The owner's first episode is novel by definition: reflected at once.
         await write('Discussed the quarterly invoice schedule with the accounting team.');
         await g.settle();
@@ -213,10 +231,15 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       const rebuilt = (await liveMemories(f, o)).filter(isCompactionSummary);
       expect(rebuilt).toHaveLength(1);
       expect([...rebuilt[0]!.derivedFrom].sort()).toEqual(
-        members.filter((m) => m !== gone).map((m) => m.id).sort(),
+        members
+          .filter((m) => m !== gone)
+          .map((m) => m.id)
+          .sort(),
       );
       expect(rebuilt[0]!.sourceOrigins).toHaveLength(19);
-      expect(rebuilt[0]!.sourceOrigins.map((x) => x.sessionId)).not.toContain(gone.origin.sessionId);
+      expect(rebuilt[0]!.sourceOrigins.map((x) => x.sessionId)).not.toContain(
+        gone.origin.sessionId,
+      );
     });
 
     it('1,000 memories expiring over a minute are purged within 60 s of expiry, never recalled after it, and the on-schedule KPI reads 100%', async () => {

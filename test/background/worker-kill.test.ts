@@ -17,15 +17,14 @@ import { join, resolve } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import {
-  createEngine,
   createStatementExtractor,
-  defaultPolicy,
   startInProcessBackground,
   systemClock,
   type Engine,
   type MemoryInput,
   type MemoryStore,
 } from '@keepgraph/core';
+import { redisConnection } from '@keepgraph/server';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createOpenAiExtractor } from '@keepgraph/extractor-openai';
 import {
@@ -34,7 +33,7 @@ import {
   startFakeChatServer,
   type FakeChatServer,
 } from '@keepgraph/extractor-openai/testing';
-import { bullIdle, realEmbedder, redisConnection, user } from './harness.ts';
+import { bullIdle, engineOver, user } from './harness.ts';
 import { graphSnapshot } from './graph-snapshot.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -43,7 +42,16 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const THINGS = ['finance', 'crypto', 'gambling', 'tobacco', 'defence', 'mining', 'fashion', 'retail'];
+const THINGS = [
+  'finance',
+  'crypto',
+  'gambling',
+  'tobacco',
+  'defence',
+  'mining',
+  'fashion',
+  'retail',
+];
 const GOALS = ['learn Rust', 'run a marathon', 'visit Japan', 'write a book', 'learn piano'];
 
 /** 150 episodes: statements the extractor reads, and near-duplicates to compact. */
@@ -68,16 +76,8 @@ function workload(): MemoryInput[] {
 }
 
 async function engineOn(path: string): Promise<{ engine: Engine; store: MemoryStore }> {
-  const embedder = await realEmbedder();
   const store = createSqliteStore({ path });
-  await store.init({ dimensions: embedder.dimensions });
-  const engine = createEngine({
-    store,
-    embedder,
-    policy: defaultPolicy(),
-    clock: systemClock,
-  });
-  return { engine, store };
+  return { engine: await engineOver(store, { clock: systemClock }), store };
 }
 
 const MODEL = 'fake-model';
@@ -138,7 +138,17 @@ function startWorker(
 ): { child: ChildProcess; ready: Promise<void>; log: () => string } {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'packages/cli/src/main.ts', 'worker', '--data', dataDir, '--lock-ms', '2000', '--no-schedules'],
+    [
+      '--import',
+      'tsx',
+      'packages/cli/src/main.ts',
+      'worker',
+      '--data',
+      dataDir,
+      '--lock-ms',
+      '2000',
+      '--no-schedules',
+    ],
     {
       cwd: root,
       env: {
@@ -167,7 +177,9 @@ function startWorker(
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code, signal) => fail(new Error(`worker exited (${code ?? signal}):\n${out}`)));
+    child.once('exit', (code, signal) =>
+      fail(new Error(`worker exited (${code ?? signal}):\n${out}`)),
+    );
   });
   ready.catch(() => {});
   return { child, ready, log: () => out };
@@ -183,13 +195,23 @@ describe('a worker killed with SIGKILL mid-reflection', () => {
       const ref = await engineOn(join(refDir, 'keepgraph.db'));
       const refOwner = `ref-${randomUUID()}`;
       await writeAll(ref.engine, refOwner);
-      const extractor = createOpenAiExtractor({ baseUrl: chat.server.baseUrl, model: MODEL, apiKey: API_KEY });
-      const bg = startInProcessBackground(ref.engine, { schedules: false, backoffMs: 20, extractor });
+      const extractor = createOpenAiExtractor({
+        baseUrl: chat.server.baseUrl,
+        model: MODEL,
+        apiKey: API_KEY,
+      });
+      const bg = startInProcessBackground(ref.engine, {
+        schedules: false,
+        backoffMs: 20,
+        extractor,
+      });
       await bg.settle();
       await bg.stop();
       const expected = await graphSnapshot(ref.store, refOwner);
       await ref.store.close();
-      expect(expected.memories.filter((m) => m.extractor === 'openai-compatible').length).toBeGreaterThan(10);
+      expect(
+        expected.memories.filter((m) => m.extractor === 'openai-compatible').length,
+      ).toBeGreaterThan(10);
       expect(expected.memories.some((m) => m.extractor === 'keepgraph-compaction')).toBe(true);
 
       // The interrupted run: written first (the jobs wait in the outbox), then
@@ -219,7 +241,10 @@ describe('a worker killed with SIGKILL mid-reflection', () => {
         await Promise.race([
           firstRequest,
           new Promise((_, fail) => {
-            waited = setTimeout(() => fail(new Error(`no reflection ever ran:\n${first.log()}`)), 60_000);
+            waited = setTimeout(
+              () => fail(new Error(`no reflection ever ran:\n${first.log()}`)),
+              60_000,
+            );
           }),
         ]).finally(() => clearTimeout(waited));
         expect(chat.server.requests.length).toBe(requestsBefore + 1);

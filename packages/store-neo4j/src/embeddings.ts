@@ -1,6 +1,6 @@
 // Re-embedding after a model change: which of an owner's memories carry a
 // vector from another model, and the atomic swap of vectors for new ones.
-import { KeepGraphError, checkEmbeddingUpdates } from '@keepgraph/core';
+import { KeepGraphError, checkEmbeddingUpdates, checkLimit } from '@keepgraph/core';
 import type { EmbeddingUpdate } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
@@ -15,9 +15,7 @@ export async function staleEmbeddings(
   limit: number,
 ): Promise<string[]> {
   requireOwner(ownerId);
-  if (!Number.isInteger(limit) || limit < 0) {
-    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', { limit });
-  }
+  checkLimit(limit);
   const found = await readRows<{ id: string }>(ctx, cypher('stale-embeddings'), {
     ownerId,
     model,

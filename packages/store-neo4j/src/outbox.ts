@@ -3,7 +3,7 @@
 // oldest first by the relay and deleted once the queue has them. Entries
 // hold ids only and hang off no memory: deleting memories or a whole owner
 // leaves them, and the job finds out for itself that what it names is gone.
-import { KeepGraphError } from '@keepgraph/core';
+import { checkLimit } from '@keepgraph/core';
 import type { Job, OutboxEntry } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
@@ -38,9 +38,7 @@ interface OutboxRow {
 
 /** Pending jobs, oldest first, across owners: the relay's read. */
 export async function outboxPending(ctx: StoreContext, limit: number): Promise<OutboxEntry[]> {
-  if (!Number.isInteger(limit) || limit < 0) {
-    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', { limit });
-  }
+  checkLimit(limit);
   // `seq >= 0` lets the planner read the seq index in order and stop at LIMIT.
   const found = await readRows<OutboxRow>(
     ctx,

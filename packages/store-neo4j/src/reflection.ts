@@ -2,7 +2,7 @@
 // internal reflectedAt property, never part of a returned Memory) and which
 // live episodes still wait for it; and compaction's read, the newest live
 // source memories.
-import { KeepGraphError } from '@keepgraph/core';
+import { checkLimit } from '@keepgraph/core';
 import type { Memory, WriteBatch } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import { propsToMemory, toMs } from './record-mapping.ts';
@@ -36,11 +36,7 @@ export async function unreflectedEpisodes(
   opts: { now: string; limit: number },
 ): Promise<Memory[]> {
   requireOwner(ownerId);
-  if (!Number.isInteger(opts.limit) || opts.limit < 0) {
-    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', {
-      limit: opts.limit,
-    });
-  }
+  checkLimit(opts.limit);
   const nowMs = toMs(opts.now, 'now');
   if (opts.limit === 0) return [];
   const found = await readRows<{ m: Record<string, unknown> }>(
@@ -58,11 +54,7 @@ export async function recentSources(
   opts: { now: string; limit: number },
 ): Promise<Memory[]> {
   requireOwner(ownerId);
-  if (!Number.isInteger(opts.limit) || opts.limit < 0) {
-    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', {
-      limit: opts.limit,
-    });
-  }
+  checkLimit(opts.limit);
   const nowMs = toMs(opts.now, 'now');
   if (opts.limit === 0) return [];
   const found = await readRows<{ m: Record<string, unknown> }>(ctx, cypher('recent-sources'), {

@@ -1,6 +1,6 @@
 // Re-embedding after a model change: which of an owner's memories carry a
 // vector from another model, and the atomic swap of vectors for new ones.
-import { KeepGraphError, checkEmbeddingUpdates } from '@keepgraph/core';
+import { checkEmbeddingUpdates, checkLimit } from '@keepgraph/core';
 import type { EmbeddingUpdate } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
@@ -14,9 +14,7 @@ export function staleEmbeddings(
   limit: number,
 ): string[] {
   requireOwner(ownerId);
-  if (!Number.isInteger(limit) || limit < 0) {
-    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', { limit });
-  }
+  checkLimit(limit);
   return ctx.st.file('stale-embeddings').pluck().all({ ownerId, model, limit }) as string[];
 }
 

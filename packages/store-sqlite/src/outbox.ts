@@ -3,7 +3,7 @@
 // relay and deleted once the queue has them. Entries hold ids only and are
 // owned by no memory: deleting memories or a whole owner leaves them, and
 // the job finds out for itself that what it names is gone.
-import { KeepGraphError } from '@keepgraph/core';
+import { checkLimit } from '@keepgraph/core';
 import type { Job, OutboxEntry } from '@keepgraph/core';
 import type { Statements } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
@@ -33,9 +33,7 @@ export function recordJobs(st: Statements, jobs: readonly Job[], recordedAt: str
 
 /** Pending jobs, oldest first, across owners: the relay's read. */
 export function outboxPending(ctx: StoreContext, limit: number): OutboxEntry[] {
-  if (!Number.isInteger(limit) || limit < 0) {
-    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', { limit });
-  }
+  checkLimit(limit);
   const rows = ctx.st
     .sql(
       'SELECT job_id, name, owner_id, payload_json, recorded_at FROM outbox ORDER BY seq LIMIT ?',

@@ -2,7 +2,7 @@
 // internal reflected_at marker, never part of a returned Memory) and which
 // live episodes still wait for it; and compaction's read, the newest live
 // source memories.
-import { KeepGraphError } from '@keepgraph/core';
+import { checkLimit } from '@keepgraph/core';
 import type { Memory, WriteBatch } from '@keepgraph/core';
 import { rowToMemory, toMs } from './row-mapping.ts';
 import type { MemoryRow } from './row-mapping.ts';
@@ -33,11 +33,7 @@ export function unreflectedEpisodes(
   opts: { now: string; limit: number },
 ): Memory[] {
   requireOwner(ownerId);
-  if (!Number.isInteger(opts.limit) || opts.limit < 0) {
-    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', {
-      limit: opts.limit,
-    });
-  }
+  checkLimit(opts.limit);
   if (opts.limit === 0) return [];
   const rows = ctx.st
     .file('unreflected-episodes')
@@ -52,11 +48,7 @@ export function recentSources(
   opts: { now: string; limit: number },
 ): Memory[] {
   requireOwner(ownerId);
-  if (!Number.isInteger(opts.limit) || opts.limit < 0) {
-    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', {
-      limit: opts.limit,
-    });
-  }
+  checkLimit(opts.limit);
   const nowMs = toMs(opts.now, 'now');
   if (opts.limit === 0) return [];
   const rows = ctx.st

@@ -1,7 +1,7 @@
 // The three candidate searches of recall: vector (cosine), full text (BM25)
 // and entity names. Each is scoped to one owner and returns live memories
 // only: not expired, not superseded, already valid (invariant 6).
-import { KeepGraphError } from '@keepgraph/core';
+import { KeepGraphError, checkLimit } from '@keepgraph/core';
 import type { ScoredId, SearchOptions } from '@keepgraph/core';
 import { normalizeEntityName } from '@keepgraph/graph-schema';
 import { toFtsMatch } from './fts-query.ts';
@@ -13,11 +13,7 @@ import { requireOwner } from './write-batch.ts';
 const MAX_K = 4096;
 
 function checkOptions(opts: SearchOptions): { limit: number; nowMs: number } {
-  if (!Number.isInteger(opts.limit) || opts.limit < 0) {
-    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', {
-      limit: opts.limit,
-    });
-  }
+  checkLimit(opts.limit);
   return { limit: opts.limit, nowMs: toMs(opts.now, 'now') };
 }
 

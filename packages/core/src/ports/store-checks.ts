@@ -90,3 +90,10 @@ export function checkEmbeddingUpdates(
     }
   }
 }
+
+/** A read's `limit`: a non-negative integer, or `invalid_input`. */
+export function checkLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 0) {
+    throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', { limit });
+  }
+}
