@@ -114,3 +114,35 @@ export function formatMetricsTable(m: RecallMetrics): string[] {
     r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '),
   );
 }
+
+/**
+ * Two runs over the same questions, per category then overall: recall@k of
+ * each and the difference (second minus first), for k = 5, 10 and 25.
+ */
+export function formatSideBySide(
+  a: RecallMetrics,
+  b: RecallMetrics,
+  ks: readonly K[] = [5, 10, 25],
+): string[] {
+  const head = ['category', 'n', ...ks.flatMap((k) => [`raw R@${k}`, `cons R@${k}`, 'Δ'])];
+  const cell = (x: number) => x.toFixed(1);
+  const delta = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(1);
+  const row = (name: string, ga: GroupScores, gb: GroupScores) => [
+    name,
+    String(gb.questions),
+    ...ks.flatMap((k) => [
+      cell(ga.recall[k]),
+      cell(gb.recall[k]),
+      delta(round1(gb.recall[k] - ga.recall[k])),
+    ]),
+  ];
+  const rows = [
+    head,
+    ...Object.entries(b.byCategory).map(([c, g]) => row(c, a.byCategory[c] ?? g, g)),
+    row('overall', a.overall, b.overall),
+  ];
+  const widths = head.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) =>
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '),
+  );
+}
