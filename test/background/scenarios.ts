@@ -219,10 +219,17 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       expect(summary.sourceOrigins.map((x) => x.sessionId).sort()).toEqual(
         members.map((m) => m.origin.sessionId).sort(),
       );
-      // Members are no longer recalled: the summary stands in for them.
-      const hits = await f.engine.recall(user, o, 'Which seat does Alex book on flights?');
-      expect(hits.results[0]!.memory.id).toBe(summary.id);
-      expect(hits.results.some((h) => members.some((m) => m.id === h.memory.id))).toBe(false);
+      // The summary stands in for the member whose every word it carries
+      // (its text is that member's); the others each name another flight,
+      // so they stay recallable beside it.
+      const hits = await f.engine.recall(user, o, 'Which seat does Alex book on flights?', {
+        topK: 10,
+      });
+      const ids = hits.results.map((h) => h.memory.id);
+      expect(ids).toContain(summary.id);
+      const medoid = members.find((m) => m.text === summary.text)!;
+      expect(ids).not.toContain(medoid.id);
+      expect(ids.filter((id) => members.some((m) => m.id === id)).length).toBeGreaterThan(0);
 
       const gone = members[7]!;
       const receipt = await f.engine.forget(user, o, [gone.id]);

@@ -30,6 +30,7 @@ export * from './jobs/group-episodes.ts';
 export * from './jobs/derived-writes.ts';
 export * from './jobs/reflect.ts';
 export * from './jobs/compact.ts';
+export * from './jobs/duplicates.ts';
 export * from './jobs/processors.ts';
 export * from './jobs/triggers.ts';
 export * from './jobs/relay.ts';

@@ -7,13 +7,19 @@ import { observedInWindows, type TimeWindow } from './query-time.ts';
 
 /** Retrievers whose ranked lists are fused (each has a weight in the config). */
 export type FusedRetriever = 'vector' | 'text' | 'entity' | 'derived';
-/** Where a candidate's score came from: a fused retriever, or the question turn it replies to. */
-export type RetrieverName = FusedRetriever | 'reply';
+/**
+ * Where a candidate's score came from: a fused retriever, the question turn
+ * it replies to, or a derived memory it is evidence of (derived-keys.ts).
+ */
+export type RetrieverName = FusedRetriever | 'reply' | 'via';
 
 /** Why a memory scored what it did: every factor, so callers can audit ranking. */
 export interface ScoreBreakdown {
   ranks: Partial<Record<RetrieverName, number>>;
-  /** Raw retriever scores: cosine similarity for vector, BM25 for text, the question turn's fused score for reply. */
+  /**
+   * Raw retriever scores: cosine similarity for vector, BM25 for text, the
+   * question turn's fused score for reply, the derived memory's fused score for via.
+   */
   raw: Partial<Record<RetrieverName, number>>;
   fused: number;
   authority: number;
@@ -77,8 +83,9 @@ function maxFused(config: RecallConfig): number {
 }
 
 /**
- * Rescore fused candidates, prefer derived memories over their sources, drop
- * exact duplicates, cut at minScore and topK.
+ * Rescore fused candidates, drop exact duplicates, cut at minScore and topK.
+ * Equal scores are ordered by content hash, then id: the same memories give
+ * the same order whatever ids they were given.
  */
 export function rankCandidates(
   fused: ReadonlyMap<string, FusedEntry>,
@@ -110,19 +117,16 @@ export function rankCandidates(
       breakdown: { ...f, authority, recency, confidence, time, speaker, final },
     });
   }
-  scored.sort((a, b) => b.score - a.score || a.memory.id.localeCompare(b.memory.id));
+  scored.sort(
+    (a, b) =>
+      b.score - a.score ||
+      a.memory.contentHash.localeCompare(b.memory.contentHash) ||
+      a.memory.id.localeCompare(b.memory.id),
+  );
 
-  // A derived memory already speaks for its sources: showing both wastes the
-  // caller's small budget of results.
-  const covered = new Set<string>();
-  if (config.preferDerived) {
-    for (const r of scored)
-      if (r.memory.derivedFrom.length > 0) r.memory.derivedFrom.forEach((s) => covered.add(s));
-  }
   const seenHashes = new Set<string>();
   const out: Ranked[] = [];
   for (const r of scored) {
-    if (covered.has(r.memory.id)) continue;
     if (seenHashes.has(r.memory.contentHash)) continue;
     if (r.score < config.minScore) continue;
     seenHashes.add(r.memory.contentHash);

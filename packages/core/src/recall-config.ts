@@ -31,8 +31,19 @@ export const RecallConfigSchema = z.strictObject({
   /** Drop a result whose normalised score is below this (0..1). */
   minScore: z.number().min(0).max(1),
   topK: z.number().int().min(1).max(100),
-  /** Prefer a derived memory over the sources it summarises. */
-  preferDerived: z.boolean(),
+  /**
+   * Share of a derived memory's fused score lent to its sources (the
+   * evidence it is a key to); 0 turns it off. A source raised this way
+   * names the derived memory in `via`.
+   */
+  sourceLend: z.number().min(0).max(1),
+  /**
+   * How many of a derived memory's sources receive its score (the ones the
+   * query matches best), and the most sources a derived memory may have to
+   * take a result slot of its own: a broader one (a summary of many) is only
+   * a key to them, so one hit cannot fill the results with its sources.
+   */
+  maxSourcesPerDerived: z.number().int().min(1).max(100),
   /**
    * Share of a question turn's score lent to its reply, the next episode of
    * its session (session-replies.ts); 0 turns it off.
@@ -63,7 +74,8 @@ const DEFAULT: RecallConfig = {
   confidenceWeight: 0.3,
   minScore: 0,
   topK: 5,
-  preferDerived: true,
+  sourceLend: 0.9,
+  maxSourcesPerDerived: 3,
   replyWeight: 0.95,
   timeMatchBoost: 1,
   speakerMatchBoost: 0.1,

@@ -79,7 +79,7 @@ describe('rank', () => {
     }
   });
 
-  it('drops sources covered by a derived candidate, duplicates, and what misses minScore', () => {
+  it('drops exact duplicates and what misses minScore, and keeps the sources of a derived candidate', () => {
     const f = fuse(
       { vector: ['s1', 'd', 's2', 'dup1', 'dup2'].map((id) => ({ id, score: 1 })) },
       config,
@@ -95,8 +95,17 @@ describe('rank', () => {
       rankCandidates(f, ms, now, config)
         .map((r) => r.memory.id)
         .sort(),
-    ).toEqual(['d', 'dup1']);
+    ).toEqual(['d', 'dup1', 's1', 's2']);
     expect(rankCandidates(f, ms, now, { ...config, minScore: 0.99 })).toEqual([]);
+  });
+
+  it('orders equal scores by content hash, whatever the ids', () => {
+    const f = fuse({ vector: [{ id: 'z', score: 1 }], text: [{ id: 'a', score: 1 }] }, config);
+    const ms = new Map([
+      ['z', mem('z', { contentHash: 'h1' })],
+      ['a', mem('a', { contentHash: 'h2' })],
+    ]);
+    expect(rankCandidates(f, ms, now, config).map((r) => r.memory.id)).toEqual(['z', 'a']);
   });
 
   it('ignores candidates the store filtered out', () => {

@@ -20,14 +20,25 @@ function checkOptions(opts: SearchOptions): { limit: number; nowMs: number } {
   return { limit: opts.limit, nowMs: toMs(opts.now, 'now') };
 }
 
-/** Best first; ties by id, as the SQLite store orders them. */
-function byScore(a: ScoredId, b: ScoredId): number {
-  return b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/** A hit as the queries return it: rid is the owner's insertion order. */
+interface Hit {
+  id: string;
+  score: unknown;
+  rid: unknown;
+}
+
+/** Best first; ties newest written first (by rid), as the SQLite store orders them. */
+function ranked(hits: readonly Hit[], limit: number): ScoredId[] {
+  return hits
+    .map((h) => ({ id: h.id, score: num(h.score), rid: num(h.rid ?? 0) }))
+    .sort((a, b) => b.score - a.score || b.rid - a.rid)
+    .slice(0, limit)
+    .map(({ id, score }) => ({ id, score }));
 }
 
 interface IndexPage {
   fetched: unknown;
-  live: { id: string; score: unknown }[];
+  live: Hit[];
 }
 
 /** Which vector search path serves an owner of this size. */
@@ -46,13 +57,13 @@ export async function searchVectorExact(
   limit: number,
   nowMs: number,
 ): Promise<ScoredId[]> {
-  const found = await readRows<{ id: string; score: unknown }>(ctx, cypher('search-vector-exact'), {
+  const found = await readRows<Hit>(ctx, cypher('search-vector-exact'), {
     ownerId,
     vector,
     nowMs,
     limit: int(limit),
   });
-  return found.map((r) => ({ id: r.id, score: num(r.score) }));
+  return ranked(found, limit);
 }
 
 /**
@@ -80,9 +91,9 @@ export async function searchVectorIndex(
       ownerId,
       nowMs,
     });
-    const live = (page?.live ?? []).map((h) => ({ id: h.id, score: num(h.score) }));
+    const live = page?.live ?? [];
     const exhausted = num(page?.fetched ?? 0) < k;
-    if (live.length >= limit || exhausted) return live.sort(byScore).slice(0, limit);
+    if (live.length >= limit || exhausted) return ranked(live, limit);
     if (k >= MAX_INDEX_K) return searchVectorExact(ctx, ownerId, vector, limit, nowMs);
     k = Math.min(MAX_INDEX_K, k * 4);
   }
@@ -136,10 +147,9 @@ export async function searchText(
       ownerId,
       nowMs,
     });
-    const live = (page?.live ?? []).map((h) => ({ id: h.id, score: num(h.score) }));
+    const live = page?.live ?? [];
     const exhausted = num(page?.fetched ?? 0) < k;
-    if (live.length >= limit || exhausted || k >= MAX_INDEX_K)
-      return live.sort(byScore).slice(0, limit);
+    if (live.length >= limit || exhausted || k >= MAX_INDEX_K) return ranked(live, limit);
     k = Math.min(MAX_INDEX_K, k * 4);
   }
 }

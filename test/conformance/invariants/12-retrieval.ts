@@ -66,31 +66,52 @@ export function retrievalSuite(opts: ConformanceOptions): void {
       expect(r.results.map((h) => h.memory.id)).toEqual([all.results[0]!.memory.id]);
     });
 
-    it('prefers one derived memory over the sources it summarises', async () => {
+    it('a derived memory is a key to its sources: it comes first, its sources follow via it', async () => {
       const p = f.owner();
-      const a = await f.engine.remember(
-        user,
-        p,
-        episode('Dana booked an aisle seat for the flight to Tokyo'),
-      );
-      const b = await f.engine.remember(
-        user,
-        p,
-        episode('Dana asked for an aisle seat on the flight to Denver'),
-      );
+      // The sources share no word with the query and little meaning: only
+      // the rule derived from them leads there.
+      const a = await f.engine.remember(user, p, episode('Booked 14C on the Tokyo trip'));
+      const b = await f.engine.remember(user, p, episode('Asked the agent for 22D going to Denver'));
+      for (const t of DISTRACTORS) await f.engine.remember(user, p, episode(t));
       const s = await f.engine.remember(
         user,
         p,
-        derived('Dana prefers aisle seats on flights', [a.memory.id, b.memory.id], {
+        derived('Dana prefers aisle seats on planes', [a.memory.id, b.memory.id], {
           kind: 'rule',
         }),
       );
       const r = await f.engine.recall(user, p, 'Which seat does Dana like on planes?');
       const ids = r.results.map((h) => h.memory.id);
       expect(ids[0]).toBe(s.memory.id);
-      expect(ids).not.toContain(a.memory.id);
-      expect(ids).not.toContain(b.memory.id);
       expect(r.results[0]!.derivedFrom).toEqual([a.memory.id, b.memory.id]);
+      expect(r.results[0]!.via).toEqual([]);
+      // Not hidden behind the rule: returned next, saying through which memory.
+      expect(new Set(ids.slice(1, 3))).toEqual(new Set([a.memory.id, b.memory.id]));
+      for (const h of r.results.slice(1, 3)) {
+        expect(h.via).toEqual([s.memory.id]);
+        expect(h.breakdown.raw.via).toBe(r.results[0]!.breakdown.fused);
+      }
+    });
+
+    it('a derived memory with more sources than a result may stand for is a key only', async () => {
+      const p = f.owner();
+      const sources = [];
+      for (const [i, city] of ['Tokyo', 'Denver', 'Oslo', 'Lima', 'Cairo'].entries())
+        sources.push(
+          (await f.engine.remember(user, p, episode(`Booked ${10 + i}C to ${city}`))).memory.id,
+        );
+      for (const t of DISTRACTORS) await f.engine.remember(user, p, episode(t));
+      const s = await f.engine.remember(
+        user,
+        p,
+        derived('Dana always books aisle seats on planes', sources, { kind: 'summary' }),
+      );
+      const r = await f.engine.recall(user, p, 'Which seat does Dana like on planes?', { topK: 10 });
+      const ids = r.results.map((h) => h.memory.id);
+      expect(ids).not.toContain(s.memory.id);
+      const { maxSourcesPerDerived } = RECALL_RECIPES.default;
+      const reached = r.results.filter((h) => h.via.includes(s.memory.id));
+      expect(reached).toHaveLength(maxSourcesPerDerived);
     });
 
     it('brings the reply of a question turn, which shares no word with the query', async () => {

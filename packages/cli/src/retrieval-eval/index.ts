@@ -22,3 +22,10 @@ export {
   type K,
   type RecallMetrics,
 } from './score.ts';
+export {
+  ingestConversation,
+  answerQuestions,
+  turnIdsOf,
+  type IngestedConversation,
+} from './run-eval.ts';
+export { consolidateOwner, type ConsolidationSummary } from './consolidate.ts';

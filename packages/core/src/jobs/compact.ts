@@ -1,8 +1,9 @@
 // Compaction: clusters of near-duplicate memories (same kind, cosine above
-// the policy's threshold, connected components of the similarity graph)
-// become one summary with DERIVED_FROM to every member and the union of
-// their origins. Members stay until their own expiry but are no longer
-// recalled while a live summary covers them (see recall). A cluster that
+// the policy's threshold and most content words shared, connected
+// components of that graph) become one summary with DERIVED_FROM to every
+// member and the union of their origins. The summary is one more key to its
+// members; recall hides a member behind it only when the summary's text
+// carries every content word of the member's (derived-keys.ts). A cluster that
 // grows, or joins another, gets one new summary over all of their members
 // that supersedes the summaries it replaces (keeping the oldest one's key).
 // Deleting or expiring a member deletes the summary (the cascade) and its
@@ -12,6 +13,7 @@ import type { Memory } from '../record.ts';
 import { isLiveAt } from '../liveness.ts';
 import type { EngineDeps } from '../use-cases/deps.ts';
 import { clustersOf, cosine } from './group-episodes.ts';
+import { contentWords, jaccard } from './duplicates.ts';
 import {
   COMPACTION_CALLER,
   derivedInput,
@@ -62,14 +64,20 @@ function summaryOf(
 ): DerivedWrite {
   const members = new Map(cluster.map((m) => [m.id, m]));
   for (const r of replaces) for (const m of r.members) members.set(m.id, m);
-  const all = [...members.values()];
-  const ids = [...members.keys()].sort();
+  // Oldest first: the summary's lineage reads in the order its members were
+  // written (the cluster comes in write order; members of the summaries it
+  // replaces that fell out of the scan window are older still).
+  const position = new Map(cluster.map((m, i) => [m.id, i]));
+  const all = [...members.values()].sort(
+    (a, b) => (position.get(a.id) ?? -1) - (position.get(b.id) ?? -1) || byAge(a, b),
+  );
+  const ids = all.map((m) => m.id);
   const centre = medoid(cluster, vectors);
   const previous = replaces.map((r) => r.summary).sort(byAge);
-  const key = previous[0]?.key ?? `compaction:${[...all].sort(byAge)[0]!.id}`;
+  const key = previous[0]?.key ?? `compaction:${all[0]!.id}`;
   const about = new Map(all.flatMap((m) => m.about).map((e) => [`${e.type}:${e.name}`, e]));
   return {
-    idParts: ['compact', ownerId, ...ids],
+    idParts: ['compact', ownerId, ...[...ids].sort()],
     alsoSupersedes: previous.map((s) => s.id),
     input: derivedInput({
       kind: 'summary',
@@ -143,10 +151,15 @@ export async function compact(deps: EngineDeps, ownerId: string): Promise<Compac
   for (const m of candidates) byKind.set(m.kind, [...(byKind.get(m.kind) ?? []), m]);
   const byId = new Map(candidates.map((m) => [m.id, m]));
   for (const members of byKind.values()) {
+    // Near-duplicates say nearly the same words, not only the same thing:
+    // similar vectors alone join different statements on one topic.
+    const words = members.map((m) => contentWords(m.text));
+    const overlaps = (i: number, j: number) => jaccard(words[i]!, words[j]!) >= cfg.wordOverlap;
     const clusters = await clustersOf(
       members.map((m) => ({ id: m.id, vector: vectors.get(m.id)! })),
       cfg.similarity,
       cfg.minCluster,
+      overlaps,
     );
     for (const c of clusters) {
       const replaces = [...new Set(c.flatMap((id) => held.byMember.get(id) ?? []))].map((sid) =>

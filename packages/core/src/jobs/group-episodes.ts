@@ -34,6 +34,8 @@ const ROWS_PER_SLICE = 32;
 export async function similarityGraph(
   items: readonly { id: string; vector: Float32Array }[],
   threshold: number,
+  /** A further test a pair above the threshold must pass to be linked (indices into items). */
+  accept?: (i: number, j: number) => boolean,
 ): Promise<UndirectedGraph> {
   const g = new UndirectedGraph();
   for (const it of items) g.addNode(it.id);
@@ -41,7 +43,8 @@ export async function similarityGraph(
     if (i > 0 && i % ROWS_PER_SLICE === 0) await new Promise((ok) => setImmediate(ok));
     for (let j = i + 1; j < items.length; j++) {
       const w = cosine(items[i]!.vector, items[j]!.vector);
-      if (w >= threshold) g.addEdge(items[i]!.id, items[j]!.id, { weight: w });
+      if (w >= threshold && (!accept || accept(i, j)))
+        g.addEdge(items[i]!.id, items[j]!.id, { weight: w });
     }
   }
   return g;
@@ -80,9 +83,10 @@ export async function clustersOf(
   items: readonly { id: string; vector: Float32Array }[],
   threshold: number,
   minSize: number,
+  accept?: (i: number, j: number) => boolean,
 ): Promise<string[][]> {
   const order = new Map(items.map((it, i) => [it.id, i]));
-  return connectedComponents(await similarityGraph(items, threshold))
+  return connectedComponents(await similarityGraph(items, threshold, accept))
     .filter((c) => c.length >= minSize)
     .map((c) => c.sort((a, b) => order.get(a)! - order.get(b)!))
     .sort((a, b) => order.get(a[0]!)! - order.get(b[0]!)!);

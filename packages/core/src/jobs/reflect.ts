@@ -192,11 +192,14 @@ export async function reflect(
   }
 
   const merged = newestPerKey(mergeClaims(claims), byId);
+  const position = new Map(episodes.map((e, i) => [e.id, i]));
   run.claims = merged.length;
   const items: DerivedWrite[] = [];
   for (const claim of merged) {
     const key = keyOfClaim(claim);
-    let sources = [...claim.sourceIds].sort();
+    // Sources in the order they were written (the episodes come oldest
+    // first), so a claim's lineage reads like the conversation it came from.
+    let sources = [...claim.sourceIds].sort((a, b) => position.get(a)! - position.get(b)!);
     let confidence = claim.confidence;
     const current = (await deps.store.getByKey(ownerId, key)).find(
       (m) => isLiveAt(m, now) && !m.conflict,
@@ -211,7 +214,7 @@ export async function reflect(
         run.confirmed.push(current.id);
         continue;
       }
-      sources = [...new Set([...current.derivedFrom, ...sources])].sort();
+      sources = [...new Set([...current.derivedFrom, ...sources])];
       confidence = Math.min(0.99, 1 - (1 - current.confidence) * (1 - confidence));
     }
     const observed = sources
@@ -219,7 +222,7 @@ export async function reflect(
       .filter((x): x is string => !!x)
       .sort();
     items.push({
-      idParts: ['reflect', ownerId, key, claim.relations[0]?.type ?? '', ...sources],
+      idParts: ['reflect', ownerId, key, claim.relations[0]?.type ?? '', ...[...sources].sort()],
       input: derivedInput({
         kind: claim.kind,
         text: claim.text,

@@ -132,8 +132,14 @@ const backgroundSchema = z.strictObject({
     .prefault({}),
   compaction: z
     .strictObject({
-      /** Memories at least this similar (cosine) are near-duplicates. */
+      /** Memories at least this similar (cosine) and sharing wordOverlap of their words are near-duplicates. */
       similarity: similarity.default(0.9),
+      /**
+       * The share of content words two memories must share (Jaccard) to be
+       * near-duplicates: on small sentence models, different statements on
+       * one topic reach the cosine threshold alone (bench/compaction-pairs.ts).
+       */
+      wordOverlap: similarity.default(0.5),
       /** A cluster needs this many members to become a summary. */
       minCluster: z.number().int().min(2).default(3),
       /** The most recent memories examined per run. */

@@ -15,12 +15,11 @@ import {
   entityCandidates,
   fuse,
   rankCandidates,
-  type FusedEntry,
   type FusedRetriever,
   type ScoreBreakdown,
 } from '../rank.ts';
-import type { DerivedEdge, ScoredId } from '../ports/memory-store.ts';
-import { isCompactionSummary } from '../jobs/compact.ts';
+import type { ScoredId } from '../ports/memory-store.ts';
+import { keysOnly, lendScoreToSources, standInForDuplicates } from '../derived-keys.ts';
 import { isLiveAt } from '../liveness.ts';
 import { lendScoreToReplies } from '../session-replies.ts';
 import { queryTimeWindows } from '../query-time.ts';
@@ -53,6 +52,11 @@ export interface RecallHit {
   sourceOrigins: Origin[];
   authority: Authority;
   derivedFrom: string[];
+  /**
+   * The derived memories (reflected claims, rules, summaries) through which
+   * this one was reached, best first; empty when the query found it itself.
+   */
+  via: string[];
   score: number;
   breakdown: ScoreBreakdown;
 }
@@ -62,33 +66,6 @@ export interface RecallResult {
   ownerId: string;
   query: string;
   results: RecallHit[];
-}
-
-/**
- * Members of a live compaction summary are not recalled: the summary stands
- * in for them, at the best rank any of them had (DESIGN, retrieval step 4).
- */
-function standInForCompacted(
-  fused: Map<string, FusedEntry>,
-  live: Map<string, Memory>,
-  edges: readonly DerivedEdge[],
-): Set<string> {
-  const covered = new Set<string>();
-  for (const e of edges) {
-    const summary = live.get(e.child);
-    if (!summary || !isCompactionSummary(summary) || !live.has(e.source)) continue;
-    const member = fused.get(e.source);
-    const current = fused.get(e.child);
-    if (member && (!current || current.fused < member.fused))
-      fused.set(e.child, {
-        fused: member.fused,
-        ranks: { ...member.ranks },
-        raw: { ...member.raw },
-      });
-    live.delete(e.source);
-    covered.add(e.source);
-  }
-  return covered;
 }
 
 export function resolveRecallConfig(opts: z.output<typeof RecallOptionsSchema>): RecallConfig {
@@ -167,8 +144,17 @@ export async function recall(
     isLiveAt(m, at) &&
     (!opts.kinds || opts.kinds.includes(m.kind));
   const live = new Map(rows.filter(isLive).map((m) => [m.id, m]));
-  const covered = standInForCompacted(fused, live, edges);
-  const replies = successors.filter((s) => isLive(s.memory) && !covered.has(s.memory.id));
+  // Derived candidates are keys to their evidence: their sources come too,
+  // fetched here when the query did not find them itself.
+  const missing = [
+    ...new Set([...live.values()].flatMap((m) => m.derivedFrom).filter((id) => !live.has(id))),
+  ];
+  if (missing.length > 0 && config.sourceLend > 0)
+    for (const m of await deps.store.getByIds(ownerId, missing)) if (isLive(m)) live.set(m.id, m);
+  const { hidden, standingIn } = standInForDuplicates(fused, live);
+  const via = lendScoreToSources(fused, live, config);
+  for (const id of keysOnly(live, standingIn, config)) live.delete(id);
+  const replies = successors.filter((s) => isLive(s.memory) && !hidden.has(s.memory.id));
   lendScoreToReplies(fused, live, replies, config.replyWeight);
   for (const { memory } of replies) if (!live.has(memory.id)) live.set(memory.id, memory);
   const ranked = rankCandidates(fused, live, now, config, {
@@ -205,6 +191,7 @@ export async function recall(
         sourceOrigins: structuredClone(memory.sourceOrigins),
         authority: memory.authority,
         derivedFrom: [...memory.derivedFrom],
+        via: [...(via.get(memory.id) ?? [])],
         score: r.score,
         breakdown: r.breakdown,
       };

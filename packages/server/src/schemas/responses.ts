@@ -101,6 +101,7 @@ const retrieverScores = z.object({
   entity: z.number().optional(),
   derived: z.number().optional(),
   reply: z.number().optional(),
+  via: z.number().optional(),
 });
 
 export const RecallOut = z.object({
@@ -114,6 +115,7 @@ export const RecallOut = z.object({
       sourceOrigins: z.array(OriginOut),
       authority: z.enum(AUTHORITIES),
       derivedFrom: z.array(str),
+      via: z.array(str),
       score: z.number(),
       breakdown: z.object({
         ranks: retrieverScores,

@@ -22,5 +22,5 @@ WITH DISTINCT m
     AND m.expiresMs > $nowMs
     AND m.validFromMs <= $nowMs
 RETURN m.id AS id, 1.0 AS score
-ORDER BY m.createdMs DESC, id
+ORDER BY m.createdMs DESC, m.rid DESC
 LIMIT $limit

@@ -3,7 +3,7 @@
 // tokens), so Lucene only returns this owner's documents; expired and
 // superseded ones are dropped here, which is why the caller oversamples.
 // params: $index (a constant), $query, $k (integer), $ownerId, $nowMs
-// returns: fetched, live (list of {id, score}), best first
+// returns: fetched, live (list of {id, score, rid}), best first
 CALL db.index.fulltext.queryNodes($index, $query, {limit: $k}) YIELD node, score
 WITH collect({m: node, score: score}) AS hits
 RETURN size(hits) AS fetched,
@@ -13,4 +13,4 @@ RETURN size(hits) AS fetched,
             AND (h.m.validToMs IS NULL OR h.m.validToMs > $nowMs)
             AND h.m.expiresMs > $nowMs
             AND h.m.validFromMs <= $nowMs
-        | {id: h.m.id, score: h.score}] AS live
+        | {id: h.m.id, score: h.score, rid: h.m.rid}] AS live

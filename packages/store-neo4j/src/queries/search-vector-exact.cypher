@@ -4,7 +4,7 @@
 // scored completely, with no approximate index in between.
 // vector.similarity.cosine is normalised to [0, 1]; 2s - 1 is the cosine.
 // params: $ownerId, $vector (list of floats), $nowMs, $limit (integer)
-// returns: id, score (cosine similarity in [-1, 1]), best first
+// returns: id, score (cosine similarity in [-1, 1]), rid; best first, ties newest written first
 MATCH (m:Memory {ownerId: $ownerId})
   WHERE m.embedding IS NOT NULL
     AND m.supersededBy IS NULL
@@ -12,6 +12,6 @@ MATCH (m:Memory {ownerId: $ownerId})
     AND m.expiresMs > $nowMs
     AND m.validFromMs <= $nowMs
 WITH m, 2 * vector.similarity.cosine(m.embedding, $vector) - 1 AS score
-RETURN m.id AS id, score
-ORDER BY score DESC, id
+RETURN m.id AS id, score, m.rid AS rid
+ORDER BY score DESC, rid DESC
 LIMIT $limit

@@ -3,7 +3,7 @@
 // neighbours than it needs ($k) and widens k until enough of this owner's
 // live memories survive. Hits are rescored exactly (the index may quantize).
 // params: $index (index name, a constant), $k (integer), $vector, $ownerId, $nowMs
-// returns: fetched (how many the index returned), live (list of {id, score})
+// returns: fetched (how many the index returned), live (list of {id, score, rid})
 CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node
 WITH collect(node) AS hits
 RETURN size(hits) AS fetched,
@@ -13,4 +13,4 @@ RETURN size(hits) AS fetched,
             AND (m.validToMs IS NULL OR m.validToMs > $nowMs)
             AND m.expiresMs > $nowMs
             AND m.validFromMs <= $nowMs
-        | {id: m.id, score: 2 * vector.similarity.cosine(m.embedding, $vector) - 1}] AS live
+        | {id: m.id, score: 2 * vector.similarity.cosine(m.embedding, $vector) - 1, rid: m.rid}] AS live

@@ -29,5 +29,5 @@ SELECT m.id, 1.0 AS score
    AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
    AND m.expires_ms > @nowMs
    AND m.valid_from_ms <= @nowMs
- ORDER BY m.created_ms DESC, m.id
+ ORDER BY m.created_ms DESC, m.rid DESC
  LIMIT @limit

@@ -1,6 +1,8 @@
 -- search-text: BM25 full-text hits for one owner's live memories.
 -- bm25() is lower-is-better, so the score is its negation; the owner_key
--- column gets weight 0 (it only scopes the match).
+-- column gets weight 0 (it only scopes the match). Equal scores (common:
+-- short turns that each name the same person once) go newest written first,
+-- by insertion order, so a run over the same writes ranks the same.
 -- params: @ownerId  the owner
 --         @match    FTS5 expression built by toFtsMatch (quoted tokens only)
 --         @nowMs    epoch ms of "now"
@@ -16,5 +18,5 @@ SELECT m.id, -bm25(memory_fts_owned, 1.0, 0.0) AS score
    AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
    AND m.expires_ms > @nowMs
    AND m.valid_from_ms <= @nowMs
- ORDER BY score DESC, m.id
+ ORDER BY score DESC, m.rid DESC
  LIMIT @limit

@@ -25,5 +25,5 @@ SELECT m.id, knn.distance
    AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
    AND m.expires_ms > @nowMs
    AND m.valid_from_ms <= @nowMs
- ORDER BY knn.distance, m.id
+ ORDER BY knn.distance, m.rid DESC
  LIMIT @limit
