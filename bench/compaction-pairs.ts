@@ -24,7 +24,9 @@ const { values } = parseArgs({
   },
 });
 if (!values.dataset) {
-  console.error('usage: pnpm -s tsx bench/compaction-pairs.ts --dataset FILE [--threshold 0.9] [--sample 300]');
+  console.error(
+    'usage: pnpm -s tsx bench/compaction-pairs.ts --dataset FILE [--threshold 0.9] [--sample 300]',
+  );
   process.exit(2);
 }
 const threshold = Number(values.threshold);
@@ -45,7 +47,9 @@ interface Pair {
 const pairs: Pair[] = [];
 let turns = 0;
 for (const conv of dataset.conversations) {
-  const texts = conv.turns.map((t) => embeddingText({ text: t.text, origin: { speaker: t.speaker } as never }));
+  const texts = conv.turns.map((t) =>
+    embeddingText({ text: t.text, origin: { speaker: t.speaker } as never }),
+  );
   const vectors = await embedder.embed(texts, 'document');
   turns += texts.length;
   for (let i = 0; i < texts.length; i++)
@@ -54,7 +58,13 @@ for (const conv of dataset.conversations) {
       if (c >= threshold) {
         const a = conv.turns[i]!.text;
         const b = conv.turns[j]!.text;
-        pairs.push({ a, b, cos: c, duplicate: carriesAllOf(a, b) && carriesAllOf(b, a), overlap: wordOverlap(a, b) });
+        pairs.push({
+          a,
+          b,
+          cos: c,
+          duplicate: carriesAllOf(a, b) && carriesAllOf(b, a),
+          overlap: wordOverlap(a, b),
+        });
       }
     }
 }
@@ -76,7 +86,9 @@ console.log(
       pairsAtOrAbove: pairs.length,
       sampled: sample.length,
       duplicatesInSample: dup,
-      notDuplicatesShare: sample.length ? Math.round((1000 * (sample.length - dup)) / sample.length) / 10 : 0,
+      notDuplicatesShare: sample.length
+        ? Math.round((1000 * (sample.length - dup)) / sample.length) / 10
+        : 0,
       duplicatesAll: pairs.filter((p) => p.duplicate).length,
       // Pairs sharing at least this share of their content words (Jaccard).
       overlapAtLeast: Object.fromEntries(
@@ -89,4 +101,6 @@ console.log(
   ),
 );
 for (const p of [...sample.slice(0, Number(values.show)), ...pairs.filter((p) => p.overlap >= 0.3)])
-  console.log(`${p.cos.toFixed(3)} ${p.overlap.toFixed(2)} ${p.duplicate ? 'DUP ' : 'DIFF'} | ${p.a.slice(0, 90)} | ${p.b.slice(0, 90)}`);
+  console.log(
+    `${p.cos.toFixed(3)} ${p.overlap.toFixed(2)} ${p.duplicate ? 'DUP ' : 'DIFF'} | ${p.a.slice(0, 90)} | ${p.b.slice(0, 90)}`,
+  );

@@ -159,7 +159,15 @@ try {
         let reason: string;
         if (!returnedItself && ep && covered.has(ep)) reason = 'hidden-compaction';
         else if (!returnedItself && viaDerived) reason = 'hidden-derived';
-        else if (returnedItself && after.slice(0, after.findIndex((s) => s.id === ep)).some((s) => s.derived))
+        else if (
+          returnedItself &&
+          after
+            .slice(
+              0,
+              after.findIndex((s) => s.id === ep),
+            )
+            .some((s) => s.derived)
+        )
           reason = 'crowded-out';
         else reason = 'outranked';
         reasons[reason] = (reasons[reason] ?? 0) + 1;
@@ -185,7 +193,9 @@ const report = {
   evidenceGainedIntoTopK: gains.evidenceGained,
   lostBy: reasons,
   shareOfTopKSlotsFromDerived: slots ? Math.round((1000 * derivedSlots) / slots) / 10 : 0,
-  meanTurnsPerDerivedResult: derivedResults ? Math.round((10 * turnsPerDerived) / derivedResults) / 10 : 0,
+  meanTurnsPerDerivedResult: derivedResults
+    ? Math.round((10 * turnsPerDerived) / derivedResults) / 10
+    : 0,
   examples,
 };
 const text = JSON.stringify(report, null, 2);

@@ -1,14 +1,14 @@
 // Derived memories are extra keys to their evidence, never a veil over it
 // (DESIGN, retrieval step 4). A derived hit (a reflected fact, a rule, a
 // compaction summary) lends its score to the sources the query matches
-// best, which then come back saying through which memory they were reached
-// (`via`); a compaction summary hides a member only when its text carries
+// best, which then come back right after it, saying through which memory
+// they were reached (`via`); a compaction summary hides a member only when its text carries
 // everything the member says; and a derived memory with more sources than
 // the config allows is a key only, so a single hit cannot fill the results
 // with the turns it stands for.
 import type { RecallConfig } from './recall-config.ts';
 import type { Memory } from './record.ts';
-import type { FusedEntry } from './rank.ts';
+import type { FusedEntry, Ranked } from './rank.ts';
 import { isCompactionSummary } from './jobs/compact.ts';
 import { carriesAllOf } from './jobs/duplicates.ts';
 
@@ -32,7 +32,11 @@ export function standInForDuplicates(
       const mine = fused.get(memberId);
       const current = fused.get(summary.id);
       if (mine && (!current || current.fused < mine.fused))
-        fused.set(summary.id, { fused: mine.fused, ranks: { ...mine.ranks }, raw: { ...mine.raw } });
+        fused.set(summary.id, {
+          fused: mine.fused,
+          ranks: { ...mine.ranks },
+          raw: { ...mine.raw },
+        });
       live.delete(memberId);
       hidden.add(memberId);
       standingIn.add(summary.id);
@@ -42,41 +46,53 @@ export function standInForDuplicates(
 }
 
 /**
- * Each live derived candidate lends `config.sourceLend` × its fused score to
- * its `maxSourcesPerDerived` sources the query matched best (their own fused
- * score; the order they are named in breaks ties), where that is more than
- * they have. Sources must be in `live` to be lent to. Returns, per source
- * raised, the derived memories that raised it, best first. Mutates `fused`.
+ * Each derived candidate lends `config.sourceLend` × its final score to its
+ * `maxSourcesPerDerived` sources the query matched best (their own score;
+ * the order they are named in breaks ties), where that is more than they
+ * have, so a derived memory comes just before the evidence it led to.
+ * `scored` holds the candidates; `rescore(memory)` scores a source the
+ * query did not find (its fused score is 0, its factors its own). Sources
+ * must be in `memories` (live) to be lent to. Returns, per source raised,
+ * the derived memories that raised it, best first; raised sources are
+ * updated in place or appended to `scored`.
  */
 export function lendScoreToSources(
-  fused: Map<string, FusedEntry>,
-  live: ReadonlyMap<string, Memory>,
+  scored: Ranked[],
+  memories: ReadonlyMap<string, Memory>,
   config: Pick<RecallConfig, 'sourceLend' | 'maxSourcesPerDerived'>,
+  rescore: (memory: Memory) => Ranked,
 ): Map<string, string[]> {
   const via = new Map<string, string[]>();
   if (config.sourceLend <= 0) return via;
-  const derived = [...fused.entries()]
-    .filter(([id]) => (live.get(id)?.derivedFrom.length ?? 0) > 0)
-    .sort((a, b) => b[1].fused - a[1].fused || a[0].localeCompare(b[0]));
+  const byId = new Map(scored.map((r) => [r.memory.id, r]));
   // What each source had before any lending: a derived memory picks the
   // sources the query itself matched, not ones another derived memory raised.
-  const own = new Map([...fused].map(([id, f]) => [id, f.fused]));
-  for (const [id, entry] of derived) {
-    const sources = live.get(id)!.derivedFrom.filter((s) => live.has(s));
+  const own = new Map(scored.map((r) => [r.memory.id, r.score]));
+  const derived = scored
+    .filter((r) => r.memory.derivedFrom.length > 0)
+    .sort((a, b) => b.score - a.score || a.memory.id.localeCompare(b.memory.id));
+  for (const d of derived) {
+    const sources = d.memory.derivedFrom.filter((s) => memories.has(s));
     const order = new Map(sources.map((s, i) => [s, i]));
     const best = [...sources]
       .sort((a, b) => (own.get(b) ?? 0) - (own.get(a) ?? 0) || order.get(a)! - order.get(b)!)
       .slice(0, config.maxSourcesPerDerived);
-    const lent = entry.fused * config.sourceLend;
+    const lent = d.score * config.sourceLend;
     for (const s of best) {
-      const target = fused.get(s) ?? { ranks: {}, raw: {}, fused: 0 };
-      if (lent > target.fused) {
-        target.fused = lent;
-        target.raw.via = entry.fused;
-        fused.set(s, target);
-        via.set(s, [...(via.get(s) ?? []), id]);
-      } else if (via.has(s)) {
-        via.get(s)!.push(id);
+      let target = byId.get(s);
+      if (!target) {
+        target = rescore(memories.get(s)!);
+        byId.set(s, target);
+        scored.push(target);
+      }
+      if (lent > target.score) {
+        target.score = lent;
+        target.breakdown = {
+          ...target.breakdown,
+          final: lent,
+          raw: { ...target.breakdown.raw, via: d.score },
+        };
+        via.set(s, [...(via.get(s) ?? []), d.memory.id]);
       }
     }
   }
@@ -88,11 +104,11 @@ export function lendScoreToSources(
  * stand for, and not standing in for true duplicates.
  */
 export function keysOnly(
-  live: ReadonlyMap<string, Memory>,
+  candidates: Iterable<Memory>,
   standingIn: ReadonlySet<string>,
   config: Pick<RecallConfig, 'maxSourcesPerDerived'>,
 ): string[] {
-  return [...live.values()]
+  return [...candidates]
     .filter((m) => m.derivedFrom.length > config.maxSourcesPerDerived && !standingIn.has(m.id))
     .map((m) => m.id);
 }

@@ -4,6 +4,7 @@ import type { RecallConfig } from './recall-config.ts';
 import type { Memory } from './record.ts';
 import type { ScoredId } from './ports/memory-store.ts';
 import { observedInWindows, type TimeWindow } from './query-time.ts';
+import { keysOnly, lendScoreToSources } from './derived-keys.ts';
 
 /** Retrievers whose ranked lists are fused (each has a weight in the config). */
 export type FusedRetriever = 'vector' | 'text' | 'entity' | 'derived';
@@ -82,10 +83,21 @@ function maxFused(config: RecallConfig): number {
   return (w.vector + w.text + w.entity + w.derived) / (config.rrfK + 1);
 }
 
+/** What rankCandidates reads of the derived memories among the candidates (derived-keys.ts). */
+export interface DerivedRanking {
+  /** Filled in: source id -> the derived memories that raised it, best first. */
+  via: Map<string, string[]>;
+  /** Compaction summaries standing in for their true duplicates: results even when wide. */
+  standingIn: ReadonlySet<string>;
+}
+
 /**
- * Rescore fused candidates, drop exact duplicates, cut at minScore and topK.
- * Equal scores are ordered by content hash, then id: the same memories give
- * the same order whatever ids they were given.
+ * Rescore fused candidates; let derived ones lend their score to their
+ * sources and leave out those that are keys only (derived-keys.ts); drop
+ * exact duplicates; cut at minScore and topK. Equal scores (sources raised
+ * to one lent score) are ordered by what the query matched on its own, then
+ * by content hash and id: the same memories give the same order whatever
+ * ids they were given.
  */
 export function rankCandidates(
   fused: ReadonlyMap<string, FusedEntry>,
@@ -93,16 +105,14 @@ export function rankCandidates(
   now: Date,
   config: RecallConfig,
   query: { timeWindows?: readonly TimeWindow[]; words?: ReadonlySet<string> } = {},
+  derived: DerivedRanking = { via: new Map(), standingIn: new Set() },
 ): Ranked[] {
   const timeWindows = query.timeWindows ?? [];
   const words = query.words ?? new Set<string>();
   const timeBoost = timeWindows.length > 0 ? 1 + config.timeMatchBoost : 1;
   const speakerBoost = 1 + config.speakerMatchBoost;
   const ceiling = maxFused(config) * timeBoost * speakerBoost;
-  const scored: Ranked[] = [];
-  for (const [id, f] of fused) {
-    const memory = memories.get(id);
-    if (!memory) continue; // filtered out by the store (expired, superseded, deleted)
+  const rescore = (memory: Memory, f: FusedEntry): Ranked => {
     const authority = config.authority[memory.authority];
     const recency = recencyFactor(memory.origin.observedAt, now, config);
     const confidence = confidenceFactor(memory.confidence, config);
@@ -111,15 +121,33 @@ export function rankCandidates(
     const speaker = namesSpeaker(words, memory.origin.speaker) ? speakerBoost : 1;
     const score = f.fused * authority * recency * confidence * time * speaker;
     const final = ceiling > 0 ? Math.min(1, score / ceiling) : 0;
-    scored.push({
+    return {
       memory,
       score: final,
       breakdown: { ...f, authority, recency, confidence, time, speaker, final },
-    });
+    };
+  };
+  const scored: Ranked[] = [];
+  for (const [id, f] of fused) {
+    const memory = memories.get(id);
+    if (!memory) continue; // filtered out by the store (expired, superseded, deleted)
+    scored.push(rescore(memory, f));
   }
+  const via = lendScoreToSources(scored, memories, config, (m) =>
+    rescore(m, { ranks: {}, raw: {}, fused: 0 }),
+  );
+  for (const [k, v] of via) derived.via.set(k, v);
+  const keys = new Set(
+    keysOnly(
+      scored.map((r) => r.memory),
+      derived.standingIn,
+      config,
+    ),
+  );
   scored.sort(
     (a, b) =>
       b.score - a.score ||
+      b.breakdown.fused - a.breakdown.fused ||
       a.memory.contentHash.localeCompare(b.memory.contentHash) ||
       a.memory.id.localeCompare(b.memory.id),
   );
@@ -127,6 +155,7 @@ export function rankCandidates(
   const seenHashes = new Set<string>();
   const out: Ranked[] = [];
   for (const r of scored) {
+    if (keys.has(r.memory.id)) continue;
     if (seenHashes.has(r.memory.contentHash)) continue;
     if (r.score < config.minScore) continue;
     seenHashes.add(r.memory.contentHash);

@@ -181,7 +181,13 @@ describe('the background section', () => {
         groupSimilarity: 0.5,
         maxEpisodes: 200,
       },
-      compaction: { similarity: 0.9, minCluster: 3, scanLimit: 1000, every: 3600 },
+      compaction: {
+        similarity: 0.9,
+        wordOverlap: 0.5,
+        minCluster: 3,
+        scanLimit: 1000,
+        every: 3600,
+      },
       expiry: { sweepEvery: 5 },
     });
     expect(parsePolicy(withoutKey(['background'])).background).toEqual(defaultPolicy().background);
@@ -195,6 +201,7 @@ describe('the background section', () => {
       [['background', 'reflection', 'afterEpisodes'], 0],
       [['background', 'compaction', 'similarity'], 1.5],
       [['background', 'compaction', 'minCluster'], 1],
+      [['background', 'compaction', 'wordOverlap'], 2],
       [['background', 'expiry', 'sweepEvery'], 'soon'],
     ] as const) {
       let err: unknown;

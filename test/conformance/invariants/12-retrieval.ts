@@ -71,7 +71,11 @@ export function retrievalSuite(opts: ConformanceOptions): void {
       // The sources share no word with the query and little meaning: only
       // the rule derived from them leads there.
       const a = await f.engine.remember(user, p, episode('Booked 14C on the Tokyo trip'));
-      const b = await f.engine.remember(user, p, episode('Asked the agent for 22D going to Denver'));
+      const b = await f.engine.remember(
+        user,
+        p,
+        episode('Asked the agent for 22D going to Denver'),
+      );
       for (const t of DISTRACTORS) await f.engine.remember(user, p, episode(t));
       const s = await f.engine.remember(
         user,
@@ -89,7 +93,9 @@ export function retrievalSuite(opts: ConformanceOptions): void {
       expect(new Set(ids.slice(1, 3))).toEqual(new Set([a.memory.id, b.memory.id]));
       for (const h of r.results.slice(1, 3)) {
         expect(h.via).toEqual([s.memory.id]);
-        expect(h.breakdown.raw.via).toBe(r.results[0]!.breakdown.fused);
+        // The rule lent them 0.9 of its score: they come right after it.
+        expect(h.breakdown.raw.via).toBe(r.results[0]!.score);
+        expect(h.score).toBeCloseTo(r.results[0]!.score * RECALL_RECIPES.default.sourceLend);
       }
     });
 
@@ -106,7 +112,9 @@ export function retrievalSuite(opts: ConformanceOptions): void {
         p,
         derived('Dana always books aisle seats on planes', sources, { kind: 'summary' }),
       );
-      const r = await f.engine.recall(user, p, 'Which seat does Dana like on planes?', { topK: 10 });
+      const r = await f.engine.recall(user, p, 'Which seat does Dana like on planes?', {
+        topK: 10,
+      });
       const ids = r.results.map((h) => h.memory.id);
       expect(ids).not.toContain(s.memory.id);
       const { maxSourcesPerDerived } = RECALL_RECIPES.default;

@@ -19,7 +19,7 @@ import {
   type ScoreBreakdown,
 } from '../rank.ts';
 import type { ScoredId } from '../ports/memory-store.ts';
-import { keysOnly, lendScoreToSources, standInForDuplicates } from '../derived-keys.ts';
+import { standInForDuplicates } from '../derived-keys.ts';
 import { isLiveAt } from '../liveness.ts';
 import { lendScoreToReplies } from '../session-replies.ts';
 import { queryTimeWindows } from '../query-time.ts';
@@ -152,15 +152,21 @@ export async function recall(
   if (missing.length > 0 && config.sourceLend > 0)
     for (const m of await deps.store.getByIds(ownerId, missing)) if (isLive(m)) live.set(m.id, m);
   const { hidden, standingIn } = standInForDuplicates(fused, live);
-  const via = lendScoreToSources(fused, live, config);
-  for (const id of keysOnly(live, standingIn, config)) live.delete(id);
   const replies = successors.filter((s) => isLive(s.memory) && !hidden.has(s.memory.id));
   lendScoreToReplies(fused, live, replies, config.replyWeight);
   for (const { memory } of replies) if (!live.has(memory.id)) live.set(memory.id, memory);
-  const ranked = rankCandidates(fused, live, now, config, {
-    timeWindows: queryTimeWindows(query, now),
-    words: new Set(query.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? []),
-  });
+  const via = new Map<string, string[]>();
+  const ranked = rankCandidates(
+    fused,
+    live,
+    now,
+    config,
+    {
+      timeWindows: queryTimeWindows(query, now),
+      words: new Set(query.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? []),
+    },
+    { via, standingIn },
+  );
 
   const requestId = caller.requestId ?? deps.newId();
   const ids = ranked.map((r) => r.memory.id);
