@@ -29,14 +29,15 @@ export function oneLine(text: string, max = 200): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** `1. 0.873 fact user [session s1, turn 3] text (id …)` */
+/** `1. 0.873 fact user [session s1, turn 3] text (id …)`, with `via …` when a derived memory led to it. */
 export function formatHit(hit: RecallHit, n: number): string {
   const m = hit.memory;
   const flags = [m.conflict ? 'conflict' : '', hit.authority === 'third_party' ? 'untrusted' : '']
     .filter(Boolean)
     .map((f) => ` !${f}`)
     .join('');
-  return `${n}. ${hit.score.toFixed(3)} ${m.kind} ${hit.authority}${flags} ${formatOrigin(hit.origin)} ${oneLine(m.text)} (id ${m.id})`;
+  const via = hit.via.length ? ` via ${hit.via.join(', ')}` : '';
+  return `${n}. ${hit.score.toFixed(3)} ${m.kind} ${hit.authority}${flags} ${formatOrigin(hit.origin)} ${oneLine(m.text)} (id ${m.id}${via})`;
 }
 
 /**

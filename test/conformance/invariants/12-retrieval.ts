@@ -120,6 +120,14 @@ export function retrievalSuite(opts: ConformanceOptions): void {
       const { maxSourcesPerDerived } = RECALL_RECIPES.default;
       const reached = r.results.filter((h) => h.via.includes(s.memory.id));
       expect(reached).toHaveLength(maxSourcesPerDerived);
+      // why shows the chain: the summary's lineage down to the sources it led to.
+      const w = await f.engine.why(user, p, 'Which seat does Dana like on planes?', { topK: 10 });
+      const chain = w.lineage[s.memory.id]!;
+      expect(chain.attributes.root).toBe(s.memory.id);
+      for (const h of w.results.filter((x) => x.via.includes(s.memory.id)))
+        expect(chain.edges).toContainEqual(
+          expect.objectContaining({ source: s.memory.id, target: h.memory.id }),
+        );
     });
 
     it('brings the reply of a question turn, which shares no word with the query', async () => {

@@ -306,6 +306,7 @@ export async function lineage(
 }
 
 export interface WhyResult extends RecallResult {
+  /** By memory id: the lineage of every result and of every derived memory a result was reached through (`via`). */
   lineage: Record<string, SerializedGraph>;
 }
 
@@ -318,7 +319,9 @@ export async function why(
 ): Promise<WhyResult> {
   const r = await recall(deps, caller, ownerIdRaw, query, opts);
   const lineageById: Record<string, SerializedGraph> = {};
-  for (const hit of r.results)
-    lineageById[hit.memory.id] = await lineage(deps, caller, r.ownerId, hit.memory.id);
+  // Each result's lineage, and for a result reached through derived
+  // memories, theirs too: the chain from the key the query found to it.
+  const ids = [...new Set(r.results.flatMap((hit) => [hit.memory.id, ...hit.via]))];
+  for (const id of ids) lineageById[id] = await lineage(deps, caller, r.ownerId, id);
   return { ...r, lineage: lineageById };
 }
