@@ -10,6 +10,7 @@ import type { RecallConfig } from './recall-config.ts';
 import type { Memory } from './record.ts';
 import type { FusedEntry, Ranked } from './rank.ts';
 import { isCompactionSummary } from './jobs/compact.ts';
+import { isContextSummary } from './jobs/context-keys.ts';
 import { carriesAllOf } from './jobs/duplicates.ts';
 
 /**
@@ -109,6 +110,10 @@ export function keysOnly(
   config: Pick<RecallConfig, 'maxSourcesPerDerived'>,
 ): string[] {
   return [...candidates]
-    .filter((m) => m.derivedFrom.length > config.maxSourcesPerDerived && !standingIn.has(m.id))
+    .filter(
+      (m) =>
+        (m.derivedFrom.length > config.maxSourcesPerDerived || isContextSummary(m)) &&
+        !standingIn.has(m.id),
+    )
     .map((m) => m.id);
 }

@@ -31,6 +31,7 @@ export * from './jobs/derived-writes.ts';
 export * from './jobs/reflect.ts';
 export * from './jobs/compact.ts';
 export * from './jobs/duplicates.ts';
+export * from './jobs/context-keys.ts';
 export * from './jobs/processors.ts';
 export * from './jobs/triggers.ts';
 export * from './jobs/relay.ts';

@@ -92,13 +92,18 @@ export async function deleteCascade(
     const deletedMemoryIds = closure.map((r) => r.id);
     const deletedContentHashes = [...new Set(closure.map((r) => r.contentHash))];
     const rederive: RederiveEntry[] = (
-      await step<{ id: string; kind: MemoryKind; surviving: string[] }>(
+      await step<{ id: string; kind: MemoryKind; tags: string[] | null; surviving: string[] }>(
         ctx,
         tx,
         'cascade-rederive',
         { ownerId, closure: deletedMemoryIds, rootIds },
       )
-    ).map((r) => ({ id: r.id, kind: r.kind, survivingSources: [...r.surviving].sort() }));
+    ).map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      tags: [...(r.tags ?? [])],
+      survivingSources: [...r.surviving].sort(),
+    }));
 
     const counts = await deleteClosure(ctx, tx, ownerId, closure);
     await step(ctx, tx, 'cascade-update-owner', { ownerId, deleted: int(deletedMemoryIds.length) });

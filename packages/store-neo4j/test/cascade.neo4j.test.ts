@@ -263,7 +263,7 @@ describe('deleteCascade (neo4j)', () => {
     });
     expect(new Set(receipt.deletedMemoryIds)).toEqual(new Set([a.id, mixed.id, newer.id]));
     expect(receipt.rederive).toEqual([
-      { id: mixed.id, kind: 'summary', survivingSources: [b.id] },
+      { id: mixed.id, kind: 'summary', tags: [], survivingSources: [b.id] },
     ]);
     const kept = await store.getById(o, old.id);
     expect(kept?.supersededBy).toBeNull();

@@ -145,11 +145,13 @@ export function deleteCascade(ctx: StoreContext, req: CascadeRequest): DeletionR
         .all({ ownerId: req.ownerId, closure: JSON.stringify(deletedMemoryIds), rootIds }) as {
         id: string;
         kind: MemoryKind;
+        tags_json: string;
         surviving_json: string;
       }[]
     ).map((r) => ({
       id: r.id,
       kind: r.kind,
+      tags: JSON.parse(r.tags_json) as string[],
       survivingSources: (JSON.parse(r.surviving_json) as string[]).sort(),
     }));
 

@@ -132,6 +132,7 @@ export function deletionSuite(opts: ConformanceOptions): void {
         {
           deletedDerivedId: mixed.memory.id,
           kind: 'summary',
+          tags: [],
           survivingSources: [other.memory.id],
         },
       ]);

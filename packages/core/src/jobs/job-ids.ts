@@ -19,6 +19,7 @@ export function rederiveJob(ownerId: string, entry: RederiveEntry, at: string): 
     payload: {
       deletedDerivedId: entry.id,
       kind: entry.kind,
+      tags: [...entry.tags],
       survivingSources: [...entry.survivingSources],
     },
   };

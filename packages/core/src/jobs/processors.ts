@@ -9,7 +9,7 @@ import type { Engine } from '../engine.ts';
 import { embeddingText } from '../indexed-text.ts';
 import { auditEvent, type Caller } from '../use-cases/deps.ts';
 import { reflect } from './reflect.ts';
-import { compact } from './compact.ts';
+import { COMPACTION_TAG, compact } from './compact.ts';
 import { ALL_OWNERS } from './job-ids.ts';
 import { isLiveAt } from '../liveness.ts';
 
@@ -148,13 +148,15 @@ export function createProcessors(engine: Engine, opts: ProcessorOptions): Proces
     },
 
     async rederive(job) {
-      // Compact the owner again: the survivors regroup, and the summaries of
-      // the cluster and of its older, superseded versions settle on one.
-      if (job.payload.kind === 'summary') {
+      // A compaction summary: compact the owner again; the survivors regroup,
+      // and the summaries of the cluster and of its older, superseded
+      // versions settle on one. (Jobs recorded before tags were, name no tags.)
+      const tags = job.payload.tags as string[] | undefined;
+      if (job.payload.kind === 'summary' && (!tags || tags.includes(COMPACTION_TAG))) {
         const run = await compactOwner(job.ownerId);
         return { written: run.written.length };
       }
-      // Rules, preferences and facts come from episodes: read the survivors again.
+      // Claims and context summaries come from episodes: read the survivors again.
       const ids = (job.payload.survivingSources as string[] | undefined) ?? [];
       return exclusive(job.ownerId, async () => {
         const now = deps.clock.now().toISOString();

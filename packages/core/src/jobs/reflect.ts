@@ -1,4 +1,6 @@
-// Reflection: an owner's unreflected episodes, grouped by similarity, read
+// Reflection: an owner's unreflected episodes, grouped by similarity within
+// passages of consecutive turns (each group also written as a context
+// summary, one more key to its turns: context-keys.ts), read
 // by the Extractor into claims, written as agent_inferred memories that name
 // every supporting episode (DERIVED_FROM), carry the union of their origins,
 // expire no later than the earliest, and assert entity relations with their
@@ -9,6 +11,7 @@ import { isLiveAt } from '../liveness.ts';
 import type { ExtractedClaim, Extractor } from '../ports/extractor.ts';
 import { auditEvent, type EngineDeps } from '../use-cases/deps.ts';
 import { groupBySimilarity } from './group-episodes.ts';
+import { contextSummaryOf, passagesOf } from './context-keys.ts';
 import { claimKey } from './statement-extractor.ts';
 import {
   REFLECTION_CALLER,
@@ -140,9 +143,15 @@ export async function reflect(
 ): Promise<ReflectionRun> {
   const cfg = deps.policy.background.reflection;
   const now = deps.clock.now().toISOString();
-  const episodes =
-    opts.episodes ??
-    (await deps.store.unreflectedEpisodes(ownerId, { now, limit: cfg.maxEpisodes }));
+  // In write order: passages are runs of consecutive episodes.
+  const episodes = opts.episodes
+    ? [...opts.episodes].sort(
+        (a, b) =>
+          a.createdAt.localeCompare(b.createdAt) ||
+          a.origin.observedAt.localeCompare(b.origin.observedAt) ||
+          a.id.localeCompare(b.id),
+      )
+    : await deps.store.unreflectedEpisodes(ownerId, { now, limit: cfg.maxEpisodes });
   const run: ReflectionRun = {
     episodes: episodes.length,
     groups: 0,
@@ -156,10 +165,15 @@ export async function reflect(
   if (episodes.length === 0) return run;
 
   const vectors = await vectorsOf(deps, ownerId, episodes);
-  const groups = await groupBySimilarity(
-    episodes.map((e) => ({ id: e.id, vector: vectors.get(e.id)! })),
-    cfg.groupSimilarity,
-  );
+  // Related turns close together: groups form within passages.
+  const groups: string[][] = [];
+  for (const passage of passagesOf(episodes, cfg.contextWindow))
+    groups.push(
+      ...(await groupBySimilarity(
+        passage.map((e) => ({ id: e.id, vector: vectors.get(e.id)! })),
+        cfg.groupSimilarity,
+      )),
+    );
   run.groups = groups.length;
   const byId = new Map(episodes.map((e) => [e.id, e]));
   const claims: ExtractedClaim[] = [];
@@ -240,6 +254,16 @@ export async function reflect(
       }),
     });
   }
+
+  if (cfg.contextKeys)
+    for (const group of groups)
+      if (group.length >= 2)
+        items.push(
+          contextSummaryOf(
+            ownerId,
+            group.map((id) => byId.get(id)!),
+          ),
+        );
 
   // Every episode read is marked, a refused group's too: its refusal is
   // audited with the episode ids, and reading it again would only send the

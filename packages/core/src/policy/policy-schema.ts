@@ -126,6 +126,16 @@ const backgroundSchema = z.strictObject({
       every: duration.default(3600),
       /** Episodes at least this similar are linked when grouping them for the extractor. */
       groupSimilarity: similarity.default(0.5),
+      /**
+       * Episodes are grouped within passages of at most this many
+       * consecutive episodes of one session: related turns close together.
+       */
+      contextWindow: z.number().int().min(1).max(200).default(10),
+      /**
+       * Write each group of two or more episodes as a context summary, one
+       * more key to them (jobs/context-keys.ts).
+       */
+      contextKeys: z.boolean().default(true),
       /** At most this many episodes per reflection run (the oldest first). */
       maxEpisodes: z.number().int().positive().max(5000).default(200),
     })

@@ -49,10 +49,12 @@ export interface DeletionReceipt {
   at: string;
 }
 
-/** A deleted derived memory whose other sources survive, and what kind it was. */
+/** A deleted derived memory whose other sources survive, and what kind it was (kind and tags). */
 export interface RederiveEntry {
   id: string;
   kind: MemoryKind;
+  /** Its tags: which job builds it again (compaction's summaries and reflection's differ). */
+  tags: string[];
   survivingSources: string[];
 }
 

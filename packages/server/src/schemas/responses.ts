@@ -160,7 +160,12 @@ export const ReceiptOut = z
     entitiesDeleted: z.number(),
     sessionMessagesDeleted: z.number(),
     rederive: z.array(
-      z.object({ id: str, kind: z.enum(MEMORY_KINDS), survivingSources: z.array(str) }),
+      z.object({
+        id: str,
+        kind: z.enum(MEMORY_KINDS),
+        tags: z.array(str),
+        survivingSources: z.array(str),
+      }),
     ),
     at: str,
   })

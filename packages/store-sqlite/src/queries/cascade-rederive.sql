@@ -4,10 +4,11 @@
 -- params: @ownerId  the owner
 --         @closure  JSON array of every memory id the cascade deletes
 --         @rootIds  JSON array of the requested roots
--- returns: id, kind (the deleted derived memory's kind: what to rebuild),
+-- returns: id, kind and tags_json (the deleted derived memory's: what to rebuild),
 --          surviving_json (JSON array of surviving source ids)
 SELECT d.child_id AS id,
        (SELECT m.kind FROM memories m WHERE m.id = d.child_id) AS kind,
+       (SELECT m.tags_json FROM memories m WHERE m.id = d.child_id) AS tags_json,
        json_group_array(d.source_id) AS surviving_json
   FROM json_each(@closure) j
   CROSS JOIN derived_from d ON d.child_id = j.value
