@@ -2,7 +2,7 @@
 // with the in-process runner, server with BullMQ workers): the seed's
 // reflection, compaction and its rebuild, and expiry on schedule.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isCompactionSummary, type Memory } from '@keepgraph/core';
+import { isCompactionSummary, isContextSummary, type Memory } from '@keepgraph/core';
 import { operator, user, type BackgroundFixture, type BackgroundMode } from './harness.ts';
 
 export const SEED_EPISODES = [
@@ -30,7 +30,7 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
 
     it('the seed: reflection turns the feedback into PREFERS_AGAINST with its reason and lineage; recall puts it first; forgetting the feedback takes rule and relation', async () => {
       const o = f.owner();
-      const eps = [];
+      const eps: Memory[] = [];
       for (const [i, text] of SEED_EPISODES.entries()) {
         eps.push(
           (
@@ -46,8 +46,14 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       await f.settle();
 
       const derived = (await liveMemories(f, o)).filter((m) => m.derivedFrom.length > 0);
-      expect(derived).toHaveLength(1);
-      const rule = derived[0]!;
+      // One claim; beside it, context summaries of related episodes (keys to them).
+      const claims = derived.filter((m) => !isContextSummary(m));
+      expect(claims).toHaveLength(1);
+      const rule = claims[0]!;
+      for (const c of derived.filter(isContextSummary)) {
+        expect(c.derivedFrom.length).toBeGreaterThanOrEqual(2);
+        expect(c.derivedFrom.every((id) => eps.some((e) => e.id === id))).toBe(true);
+      }
       expect(rule).toMatchObject({
         kind: 'preference',
         authority: 'agent_inferred',
@@ -80,12 +86,26 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       ]);
 
       const receipt = await f.engine.forget(user, o, [eps[1]!.id]);
-      expect(receipt.deletedMemoryIds.sort()).toEqual([eps[1]!.id, rule.id].sort());
+      // The episode, the rule, and any context summary the episode was part of.
+      const withIt = derived.filter(
+        (m) => isContextSummary(m) && m.derivedFrom.includes(eps[1]!.id),
+      );
+      expect(receipt.deletedMemoryIds.sort()).toEqual(
+        [eps[1]!.id, rule.id, ...withIt.map((m) => m.id)].sort(),
+      );
       expect(receipt.relationEdgesDeleted).toBe(1);
       await f.settle();
       expect(await f.store.relations(o)).toEqual([]);
       const left = await liveMemories(f, o);
-      expect(left.map((m) => m.id).sort()).toEqual([eps[0]!.id, eps[2]!.id].sort());
+      expect(
+        left
+          .filter((m) => !isContextSummary(m))
+          .map((m) => m.id)
+          .sort(),
+      ).toEqual([eps[0]!.id, eps[2]!.id].sort());
+      // What context is left is built from the surviving episodes only.
+      for (const c of left.filter(isContextSummary))
+        expect(c.derivedFrom.every((id) => id === eps[0]!.id || id === eps[2]!.id)).toBe(true);
     });
 
     it('claims meet held ones: an equal claim confirms, a contradiction supersedes, a lower authority is kept as a conflict', async () => {
@@ -192,6 +212,59 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       } finally {
         await g.close();
       }
+    });
+
+    it('related turns of a passage become a context summary: a key to them, never a result, rebuilt from the survivors when one goes', async () => {
+      const o = f.owner();
+      const turns = [
+        'We went camping at the lake with the kids last weekend.',
+        'The kids loved roasting marshmallows by the campfire at the lake.',
+        'Next summer we want to go camping at the lake again with the kids.',
+      ];
+      const eps: Memory[] = [];
+      for (const [i, text] of turns.entries()) {
+        eps.push(
+          (
+            await f.engine.remember(user, o, {
+              kind: 'episode',
+              text,
+              origin: { sessionId: 'camp', turn: String(i + 1), speaker: 'Mel' },
+            })
+          ).memory,
+        );
+        f.clock.advance(1000);
+      }
+      await f.tickConsolidation();
+      await f.settle();
+
+      const [context, ...more] = (await liveMemories(f, o)).filter(isContextSummary);
+      expect(more).toEqual([]);
+      expect(context).toMatchObject({
+        kind: 'summary',
+        authority: 'agent_inferred',
+        derivedFrom: eps.map((e) => e.id),
+        text: turns.map((t) => `Mel: ${t}`).join('\n'),
+      });
+      // No laundering: every turn's origin, no later expiry than the first to go.
+      expect(context!.sourceOrigins.map((x) => x.turn).sort()).toEqual(['1', '2', '3']);
+      expect(context!.expiresAt <= eps.map((e) => e.expiresAt).sort()[0]!).toBe(true);
+      // A key only: recall returns the turns, never the concatenation.
+      const hits = await f.engine.recall(user, o, 'Where did Mel take the kids camping?', {
+        topK: 10,
+      });
+      expect(hits.results.map((h) => h.memory.id)).not.toContain(context!.id);
+      expect(hits.results.length).toBeGreaterThan(0);
+
+      const receipt = await f.engine.forget(user, o, [eps[1]!.id]);
+      expect(receipt.deletedMemoryIds).toContain(context!.id);
+      expect(receipt.rederive).toEqual([
+        expect.objectContaining({ id: context!.id, tags: context!.tags }),
+      ]);
+      await f.settle();
+      const rebuilt = (await liveMemories(f, o)).filter(isContextSummary);
+      expect(rebuilt).toHaveLength(1);
+      expect(rebuilt[0]!.derivedFrom).toEqual([eps[0]!.id, eps[2]!.id]);
+      expect(rebuilt[0]!.text).not.toContain('marshmallows');
     });
 
     it('20 near-duplicates compact into one summary with the union of their origins; deleting a member rebuilds it from the 19', async () => {

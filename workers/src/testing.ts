@@ -15,7 +15,9 @@ export interface TestRedis {
 export function testRedis(
   opts: { port?: number; dir?: string; appendOnly?: boolean } = {},
 ): TestRedis {
-  const port = opts.port ?? 20000 + Math.floor(Math.random() * 20000);
+  // Below Linux's ephemeral range (32768 up): a port picked there can be
+  // taken meanwhile by any outgoing connection (a Bolt or Redis client).
+  const port = opts.port ?? 20000 + Math.floor(Math.random() * 12000);
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', ''];
   if (opts.dir) args.push('--dir', opts.dir);
   args.push(

@@ -179,6 +179,8 @@ describe('the background section', () => {
         noveltyBelow: null,
         every: 3600,
         groupSimilarity: 0.5,
+        contextWindow: 10,
+        contextKeys: true,
         maxEpisodes: 200,
       },
       compaction: {
@@ -202,6 +204,7 @@ describe('the background section', () => {
       [['background', 'compaction', 'similarity'], 1.5],
       [['background', 'compaction', 'minCluster'], 1],
       [['background', 'compaction', 'wordOverlap'], 2],
+      [['background', 'reflection', 'contextWindow'], 0],
       [['background', 'expiry', 'sweepEvery'], 'soon'],
     ] as const) {
       let err: unknown;
