@@ -9,36 +9,15 @@ import {
   passagesOf,
 } from '../src/jobs/context-keys.ts';
 import type { Memory } from '../src/record.ts';
+import { FIXTURE_T0, memoryFixture } from '../src/testing.ts';
 
-const at = '2026-06-01T00:00:00Z';
-function ep(id: string, sessionId: string, text = `turn ${id}`, speaker?: string): Memory {
-  return {
+const ep = (id: string, sessionId: string, text = `turn ${id}`, speaker?: string): Memory =>
+  memoryFixture('o', {
     id,
-    ownerId: 'o',
     kind: 'episode',
     text,
-    key: null,
-    origin: { sessionId, observedAt: at, writtenBy: 'w', ...(speaker ? { speaker } : {}) },
-    sourceOrigins: [],
-    authority: 'user',
-    createdAt: at,
-    validFrom: at,
-    validTo: null,
-    expiresAt: '2027-01-01T00:00:00Z',
-    sensitivity: 'low',
-    tags: [],
-    confidence: 1,
-    contentHash: `h-${id}`,
-    derivedFrom: [],
-    supersedes: null,
-    supersededBy: null,
-    conflict: false,
-    about: [],
-    relations: [],
-    embeddingModel: 'm',
-    redactions: [],
-  };
-}
+    origin: { sessionId, observedAt: FIXTURE_T0, writtenBy: 'w', ...(speaker ? { speaker } : {}) },
+  });
 
 describe('passagesOf', () => {
   it('cuts at a change of session and at the window size, keeping write order', () => {

@@ -7,37 +7,19 @@ import { keysOnly, standInForDuplicates } from '../src/derived-keys.ts';
 import { carriesAllOf, wordOverlap } from '../src/jobs/duplicates.ts';
 import { COMPACTION_TAG } from '../src/jobs/compact.ts';
 import type { Memory } from '../src/record.ts';
+import { memoryFixture } from '../src/testing.ts';
 
 const at = '2026-06-01T00:00:00Z';
-function mem(id: string, extra: Partial<Memory> = {}): Memory {
-  return {
+const mem = (id: string, extra: Partial<Memory> = {}): Memory =>
+  memoryFixture('o', {
     id,
-    ownerId: 'o',
     kind: 'episode',
     text: id,
-    key: null,
-    origin: { sessionId: 's', observedAt: at, writtenBy: 'w' },
-    sourceOrigins: [],
-    authority: 'user',
-    createdAt: at,
-    validFrom: at,
-    validTo: null,
-    expiresAt: '2027-01-01T00:00:00Z',
-    sensitivity: 'low',
-    tags: [],
-    confidence: 1,
     contentHash: `h-${id}`,
-    derivedFrom: [],
-    supersedes: null,
-    supersededBy: null,
-    conflict: false,
-    about: [],
-    relations: [],
-    embeddingModel: 'm',
-    redactions: [],
+    createdAt: at,
+    origin: { sessionId: 's', observedAt: at, writtenBy: 'w' },
     ...extra,
-  };
-}
+  });
 const config = RECALL_RECIPES.default;
 const byId = (...ms: Memory[]) => new Map(ms.map((m) => [m.id, m]));
 const fusedOf = (ids: string[]): Map<string, FusedEntry> =>
