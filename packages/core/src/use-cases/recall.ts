@@ -105,12 +105,22 @@ export async function recall(
   ]);
   const lists: Partial<Record<FusedRetriever, ScoredId[]>> = { vector: vec, text, entity };
 
-  // Derived neighbours: summaries and rules built on the best hits. The
-  // edges of every candidate come in one round trip: the top seeds lend
-  // their rank to what was derived from them, and all of them show which
-  // candidates a compaction summary already covers.
+  // Derived neighbours: claims and summaries built on the best hits. The
+  // edges of every candidate come in one round trip; the top seeds lend
+  // their rank to what was derived from them.
   const seeds = fuse(lists, config);
   const edges = await deps.store.derivedFrom(ownerId, [...seeds.keys()]);
+  // The best candidates may be question turns whose replies should come too
+  // (derived memories are never question turns); the replies are fetched in
+  // the same round as the candidates and their derived neighbours.
+  const askAbout = [...seeds.entries()]
+    .sort((a, b) => b[1].fused - a[1].fused)
+    .slice(0, config.topK * 2)
+    .map(([id]) => id);
+  const [rows, successors] = await Promise.all([
+    deps.store.getByIds(ownerId, [...new Set([...seeds.keys(), ...edges.map((e) => e.child)])]),
+    config.replyWeight > 0 ? deps.store.nextInSession(ownerId, askAbout) : Promise.resolve([]),
+  ]);
   if (config.weights.derived > 0) {
     const top = new Map(
       [...seeds.entries()]
@@ -118,25 +128,20 @@ export async function recall(
         .slice(0, 10)
         .map(([id, f]) => [id, f.fused]),
     );
-    // Ranked by the seed they hang off.
+    // Ranked by the seed they hang off; several on one seed by content, so
+    // the order never depends on the ids they were given.
     const order = [...top.keys()];
+    const hash = new Map(rows.map((m) => [m.id, m.contentHash]));
     lists.derived = edges
       .filter((e) => top.has(e.source))
-      .sort((a, b) => order.indexOf(a.source) - order.indexOf(b.source))
+      .sort(
+        (a, b) =>
+          order.indexOf(a.source) - order.indexOf(b.source) ||
+          (hash.get(a.child) ?? '').localeCompare(hash.get(b.child) ?? ''),
+      )
       .map((e) => ({ id: e.child, score: top.get(e.source)! }));
   }
-
   const fused = fuse(lists, config);
-  // The best candidates may be question turns whose replies should come too;
-  // the replies are fetched in the same round as the candidates themselves.
-  const askAbout = [...fused.entries()]
-    .sort((a, b) => b[1].fused - a[1].fused)
-    .slice(0, config.topK * 2)
-    .map(([id]) => id);
-  const [rows, successors] = await Promise.all([
-    deps.store.getByIds(ownerId, [...new Set([...fused.keys(), ...edges.map((e) => e.child)])]),
-    config.replyWeight > 0 ? deps.store.nextInSession(ownerId, askAbout) : Promise.resolve([]),
-  ]);
   // The store drops nothing itself: expired, superseded and not-yet-valid
   // ones go here (at asOf, and never what has expired by now).
   const isLive = (m: Memory): boolean =>
