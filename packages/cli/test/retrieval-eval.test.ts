@@ -366,6 +366,79 @@ describe('keepgraph bench recall', { timeout: 120_000 }, () => {
     }
   });
 
+  it('--consolidate asks before and after the background jobs run to idle, reports both and what they derived, and ranks the same twice', async () => {
+    const dataset = tinyDataset();
+    const datasetPath = join(dir, 'tiny-cons.json');
+    await writeFile(datasetPath, JSON.stringify(dataset));
+    const run = async (n: number) => {
+      const io = captureIo();
+      const results = join(dir, `cons-${n}.jsonl`);
+      const code = await runCli(
+        [
+          'node',
+          'keepgraph',
+          '--data',
+          join(dir, `data-cons-${n}`),
+          'bench',
+          'recall',
+          '--dataset',
+          datasetPath,
+          '--results',
+          results,
+          '--consolidate',
+          '--json',
+        ],
+        io,
+      );
+      expect(code).toBe(0);
+      return { report: JSON.parse(io.outLines.join('\n')) as BenchRecallReport, results };
+    };
+    const a = await run(1);
+    const c = a.report.consolidation!;
+    expect(c.rawResults).toBe(join(dir, 'cons-1.raw.jsonl'));
+    expect(await checkResultsFile(dataset, a.results)).toEqual([]);
+    expect(await checkResultsFile(dataset, c.rawResults)).toEqual([]);
+    expect(c.raw.overall.questions).toBe(a.report.overall.questions);
+    // Thirty turns of one session: reflection wrote context summaries at least.
+    expect(c.derivedLive.summary).toBeGreaterThan(0);
+    expect(c.derivedLivePer1000).toBeGreaterThan(0);
+    expect(c.idleMs).toBeGreaterThan(0);
+    const b = await run(2);
+    expect(b.report.digest).toBe(a.report.digest);
+    const ids = async (f: string) =>
+      (await readFile(f, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as ResultLine).turnIds);
+    expect(await ids(b.results)).toEqual(await ids(a.results));
+  });
+
+  it('--consolidate measures the engine only', async () => {
+    const io = captureIo();
+    const datasetPath = join(dir, 'tiny-cons-x.json');
+    await writeFile(datasetPath, JSON.stringify(tinyDataset()));
+    const code = await runCli(
+      [
+        'node',
+        'keepgraph',
+        '--data',
+        join(dir, 'data-x'),
+        'bench',
+        'recall',
+        '--dataset',
+        datasetPath,
+        '--results',
+        join(dir, 'x.jsonl'),
+        '--consolidate',
+        '--baseline',
+        'bm25',
+      ],
+      io,
+    );
+    expect(code).toBe(1);
+    expect(io.errLines.join('\n')).toMatch(/--consolidate measures the engine/);
+  });
+
   it('the BM25 baseline pads its short lists with unretrieved turns and passes the check', async () => {
     const dataset = tinyDataset();
     const datasetPath = join(dir, 'tiny-bm25.json');
