@@ -16,9 +16,7 @@ runMemoryStoreConformance({
   async makeStore() {
     const store = createNeo4jStore({
       uri: inject('neo4jUri'),
-      ...(inject('neo4jUser')
-        ? { user: inject('neo4jUser'), password: inject('neo4jPassword') }
-        : {}),
+      ...(inject('neo4jUser') ? { user: inject('neo4jUser'), password: inject('neo4jPassword') } : {}),
     });
     return {
       store,

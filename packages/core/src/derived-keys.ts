@@ -1,11 +1,12 @@
 // Derived memories are extra keys to their evidence, never a veil over it
-// (DESIGN, retrieval step 4). A derived hit (a reflected fact, a rule, a
-// compaction summary) lends its score to the sources the query matches
-// best, which then come back right after it, saying through which memory
-// they were reached (`via`); a compaction summary hides a member only when its text carries
-// everything the member says; and a derived memory with more sources than
-// the config allows is a key only, so a single hit cannot fill the results
-// with the turns it stands for.
+// (DESIGN, retrieval step 4). A derived hit (a reflected claim, a rule, a
+// summary) lends its score to the sources the query matches best, which
+// then come back right after it, saying through which memory they were
+// reached (`via`). A compaction summary hides a member only when its text
+// carries everything the member says. A derived memory with more sources
+// than the config allows, or a context summary (its text is only its turns:
+// jobs/context-keys.ts), is a key only, never a result itself, so a single
+// hit cannot fill the results with the turns it stands for.
 import type { RecallConfig } from './recall-config.ts';
 import type { Memory } from './record.ts';
 import type { FusedEntry, Ranked } from './rank.ts';
@@ -101,8 +102,9 @@ export function lendScoreToSources(
 }
 
 /**
- * The derived memories that are keys only: more sources than a result may
- * stand for, and not standing in for true duplicates.
+ * The derived memories that are keys only: context summaries, and those
+ * with more sources than a result may stand for, unless standing in for
+ * true duplicates.
  */
 export function keysOnly(
   candidates: Iterable<Memory>,

@@ -32,7 +32,7 @@ export const RecallConfigSchema = z.strictObject({
   minScore: z.number().min(0).max(1),
   topK: z.number().int().min(1).max(100),
   /**
-   * Share of a derived memory's fused score lent to its sources (the
+   * Share of a derived memory's final score lent to its sources (the
    * evidence it is a key to); 0 turns it off. A source raised this way
    * names the derived memory in `via`.
    */

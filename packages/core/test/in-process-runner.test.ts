@@ -9,12 +9,7 @@ function processors(run: (job: Job) => Promise<void>): Processors {
   ) as unknown as Processors;
 }
 
-const job = (id: string, name: Job['name'] = 'reflect'): Job => ({
-  name,
-  id,
-  ownerId: 'o',
-  payload: {},
-});
+const job = (id: string, name: Job['name'] = 'reflect'): Job => ({ name, id, ownerId: 'o', payload: {} });
 
 describe('InProcessJobRunner', () => {
   it('runs a job id once however often it is enqueued', async () => {

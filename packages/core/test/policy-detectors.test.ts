@@ -119,10 +119,8 @@ describe('redactPersonalData', () => {
 
 describe('secretlint on the write path', () => {
   it('does not accumulate profiler entries across many scans', async () => {
-    const { detectSecrets, secretlintProfilerBacklog } =
-      await import('../src/policy/detect-secrets.ts');
-    for (let i = 0; i < 300; i++)
-      await detectSecrets(`an ordinary sentence number ${i} about lunch`);
+    const { detectSecrets, secretlintProfilerBacklog } = await import('../src/policy/detect-secrets.ts');
+    for (let i = 0; i < 300; i++) await detectSecrets(`an ordinary sentence number ${i} about lunch`);
     await new Promise((r) => setTimeout(r, 10)); // let the profiler's observer run
     for (let i = 0; i < 5; i++) await detectSecrets('one more ordinary sentence');
     expect(secretlintProfilerBacklog()).toBeLessThan(200);

@@ -7,17 +7,8 @@ const extract = (...texts: string[]) =>
     episodes: texts.map((text, i) => ({ id: `e${i}`, text, observedAt: '2026-01-01T00:00:00Z' })),
   });
 
-const rel = (c: {
-  relations: {
-    subject: { name: string };
-    type: string;
-    object: { name: string };
-    reason?: string;
-  }[];
-}) =>
-  c.relations.map(
-    (r) => `${r.subject.name} ${r.type} ${r.object.name}${r.reason ? ` | ${r.reason}` : ''}`,
-  );
+const rel = (c: { relations: { subject: { name: string }; type: string; object: { name: string }; reason?: string }[] }) =>
+  c.relations.map((r) => `${r.subject.name} ${r.type} ${r.object.name}${r.reason ? ` | ${r.reason}` : ''}`);
 
 describe('the statement extractor', () => {
   it("reads the issue's example: a negated preference with its reason", async () => {
@@ -45,12 +36,7 @@ describe('the statement extractor', () => {
     const claims = await extract(
       "I can't eat peanuts. I want to learn Rust. I live in Berlin. I love hiking in the Alps.",
     );
-    expect(claims.map((c) => c.kind).sort()).toEqual([
-      'constraint',
-      'goal',
-      'preference',
-      'profile',
-    ]);
+    expect(claims.map((c) => c.kind).sort()).toEqual(['constraint', 'goal', 'preference', 'profile']);
     expect(claims.flatMap(rel).sort()).toEqual([
       'user HAS_CONSTRAINT eat peanuts',
       'user HAS_GOAL learn rust',
@@ -81,9 +67,7 @@ describe('the statement extractor', () => {
 describe('negative feedback', () => {
   it('is seen in tags or in the words of the episode', () => {
     expect(isNegativeFeedback({ text: 'Went fine.', tags: ['outcome:negative'] })).toBe(true);
-    expect(isNegativeFeedback({ text: 'The client complained about the delay.', tags: [] })).toBe(
-      true,
-    );
+    expect(isNegativeFeedback({ text: 'The client complained about the delay.', tags: [] })).toBe(true);
     expect(isNegativeFeedback({ text: 'Booked a table for two.', tags: [] })).toBe(false);
   });
 });

@@ -95,9 +95,7 @@ async function openStore(selection: StoreSelection, dataDir: string): Promise<Me
     case 'neo4j':
       return createNeo4jStore({
         uri: selection.uri,
-        ...(selection.user !== undefined
-          ? { user: selection.user, password: selection.password ?? '' }
-          : {}),
+        ...(selection.user !== undefined ? { user: selection.user, password: selection.password ?? '' } : {}),
         ...(selection.database !== undefined ? { database: selection.database } : {}),
       });
   }
@@ -139,10 +137,7 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
   }
 
   const selection = opts.store ?? { kind: 'sqlite' };
-  const where =
-    selection.kind === 'sqlite'
-      ? `the SQLite store in ${opts.dataDir}`
-      : `Neo4j at ${selection.uri}`;
+  const where = selection.kind === 'sqlite' ? `the SQLite store in ${opts.dataDir}` : `Neo4j at ${selection.uri}`;
   let store: MemoryStore;
   try {
     store = await openStore(selection, opts.dataDir);

@@ -1,16 +1,7 @@
 // Invariant 1, owned: no write without an owner; every read and delete is
 // scoped to one owner; (owner, key) never answers with another owner's value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  agent,
-  episode,
-  expectCode,
-  makeFixture,
-  operator,
-  user,
-  type ConformanceOptions,
-  type Fixture,
-} from '../harness.ts';
+import { agent, episode, expectCode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
 
 export function ownedSuite(opts: ConformanceOptions): void {
   describe('invariant 1: owned', () => {
@@ -22,18 +13,9 @@ export function ownedSuite(opts: ConformanceOptions): void {
 
     it('refuses a write with a blank or missing owner, and stores nothing', async () => {
       const before = (await f.engine.kpis(operator)).memories;
-      await expectCode(
-        f.engine.remember(user, '   ', episode('I like hiking in the Alps every summer')),
-        'owner_required',
-      );
-      await expectCode(
-        f.engine.remember(user, '', episode('I like hiking in the Alps every summer')),
-        'owner_required',
-      );
-      await expectCode(
-        f.engine.remember(user, undefined, episode('I like hiking in the Alps every summer')),
-        'owner_required',
-      );
+      await expectCode(f.engine.remember(user, '   ', episode('I like hiking in the Alps every summer')), 'owner_required');
+      await expectCode(f.engine.remember(user, '', episode('I like hiking in the Alps every summer')), 'owner_required');
+      await expectCode(f.engine.remember(user, undefined, episode('I like hiking in the Alps every summer')), 'owner_required');
       expect((await f.engine.kpis(operator)).memories).toBe(before);
     });
 
@@ -46,10 +28,7 @@ export function ownedSuite(opts: ConformanceOptions): void {
     it('(owner, key) absent returns nothing while another owner holds the key', async () => {
       const a = f.owner();
       const b = f.owner();
-      await f.engine.putByKey(user, a, 'favourite-colour', {
-        text: 'Favourite colour is teal',
-        origin: { sessionId: 'S' },
-      });
+      await f.engine.putByKey(user, a, 'favourite-colour', { text: 'Favourite colour is teal', origin: { sessionId: 'S' } });
       const mine = await f.engine.getByKey(user, a, 'favourite-colour');
       expect(mine.current?.text).toBe('Favourite colour is teal');
       const theirs = await f.engine.getByKey(user, b, 'favourite-colour');
@@ -57,21 +36,17 @@ export function ownedSuite(opts: ConformanceOptions): void {
       expect(theirs.conflicts).toEqual([]);
     });
 
-    it("cannot get, delete or trace another owner's memory by id", async () => {
+    it('cannot get, delete or trace another owner\'s memory by id', async () => {
       const a = f.owner();
       const b = f.owner();
-      const { memory } = await f.engine.remember(
-        user,
-        a,
-        episode('Alex prefers aisle seats on long flights'),
-      );
+      const { memory } = await f.engine.remember(user, a, episode('Alex prefers aisle seats on long flights'));
       await expectCode(f.engine.get(user, b, memory.id), 'not_found');
       await expectCode(f.engine.forget(user, b, [memory.id]), 'not_found');
       await expectCode(f.engine.lineage(user, b, memory.id), 'not_found');
       expect((await f.engine.get(user, a, memory.id)).id).toBe(memory.id);
     });
 
-    it("10 owners with near-identical memories never see each other's", async () => {
+    it('10 owners with near-identical memories never see each other\'s', async () => {
       const owners = Array.from({ length: 10 }, () => f.owner());
       const ids = new Map<string, string>();
       for (const [i, o] of owners.entries()) {

@@ -1,16 +1,7 @@
 // Invariant 2, attributed: origin, authority, createdAt and expiresAt on every
 // memory; an agent_inferred memory names its sources.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  agent,
-  episode,
-  expectCode,
-  makeFixture,
-  operator,
-  user,
-  type ConformanceOptions,
-  type Fixture,
-} from '../harness.ts';
+import { agent, episode, expectCode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
 
 export function attributedSuite(opts: ConformanceOptions): void {
   describe('invariant 2: attributed', () => {
@@ -22,11 +13,7 @@ export function attributedSuite(opts: ConformanceOptions): void {
 
     it('stores origin, authority, createdAt and expiresAt, and the writer', async () => {
       const o = f.owner();
-      const { memory } = await f.engine.remember(
-        user,
-        o,
-        episode('I moved to Lisbon in March for a new job'),
-      );
+      const { memory } = await f.engine.remember(user, o, episode('I moved to Lisbon in March for a new job'));
       const stored = await f.engine.get(user, o, memory.id);
       expect(stored.origin.sessionId).toBe('S1');
       expect(stored.origin.writtenBy).toBe(user.principal);
@@ -39,25 +26,15 @@ export function attributedSuite(opts: ConformanceOptions): void {
 
     it('refuses a memory without origin, and one with an empty origin', async () => {
       const o = f.owner();
-      await expectCode(
-        f.engine.remember(user, o, { kind: 'fact', text: 'The office is in Porto' }),
-        'invalid_input',
-      );
-      await expectCode(
-        f.engine.remember(user, o, { kind: 'fact', text: 'The office is in Porto', origin: {} }),
-        'invalid_input',
-      );
+      await expectCode(f.engine.remember(user, o, { kind: 'fact', text: 'The office is in Porto' }), 'invalid_input');
+      await expectCode(f.engine.remember(user, o, { kind: 'fact', text: 'The office is in Porto', origin: {} }), 'invalid_input');
       expect(await f.engine.deps.store.countMemories(o)).toBe(0);
     });
 
     it('refuses an agent_inferred memory that names no sources', async () => {
       const o = f.owner();
       await expectCode(
-        f.engine.remember(agent, o, {
-          kind: 'fact',
-          text: 'Alex seems to dislike finance clients',
-          origin: { sessionId: 'S' },
-        }),
+        f.engine.remember(agent, o, { kind: 'fact', text: 'Alex seems to dislike finance clients', origin: { sessionId: 'S' } }),
         'refused_missing_sources',
       );
       await expectCode(

@@ -3,25 +3,14 @@
 // with a reason code, audited by hash, and never reach the store.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  episode,
-  expectCode,
-  makeFixture,
-  operator,
-  user,
-  type ConformanceOptions,
-  type Fixture,
-} from '../harness.ts';
+import { episode, expectCode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
 
 // Realistic-looking credentials built at run time, so this file itself holds
 // no literal secret for scanners to trip on.
 const AWS_KEY = 'AKIA' + 'Q3WZ7XKD4NPL2RHM';
 const GITHUB_TOKEN = 'ghp_' + 'a8Kd93LmQz7Xv2Rt5Wy1Nc4Pb6Hj0Fs8Ue3G';
-const PEM_BODY =
-  'MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxKLxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo9z+40RQzuVaE8AkAFmxZzow3x+VJYKdjykkJ0iT9wCS0DRTXu269V264Vf/3jvredZiKRkgwlL9xNAwxXFg0x/XFw005UWVRIkdgcKWTjpBP2dPwVZ4WWC+9aGVd+Gyn1o0CLelf4rEjGoXbAAEgAqeGUxrcIlbjXfbcmwIDAQABAoIBAQCL';
-const PEM_KEY = ['-----BEGIN RSA PRIVATE KEY-----', PEM_BODY, '-----END RSA PRIVATE KEY-----'].join(
-  '\n',
-);
+const PEM_BODY = 'MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxKLxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo9z+40RQzuVaE8AkAFmxZzow3x+VJYKdjykkJ0iT9wCS0DRTXu269V264Vf/3jvredZiKRkgwlL9xNAwxXFg0x/XFw005UWVRIkdgcKWTjpBP2dPwVZ4WWC+9aGVd+Gyn1o0CLelf4rEjGoXbAAEgAqeGUxrcIlbjXfbcmwIDAQABAoIBAQCL';
+const PEM_KEY = ['-----BEGIN RSA PRIVATE KEY-----', PEM_BODY, '-----END RSA PRIVATE KEY-----'].join('\n');
 
 export function policySuite(opts: ConformanceOptions): void {
   describe('invariant 4: policy first', () => {
@@ -44,9 +33,7 @@ export function policySuite(opts: ConformanceOptions): void {
         const events = await f.engine.auditList(operator, { ownerId: o });
         const refusal = events.find((e) => e.type === 'refuse');
         expect(refusal?.reason).toBe('refused_secret');
-        expect(refusal?.contentHashes).toEqual([
-          createHash('sha256').update(text.normalize('NFC')).digest('hex'),
-        ]);
+        expect(refusal?.contentHashes).toEqual([createHash('sha256').update(text.normalize('NFC')).digest('hex')]);
         const raw = await f.sut.rawContent();
         for (const needle of [AWS_KEY, GITHUB_TOKEN, PEM_BODY.slice(0, 40)]) {
           expect(raw.includes(Buffer.from(needle))).toBe(false);
@@ -56,67 +43,36 @@ export function policySuite(opts: ConformanceOptions): void {
 
     it('redacts an email address (default policy) and keeps the rest', async () => {
       const o = f.owner();
-      const { memory } = await f.engine.remember(
-        user,
-        o,
-        episode('Send the invoice to jamie.doe@example.org by Friday'),
-      );
+      const { memory } = await f.engine.remember(user, o, episode('Send the invoice to jamie.doe@example.org by Friday'));
       expect(memory.text).not.toContain('jamie.doe@example.org');
       expect(memory.text).toContain('by Friday');
       expect(memory.redactions).toContain('email');
     });
 
     it('refuses a payment card number', async () => {
-      await expectCode(
-        f.engine.remember(user, f.owner(), episode('my card is 4111 1111 1111 1111 exp 09/29')),
-        'refused_personal_data',
-      );
+      await expectCode(f.engine.remember(user, f.owner(), episode('my card is 4111 1111 1111 1111 exp 09/29')), 'refused_personal_data');
     });
 
     it('refuses a service phrase and text too short to matter', async () => {
-      await expectCode(
-        f.engine.remember(user, f.owner(), episode('Ok, thank you so much!')),
-        'refused_service_phrase',
-      );
+      await expectCode(f.engine.remember(user, f.owner(), episode('Ok, thank you so much!')), 'refused_service_phrase');
       await expectCode(f.engine.remember(user, f.owner(), episode('hm')), 'refused_too_short');
     });
 
     it('refuses high sensitivity', async () => {
       await expectCode(
-        f.engine.remember(
-          user,
-          f.owner(),
-          episode('Diagnosed with a rare condition last year', { sensitivity: 'high' }),
-        ),
+        f.engine.remember(user, f.owner(), episode('Diagnosed with a rare condition last year', { sensitivity: 'high' })),
         'refused_high_sensitivity',
       );
     });
 
     it('refuses a TTL out of range and a negative TTL', async () => {
-      await expectCode(
-        f.engine.remember(
-          user,
-          f.owner(),
-          episode('Prefers window seats on trains', { ttlSeconds: 1 }),
-        ),
-        'refused_ttl_out_of_range',
-      );
-      await expectCode(
-        f.engine.remember(
-          user,
-          f.owner(),
-          episode('Prefers window seats on trains', { ttlSeconds: -5 }),
-        ),
-        'invalid_input',
-      );
+      await expectCode(f.engine.remember(user, f.owner(), episode('Prefers window seats on trains', { ttlSeconds: 1 })), 'refused_ttl_out_of_range');
+      await expectCode(f.engine.remember(user, f.owner(), episode('Prefers window seats on trains', { ttlSeconds: -5 })), 'invalid_input');
     });
 
     it('refuses a source the policy does not trust', async () => {
       const strict = await makeFixture(opts, f.sut, {
-        policy: (p) => ({
-          ...p,
-          sources: { ...p.sources, hosts: { allow: [], deny: ['evil.example'] } },
-        }),
+        policy: (p) => ({ ...p, sources: { ...p.sources, hosts: { allow: [], deny: ['evil.example'] } } }),
       });
       await expectCode(
         strict.engine.remember(operator, strict.owner(), {

@@ -12,11 +12,7 @@ export function copiesOutSuite(opts: ConformanceOptions): void {
 
     it('mutating a returned memory changes nothing stored', async () => {
       const o = f.owner();
-      const written = await f.engine.remember(
-        user,
-        o,
-        episode('Sam plays the cello in a community orchestra', { tags: ['music'] }),
-      );
+      const written = await f.engine.remember(user, o, episode('Sam plays the cello in a community orchestra', { tags: ['music'] }));
       written.memory.text = 'tampered';
       written.memory.tags.push('tampered');
       written.memory.origin.sessionId = 'tampered';

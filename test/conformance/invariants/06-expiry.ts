@@ -1,15 +1,7 @@
 // Invariant 6, expired means gone: never recalled after expiry, whatever the
 // sweeper's lag; the sweeper purges with the cascade and records schedule.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  derived,
-  episode,
-  makeFixture,
-  operator,
-  user,
-  type ConformanceOptions,
-  type Fixture,
-} from '../harness.ts';
+import { derived, episode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
 
 export function expirySuite(opts: ConformanceOptions): void {
   describe('invariant 6: expired means gone', () => {
@@ -22,14 +14,8 @@ export function expirySuite(opts: ConformanceOptions): void {
     it('an expired memory is never recalled, even before the sweeper runs', async () => {
       const o = f.owner();
       const min = 3600; // the default policy's smallest episode TTL is well below a day
-      const { memory } = await f.engine.remember(
-        user,
-        o,
-        episode('The gate code for the garage is temporary until Friday', { ttlSeconds: min }),
-      );
-      expect(
-        (await f.engine.recall(user, o, 'garage gate code')).results.map((h) => h.memory.id),
-      ).toContain(memory.id);
+      const { memory } = await f.engine.remember(user, o, episode('The gate code for the garage is temporary until Friday', { ttlSeconds: min }));
+      expect((await f.engine.recall(user, o, 'garage gate code')).results.map((h) => h.memory.id)).toContain(memory.id);
       f.clock.advance(min * 1000 + 1);
       const r = await f.engine.recall(user, o, 'garage gate code', { topK: 20 });
       expect(r.results.map((h) => h.memory.id)).not.toContain(memory.id);
@@ -40,11 +26,7 @@ export function expirySuite(opts: ConformanceOptions): void {
 
     it('a deleted memory is never recalled', async () => {
       const o = f.owner();
-      const { memory } = await f.engine.remember(
-        user,
-        o,
-        episode('Riley is allergic to peanuts and shellfish'),
-      );
+      const { memory } = await f.engine.remember(user, o, episode('Riley is allergic to peanuts and shellfish'));
       await f.engine.forget(user, o, [memory.id]);
       const r = await f.engine.recall(user, o, 'What is Riley allergic to?', { topK: 20 });
       expect(r.results.map((h) => h.memory.id)).not.toContain(memory.id);
@@ -52,11 +34,7 @@ export function expirySuite(opts: ConformanceOptions): void {
 
     it('the sweeper purges with the cascade and records scheduled vs actual purge time', async () => {
       const o = f.owner();
-      const src = await f.engine.remember(
-        user,
-        o,
-        episode('Our team standup moves to 9:30 starting next week', { ttlSeconds: 7200 }),
-      );
+      const src = await f.engine.remember(user, o, episode('Our team standup moves to 9:30 starting next week', { ttlSeconds: 7200 }));
       const sum = await f.engine.remember(user, o, derived('Standup is at 9:30', [src.memory.id]));
       expect(sum.memory.expiresAt <= src.memory.expiresAt).toBe(true);
       f.clock.advance(7200 * 1000 + 5000);

@@ -2,15 +2,7 @@
 // sources' origins, an edge to each, and expires no later than its earliest
 // source unless an operator confirms it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  derived,
-  episode,
-  makeFixture,
-  operator,
-  user,
-  type ConformanceOptions,
-  type Fixture,
-} from '../harness.ts';
+import { derived, episode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
 
 export function noLaunderingSuite(opts: ConformanceOptions): void {
   describe('invariant 8: no laundering', () => {
@@ -22,14 +14,7 @@ export function noLaunderingSuite(opts: ConformanceOptions): void {
 
     it("a summary carries the union of its sources' origins and expires no later than the earliest", async () => {
       const o = f.owner();
-      const a = await f.engine.remember(
-        user,
-        o,
-        episode('Morgan started learning Portuguese in January', {
-          ttlSeconds: 2 * 86400,
-          origin: { sessionId: 'A', turn: '1' },
-        }),
-      );
+      const a = await f.engine.remember(user, o, episode('Morgan started learning Portuguese in January', { ttlSeconds: 2 * 86400, origin: { sessionId: 'A', turn: '1' } }));
       const b = await f.engine.remember(user, o, {
         kind: 'fact',
         text: 'Morgan enrolled in an evening Portuguese course downtown',
@@ -37,13 +22,7 @@ export function noLaunderingSuite(opts: ConformanceOptions): void {
         origin: { tool: { name: 'calendar', callId: 'c-9' } },
         ttlSeconds: 30 * 86400,
       });
-      const s = await f.engine.remember(
-        user,
-        o,
-        derived('Morgan is learning Portuguese', [a.memory.id, b.memory.id], {
-          ttlSeconds: 60 * 86400,
-        }),
-      );
+      const s = await f.engine.remember(user, o, derived('Morgan is learning Portuguese', [a.memory.id, b.memory.id], { ttlSeconds: 60 * 86400 }));
       expect(s.memory.expiresAt).toBe(a.memory.expiresAt);
       expect(s.memory.derivedFrom).toEqual([a.memory.id, b.memory.id]);
       const sessions = s.memory.sourceOrigins.map((x) => x.sessionId ?? x.tool?.name);
@@ -51,42 +30,21 @@ export function noLaunderingSuite(opts: ConformanceOptions): void {
       expect(s.memory.sourceOrigins).toHaveLength(2);
 
       // A summary of the summary inherits the same union, not just its direct source.
-      const s2 = await f.engine.remember(
-        user,
-        o,
-        derived('Morgan studies languages', [s.memory.id]),
-      );
+      const s2 = await f.engine.remember(user, o, derived('Morgan studies languages', [s.memory.id]));
       expect(s2.memory.sourceOrigins).toHaveLength(2);
       expect(s2.memory.expiresAt <= a.memory.expiresAt).toBe(true);
 
       const graph = await f.engine.lineage(user, o, s2.memory.id);
-      expect(graph.nodes.map((n) => n.key).sort()).toEqual(
-        [a.memory.id, b.memory.id, s.memory.id, s2.memory.id].sort(),
-      );
+      expect(graph.nodes.map((n) => n.key).sort()).toEqual([a.memory.id, b.memory.id, s.memory.id, s2.memory.id].sort());
       expect(graph.edges).toHaveLength(3);
     });
 
     it('only an operator can keep a derived memory past its earliest source', async () => {
       const o = f.owner();
-      const a = await f.engine.remember(
-        user,
-        o,
-        episode('Quinn is renovating the kitchen this autumn', { ttlSeconds: 2 * 86400 }),
-      );
-      const byUser = await f.engine.remember(
-        user,
-        o,
-        derived('Quinn renovates', [a.memory.id], { ttlSeconds: 30 * 86400, confirmExpiry: true }),
-      );
+      const a = await f.engine.remember(user, o, episode('Quinn is renovating the kitchen this autumn', { ttlSeconds: 2 * 86400 }));
+      const byUser = await f.engine.remember(user, o, derived('Quinn renovates', [a.memory.id], { ttlSeconds: 30 * 86400, confirmExpiry: true }));
       expect(byUser.memory.expiresAt).toBe(a.memory.expiresAt);
-      const byOperator = await f.engine.remember(
-        operator,
-        o,
-        derived('Quinn renovates the kitchen', [a.memory.id], {
-          ttlSeconds: 30 * 86400,
-          confirmExpiry: true,
-        }),
-      );
+      const byOperator = await f.engine.remember(operator, o, derived('Quinn renovates the kitchen', [a.memory.id], { ttlSeconds: 30 * 86400, confirmExpiry: true }));
       expect(byOperator.memory.expiresAt > a.memory.expiresAt).toBe(true);
     });
   });

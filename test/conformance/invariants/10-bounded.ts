@@ -1,60 +1,29 @@
 // Invariant 10, bounded: per-owner caps on records and on the session buffer;
 // over the cap the lowest-value memories go through the cascade, audited `cap`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  derived,
-  episode,
-  makeFixture,
-  operator,
-  user,
-  type ConformanceOptions,
-  type Fixture,
-} from '../harness.ts';
+import { derived, episode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
 
 export function boundedSuite(opts: ConformanceOptions): void {
   describe('invariant 10: bounded', () => {
     let f: Fixture;
     beforeAll(async () => {
       f = await makeFixture(opts, await opts.makeStore(), {
-        policy: (p) => ({
-          ...p,
-          caps: {
-            maxMemoriesPerOwner: 5,
-            sessionBuffer: { ...p.caps.sessionBuffer, maxExchanges: 2 },
-          },
-        }),
+        policy: (p) => ({ ...p, caps: { maxMemoriesPerOwner: 5, sessionBuffer: { ...p.caps.sessionBuffer, maxExchanges: 2 } } }),
       });
     });
     afterAll(() => f.sut.close());
 
     it('evicts the lowest-value memories over the record cap, through the cascade', async () => {
       const o = f.owner();
-      const low = await f.engine.remember(
-        user,
-        o,
-        episode('Low-confidence note about a maybe-trip to Iceland', { confidence: 0.1 }),
-      );
-      const lowChild = await f.engine.remember(
-        user,
-        o,
-        derived('Maybe Iceland', [low.memory.id], { confidence: 0.9 }),
-      );
-      for (let i = 0; i < 4; i++)
-        await f.engine.remember(
-          user,
-          o,
-          episode(`Confirmed weekly plan number ${i} for the garden club`),
-        );
+      const low = await f.engine.remember(user, o, episode('Low-confidence note about a maybe-trip to Iceland', { confidence: 0.1 }));
+      const lowChild = await f.engine.remember(user, o, derived('Maybe Iceland', [low.memory.id], { confidence: 0.9 }));
+      for (let i = 0; i < 4; i++) await f.engine.remember(user, o, episode(`Confirmed weekly plan number ${i} for the garden club`));
       expect(await f.engine.deps.store.countMemories(o)).toBeLessThanOrEqual(5);
       await f.engine.remember(user, o, episode('Another confirmed plan for the garden club'));
       expect(await f.engine.deps.store.countMemories(o)).toBeLessThanOrEqual(5);
-      const gone = await f.engine.verifyForgotten(user, o, {
-        ids: [low.memory.id, lowChild.memory.id],
-      });
+      const gone = await f.engine.verifyForgotten(user, o, { ids: [low.memory.id, lowChild.memory.id] });
       expect(gone.forgotten).toBe(true);
-      const evictions = (await f.engine.auditList(operator, { ownerId: o })).filter(
-        (e) => e.type === 'evict',
-      );
+      const evictions = (await f.engine.auditList(operator, { ownerId: o })).filter((e) => e.type === 'evict');
       expect(evictions.length).toBeGreaterThan(0);
       expect(evictions[0]!.reason).toBe('cap');
     });
@@ -70,12 +39,7 @@ export function boundedSuite(opts: ConformanceOptions): void {
         });
       }
       const ctx = await f.engine.sessionContext(user, o, 's');
-      expect(ctx.session.map((m) => m.text)).toEqual([
-        'question 2',
-        'answer 2',
-        'question 3',
-        'answer 3',
-      ]);
+      expect(ctx.session.map((m) => m.text)).toEqual(['question 2', 'answer 2', 'question 3', 'answer 3']);
     });
   });
 }

@@ -9,11 +9,7 @@ export function auditedSuite(opts: ConformanceOptions): void {
       const f = await makeFixture(opts, await opts.makeStore());
       try {
         const o = f.owner();
-        const m = await f.engine.remember(
-          user,
-          o,
-          episode('Taylor volunteers at the animal shelter on Saturdays'),
-        );
+        const m = await f.engine.remember(user, o, episode('Taylor volunteers at the animal shelter on Saturdays'));
         await f.engine.recall(user, o, 'animal shelter');
         await f.engine.forget(user, o, [m.memory.id]);
         const ok = await f.engine.auditVerify(operator);
