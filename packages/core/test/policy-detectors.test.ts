@@ -16,6 +16,44 @@ const SECRETS = {
   basicAuthUrl: `connect to https://admin:${'s3cr3tP4ss'}@db.internal.example.net/path`,
 };
 
+// The credentials issue 11 found stored verbatim (fake values, assembled so
+// no scanner reads this file as a leak).
+const j = (...parts: string[]) => parts.join('');
+const MORE_SECRETS: Record<string, string> = {
+  stripeLive: `charge it with ${j('sk_', 'live_')}51H8xYzAbCdEfGhIjKlMnOpQr`,
+  stripeRestricted: `${j('rk_', 'live_')}51H8xYzAbCdEfGhIjKlMnOpQr is the reporting key`,
+  jwt: `session ${j('eyJ', 'hbGciOiJIUzI1NiJ9')}.${j('eyJ', 'zdWIiOiIxMjM0NTY3ODkwIn0')}.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U`,
+  openaiProject: `OPENAI_API_KEY=${j('sk-', 'proj-')}Ab3De5Fg7Hj9Kl1Mn3Pq5Rs7Tu9Vw1Xy3Za5`,
+  anthropic: `key ${j('sk-', 'ant-', 'api03-')}Ab3De5Fg7Hj9Kl1Mn3Pq5Rs7Tu9Vw1Xy3Za5Bc7De9`,
+  googleApiKey: `maps key ${j('AI', 'za')}SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q`,
+  gitlab: `push with ${j('gl', 'pat-')}xYz12AbC34dEf56GhI78jK`,
+  bearerHeader: `curl -H "Authorization: Bearer ${j('abcDEF123', 'ghiJKL456mnoPQR789')}"`,
+  basicHeader: `Authorization: Basic ${j('YWRtaW46', 'c2VjcmV0UGFzcw==')}`,
+  awsExampleId: `the key id is ${j('AKIA', 'IOSFODNN7EXAMPLE')}`,
+  awsExampleSecret: `aws_secret_access_key = ${j('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY')}`,
+  prosePassword: 'the database password is Tr0ub4dor&3xyz!Q',
+  proseBankPassword: 'my bank password is hunter2024',
+  prosePin: 'My PIN is 4821, do not share it',
+  recoveryCodes: 'recovery codes: 8f3k-2j9d, 1m4n-7p2q',
+};
+
+describe('detectSecrets: the formats the recommended rules leave out', () => {
+  it.each(Object.entries(MORE_SECRETS))('finds %s', async (_name, text) => {
+    expect((await detectSecrets(text)).length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    'my password is too weak, I should change it',
+    'She was the bearer of good news about the trip',
+    'The pin on the map shows the cafe',
+    'I changed my PIN yesterday after the bank called',
+    'We watched the Stripe documentary on skiing',
+    'Recovery took weeks after the surgery',
+  ])('leaves prose alone: %s', async (text) => {
+    expect(await detectSecrets(text)).toEqual([]);
+  });
+});
+
 describe('detectSecrets', () => {
   it.each(Object.entries(SECRETS))('finds %s', async (_name, text) => {
     const findings = await detectSecrets(text);
@@ -119,8 +157,10 @@ describe('redactPersonalData', () => {
 
 describe('secretlint on the write path', () => {
   it('does not accumulate profiler entries across many scans', async () => {
-    const { detectSecrets, secretlintProfilerBacklog } = await import('../src/policy/detect-secrets.ts');
-    for (let i = 0; i < 300; i++) await detectSecrets(`an ordinary sentence number ${i} about lunch`);
+    const { detectSecrets, secretlintProfilerBacklog } =
+      await import('../src/policy/detect-secrets.ts');
+    for (let i = 0; i < 300; i++)
+      await detectSecrets(`an ordinary sentence number ${i} about lunch`);
     await new Promise((r) => setTimeout(r, 10)); // let the profiler's observer run
     for (let i = 0; i < 5; i++) await detectSecrets('one more ordinary sentence');
     expect(secretlintProfilerBacklog()).toBeLessThan(200);

@@ -117,7 +117,11 @@ const REFUSALS: Record<RefusalCode, () => Promise<void>> = {
       `use ${GITHUB_TOKEN} for the CI`,
     ]) {
       const d = await expectRefused(policy, write({ kind: 'fact', text }), 'refused_secret');
-      if (!d.ok) expect(d.details.ruleIds).toEqual([expect.stringMatching(/^@secretlint\//)]);
+      if (!d.ok) {
+        // The preset's rule and, where a format is also in credential-patterns.ts, the pattern rule.
+        expect((d.details.ruleIds as string[]).length).toBeGreaterThan(0);
+        for (const id of d.details.ruleIds as string[]) expect(id).toMatch(/^@secretlint\//);
+      }
     }
     // A credential in the source uri would be stored with the origin.
     await expectRefused(

@@ -4,6 +4,8 @@
 import { lintSource } from '@secretlint/core';
 import { secretLintProfiler } from '@secretlint/profiler';
 import { rules as recommendedRules } from '@secretlint/secretlint-rule-preset-recommend';
+import { creator as patternRule } from '@secretlint/secretlint-rule-pattern';
+import { CREDENTIAL_PATTERNS } from './credential-patterns.ts';
 
 /** One secret found: which secretlint rule fired and where. No content. */
 export interface SecretFinding {
@@ -35,17 +37,30 @@ let configMemo: SecretlintConfig | undefined;
 // `disabled` on rules nested in a preset, which we need for the comment filter.
 function secretlintConfig(): SecretlintConfig {
   configMemo ??= {
-    rules: recommendedRules
-      .filter((rule) => rule.meta.id !== FILTER_COMMENTS_RULE)
-      .map((rule) => ({ id: rule.meta.id, rule, options: RULE_OPTIONS[rule.meta.id] ?? {} })),
+    rules: [
+      ...recommendedRules
+        .filter((rule) => rule.meta.id !== FILTER_COMMENTS_RULE)
+        .map((rule) => ({ id: rule.meta.id, rule, options: RULE_OPTIONS[rule.meta.id] ?? {} })),
+      // What the preset leaves out (credential-patterns.ts).
+      {
+        id: patternRule.meta.id,
+        rule: patternRule,
+        options: {
+          patterns: CREDENTIAL_PATTERNS.map((p) => ({ ...p, patterns: [...p.patterns] })),
+        },
+      },
+    ],
   };
   return configMemo;
 }
 
 /**
  * Finds secrets in `text`: cloud keys (AWS access key ids and secret keys,
- * GCP), private keys (PEM), GitHub, Slack, npm, OpenAI, Linear, SendGrid,
- * Shopify and 1Password tokens, and credentials in URLs (`https://user:pass@`).
+ * GCP, Google API keys), private keys (PEM), GitHub, GitLab, Slack, npm,
+ * OpenAI, Anthropic, Stripe, Linear, SendGrid, Shopify and 1Password tokens,
+ * JWTs, Authorization headers and bearer tokens, database connection strings,
+ * credentials in URLs (`https://user:pass@`), and passwords, PINs and
+ * recovery codes stated in prose.
  *
  * Pure: the text is linted as an in-memory `.txt` source, so no rule reads a
  * file. Results are sorted by position.
