@@ -53,6 +53,36 @@ export function policySuite(opts: ConformanceOptions): void {
       await expectCode(f.engine.remember(user, f.owner(), episode('my card is 4111 1111 1111 1111 exp 09/29')), 'refused_personal_data');
     });
 
+    it('reads every stored field, not only the text: a secret or personal data anywhere is refused, naming the field, and stored nowhere', async () => {
+      const benign = { kind: 'fact' as const, text: 'Benign note about the garden shed', origin: { sessionId: 'g1' } };
+      const card = '4111 1111 1111 1111';
+      const cases: [string, Record<string, unknown>, string][] = [
+        ['key', { key: AWS_KEY }, 'refused_secret'],
+        ['tags[0]', { tags: [GITHUB_TOKEN] }, 'refused_secret'],
+        ['origin.tool.callId', { origin: { sessionId: 'g1', tool: { name: 'crm', callId: GITHUB_TOKEN } } }, 'refused_secret'],
+        ['origin.sessionId', { origin: { sessionId: AWS_KEY } }, 'refused_secret'],
+        ['origin.speaker', { origin: { sessionId: 'g1', speaker: 'jamie.doe@example.org' } }, 'refused_personal_data'],
+        ['relations[0].subject.name', { relations: [{ subject: { name: card, type: 'person' }, type: 'KNOWS', object: { name: 'Carol' } }] }, 'refused_personal_data'],
+        ['relations[0].reason', { relations: [{ subject: { name: 'Ann' }, type: 'KNOWS', object: { name: 'Carol' }, reason: `token ${GITHUB_TOKEN}` }] }, 'refused_secret'],
+        ['about[0].name', { about: [{ name: AWS_KEY }] }, 'refused_secret'],
+        ['origin.source.uri', { origin: { source: { kind: 'url', uri: 'https://example.com/u/jamie.doe@example.org' } } }, 'refused_personal_data'],
+      ];
+      const o = f.owner();
+      for (const [field, extra, code] of cases) {
+        let err: unknown;
+        try {
+          await f.engine.remember(user, o, { ...benign, ...extra } as never);
+        } catch (e) {
+          err = e;
+        }
+        expect({ field, code: (err as { code?: string })?.code }).toEqual({ field, code });
+        expect((err as { details?: { field?: string } }).details?.field).toBe(field);
+      }
+      expect(await f.engine.deps.store.countMemories(o)).toBe(0);
+      const raw = await f.sut.rawContent();
+      for (const needle of [AWS_KEY, GITHUB_TOKEN, card, 'jamie.doe@example.org']) expect(raw.includes(Buffer.from(needle))).toBe(false);
+    });
+
     it('refuses a service phrase and text too short to matter', async () => {
       await expectCode(f.engine.remember(user, f.owner(), episode('Ok, thank you so much!')), 'refused_service_phrase');
       await expectCode(f.engine.remember(user, f.owner(), episode('hm')), 'refused_too_short');

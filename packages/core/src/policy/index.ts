@@ -30,3 +30,4 @@ export {
   ttlBounds,
 } from './policy-gate.ts';
 export type { GateDecision, GateInput, GateRefusal, SessionGateDecision } from './policy-gate.ts';
+export { storedFields, type StoredField } from './stored-fields.ts';

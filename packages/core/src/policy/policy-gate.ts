@@ -7,6 +7,7 @@ import type { RefusalCode } from '../errors.ts';
 import { MAX_TEXT_CHARS } from '../record.ts';
 import type { Authority, MemoryKind, OriginInput, Sensitivity } from '../record.ts';
 import { detectPersonalData, redactPersonalData } from './detect-personal-data.ts';
+import type { StoredField } from './stored-fields.ts';
 import { detectSecrets } from './detect-secrets.ts';
 import type { SecretFinding } from './detect-secrets.ts';
 import type { PersonalDataKind, Policy, TtlBounds } from './policy-schema.ts';
@@ -22,6 +23,8 @@ export interface GateInput {
   ttlSeconds?: number;
   /** True when derivedFrom is non-empty. */
   derived: boolean;
+  /** Every other string the write stores (stored-fields.ts): read for secrets and personal data too. */
+  fields?: readonly StoredField[];
 }
 
 /** A refusal: a stable code, a message for people, details safe to return and audit. */
@@ -185,6 +188,29 @@ function applyPersonalData(
   };
 }
 
+/**
+ * Personal data in a stored field other than the text: a key, an id or a
+ * name cannot be redacted without changing what it names, so any kind the
+ * policy refuses or redacts refuses the write, naming the field.
+ */
+function personalDataInFields(policy: Policy, fields: readonly StoredField[]): GateRefusal | null {
+  const { actions, phoneRegion } = policy.personalData;
+  const watched = (Object.keys(actions) as PersonalDataKind[]).filter(
+    (k) => actions[k] !== 'allow',
+  );
+  if (watched.length === 0) return null;
+  for (const f of fields) {
+    const kinds = uniq(detectPersonalData(f.value, watched, { phoneRegion }).map((x) => x.kind));
+    if (kinds.length > 0)
+      return refuse(
+        'refused_personal_data',
+        `the ${f.path} contains personal data (${kinds.join(', ')}), which a field other than the text cannot hold`,
+        { field: f.path, kinds },
+      );
+  }
+  return null;
+}
+
 function checkSource(policy: Policy, input: GateInput): GateRefusal | null {
   const { sources } = policy;
   const { origin, authority } = input;
@@ -322,9 +348,18 @@ export async function evaluateWrite(policy: Policy, input: GateInput): Promise<G
   ]);
   if (inText.length > 0) return secretRefusal(inText, 'text');
   if (inUri.length > 0) return secretRefusal(inUri, 'origin.source.uri');
+  const fields = input.fields ?? [];
+  const inFields = await Promise.all(fields.map((f) => detectSecrets(f.value)));
+  const leaking = inFields.findIndex((found) => found.length > 0);
+  if (leaking >= 0) return secretRefusal(inFields[leaking]!, fields[leaking]!.path);
 
   const personal = applyPersonalData(policy, input.text);
   if (!personal.ok) return personal;
+  const personalField = personalDataInFields(policy, [
+    ...(uri ? [{ path: 'origin.source.uri', value: uri }] : []),
+    ...fields,
+  ]);
+  if (personalField) return personalField;
 
   const untrusted = checkSource(policy, input);
   if (untrusted) return untrusted;

@@ -2,6 +2,7 @@
 // caller's role, the policy gate, no-laundering rules for derived memories,
 // supersession by key, then one atomic store write with its audit events.
 import { contentHash } from '../audit.ts';
+import { storedFields } from '../policy/stored-fields.ts';
 import { KeepGraphError, isKeepGraphError } from '../errors.ts';
 import { evaluateWrite, ownerCap } from '../policy/index.ts';
 import {
@@ -118,6 +119,7 @@ export async function prepareWrite(
     origin: input.origin,
     ttlSeconds: input.ttlSeconds,
     derived,
+    fields: storedFields(input),
   });
   if (!decision.ok) throw new KeepGraphError(decision.code, decision.message, decision.details);
 
