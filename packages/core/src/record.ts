@@ -184,4 +184,24 @@ export function copyMemory<T extends Memory | Memory[]>(m: T): T {
   return structuredClone(m);
 }
 
-export const OwnerIdSchema = z.string().trim().min(1, 'owner id must not be blank').max(256);
+/** The longest owner id, in characters (after NFC normalisation), on every interface. */
+export const MAX_OWNER_ID_CHARS = 256;
+/**
+ * An owner id names one principal: it is NFC-normalised (two spellings of
+ * "élève" are one owner) and never trimmed. Surrounding whitespace and
+ * control or invisible format characters are refused rather than stripped,
+ * so "\tann " can never reach owner "ann".
+ */
+export const OwnerIdSchema = z
+  .string()
+  .refine((s) => s.trim().length > 0, 'owner id must not be blank')
+  .transform((s) => s.normalize('NFC'))
+  .refine((s) => s === s.trim(), 'owner id must not start or end with whitespace')
+  .refine(
+    (s) => !/[\p{Cc}\p{Cf}]/u.test(s),
+    'owner id must not hold control or invisible characters',
+  )
+  .refine(
+    (s) => [...s].length <= MAX_OWNER_ID_CHARS,
+    `owner id must be at most ${MAX_OWNER_ID_CHARS} characters`,
+  );

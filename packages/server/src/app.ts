@@ -13,7 +13,13 @@ import Fastify, {
 } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Queue } from 'bullmq';
-import type { Caller, Engine, QueueMetricsSource, Role } from '@keepgraph/core';
+import {
+  MAX_OWNER_ID_CHARS,
+  type Caller,
+  type Engine,
+  type QueueMetricsSource,
+  type Role,
+} from '@keepgraph/core';
 import { installErrorHandling } from './error-handler.ts';
 import { bullBoardPlugin } from './plugins/bull-board.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
@@ -68,6 +74,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
+    // A path parameter is an owner id, a memory id, a key or a session id:
+    // up to MAX_OWNER_ID_CHARS characters, each up to 4 UTF-8 bytes sent as
+    // %XX (Fastify's default of 100 made longer owners unreachable).
+    maxParamLength: MAX_OWNER_ID_CHARS * 12,
     // Request ids end up in audit events and read logs: keep them unique, not sequential per process.
     genReqId: () => randomUUID(),
   });

@@ -241,6 +241,65 @@ describe('bad input: a 4xx with a code, and nothing stored', () => {
     expect(await memoryCount()).toBe(before);
   });
 
+  it('owner ids are never trimmed, are NFC-normalised, and reach 256 characters on every route', async () => {
+    const o = owner();
+    const kept = await post(
+      apps.user,
+      `/v1/owners/${o}/memories`,
+      fact('The user keeps bees on the roof.'),
+    );
+    expect(kept.statusCode).toBe(201);
+    // "\t<owner> " used to reach <owner>: now refused, and <owner> keeps its memory.
+    const del = await apps.user.inject({ method: 'DELETE', url: `/v1/owners/%09${o}%20` });
+    await expectRefused(del, 400, 'invalid_input');
+    expect(await ownerIds(o)).toHaveLength(1);
+    const zeroWidth = await post(
+      apps.user,
+      `/v1/owners/${o}%E2%80%8B/memories`,
+      fact('The user keeps bees.'),
+    );
+    await expectRefused(zeroWidth, 400, 'invalid_input');
+    // Two spellings of one name are one owner.
+    const nfd = `e\u0301le\u0300ve-${o}`;
+    const w = await post(
+      apps.user,
+      `/v1/owners/${encodeURIComponent(nfd)}/memories`,
+      fact('The pupil likes algebra.'),
+    );
+    expect(w.statusCode).toBe(201);
+    expect(await ownerIds(nfd.normalize('NFC'))).toHaveLength(1);
+    // The engine's limit is the HTTP limit: 256 characters work, 257 do not.
+    const long = `${o}-${'x'.repeat(256 - o.length - 1)}`;
+    expect(
+      (await post(apps.user, `/v1/owners/${long}/memories`, fact('The user likes long names.')))
+        .statusCode,
+    ).toBe(201);
+    await expectRefused(
+      await post(apps.user, `/v1/owners/${long}y/memories`, fact('The user likes long names.')),
+      400,
+      'invalid_input',
+    );
+  });
+
+  it('a batch holds 1 to 1,000 memories', async () => {
+    const before = await memoryCount();
+    const o = owner();
+    await expectRefused(
+      await post(apps.user, `/v1/owners/${o}/memories:batch`, { memories: [] }),
+      400,
+      'invalid_input',
+    );
+    const many = Array.from({ length: 1001 }, (_, i) =>
+      fact(`The user noted item number ${i} today.`),
+    );
+    await expectRefused(
+      await post(apps.user, `/v1/owners/${o}/memories:batch`, { memories: many }),
+      400,
+      'invalid_input',
+    );
+    expect(await memoryCount()).toBe(before);
+  });
+
   it('1 MB text -> 413 payload_too_large', async () => {
     const o = owner();
     const r = await post(apps.user, `/v1/owners/${o}/memories`, fact('a'.repeat(1024 * 1024)));

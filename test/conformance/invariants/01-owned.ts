@@ -11,6 +11,14 @@ export function ownedSuite(opts: ConformanceOptions): void {
     });
     afterAll(() => f.sut.close());
 
+    it('two spellings of one name are one owner (NFC)', async () => {
+      const base = f.owner();
+      const { memory } = await f.engine.remember(user, `e\u0301le\u0300ve-${base}`, episode('The pupil is learning algebra this term'));
+      expect(memory.ownerId).toBe(`\u00e9l\u00e8ve-${base}`);
+      const r = await f.engine.recall(user, `\u00e9l\u00e8ve-${base}`, 'algebra');
+      expect(r.results.map((h) => h.memory.id)).toEqual([memory.id]);
+    });
+
     it('refuses a write with a blank or missing owner, and stores nothing', async () => {
       const before = (await f.engine.kpis(operator)).memories;
       await expectCode(f.engine.remember(user, '   ', episode('I like hiking in the Alps every summer')), 'owner_required');
@@ -23,6 +31,10 @@ export function ownedSuite(opts: ConformanceOptions): void {
       await expectCode(f.engine.recall(user, ' ', 'hiking'), 'owner_required');
       await expectCode(f.engine.getByKey(user, '', 'k'), 'owner_required');
       await expectCode(f.engine.forget(user, '', ['x']), 'owner_required');
+      // Not trimmed: an id with surrounding whitespace or invisible characters is refused, never another owner.
+      for (const bad of [' ann', 'ann\t', 'an\u200bn', 'a\u0000n'])
+        await expectCode(f.engine.remember(user, bad, episode('I like hiking in the Alps every summer')), 'invalid_input');
+      await expectCode(f.engine.recall(user, 'x'.repeat(257), 'hiking'), 'invalid_input');
     });
 
     it('(owner, key) absent returns nothing while another owner holds the key', async () => {

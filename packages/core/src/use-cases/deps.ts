@@ -41,8 +41,13 @@ export function checkCaller(caller: Caller): Caller {
 }
 
 export function checkOwner(ownerId: unknown): string {
+  if (typeof ownerId !== 'string' || ownerId.trim() === '')
+    throw new KeepGraphError('owner_required', 'a non-blank owner id is required');
   const r = OwnerIdSchema.safeParse(ownerId);
-  if (!r.success) throw new KeepGraphError('owner_required', 'a non-blank owner id is required');
+  if (!r.success)
+    throw new KeepGraphError('invalid_input', r.error.issues[0]?.message ?? 'invalid owner id', {
+      field: 'ownerId',
+    });
   return r.data;
 }
 

@@ -268,6 +268,9 @@ export async function remember(
   return { memory: copyMemory(prepared.memory), superseded: prepared.supersede[0]?.id ?? null };
 }
 
+/** The most memories one rememberMany call takes (every interface: HTTP, import, SDKs). */
+export const MAX_BATCH = 1000;
+
 /**
  * Store many memories of one owner with batched embeddings: the import and
  * benchmark path. Each item passes the same gate; refusals are reported by
@@ -283,6 +286,12 @@ export async function rememberMany(
 ): Promise<RememberManyResult> {
   checkCaller(caller);
   const ownerId = checkOwner(ownerIdRaw);
+  if (!Array.isArray(raws) || raws.length === 0 || raws.length > MAX_BATCH)
+    throw new KeepGraphError(
+      'invalid_input',
+      `a batch holds 1 to ${MAX_BATCH} memories (got ${Array.isArray(raws) ? raws.length : 'none'})`,
+      { max: MAX_BATCH },
+    );
   const now = deps.clock.now();
   const ok: { index: number; p: Awaited<ReturnType<typeof prepareWrite>> }[] = [];
   const failed: RememberFailure[] = [];
