@@ -39,7 +39,7 @@ import { outboxAck, outboxPending } from './outbox.ts';
 import { countUnreflected, recentSources, unreflectedEpisodes } from './reflection.ts';
 import { searchEntities, searchText, searchVector } from './search.ts';
 import type { VectorPath } from './search.ts';
-import { logRead, sessionMessages, trimSession } from './session-buffer.ts';
+import { deleteSessions, logRead, sessionMessages, trimSession } from './session-buffer.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite } from './transactions.ts';
 import { writeBatch } from './write-batch.ts';
@@ -224,6 +224,10 @@ export class Neo4jMemoryStore implements MemoryStore {
   }
   trimSession(ownerId: string, sessionId: string, keep: number): Promise<number> {
     return this.op((c) => trimSession(c, ownerId, sessionId, keep));
+  }
+
+  deleteSessions(ownerId: string): Promise<number> {
+    return this.op((c) => deleteSessions(c, ownerId));
   }
   logRead(entry: ReadLogEntry): Promise<void> {
     return this.op((c) => logRead(c, entry));

@@ -58,6 +58,22 @@ export async function trimSession(
   });
 }
 
+/** Delete every session-buffer message of the owner; returns how many. */
+export async function deleteSessions(ctx: StoreContext, ownerId: string): Promise<number> {
+  requireOwner(ownerId);
+  return inWrite(ctx, async (tx) => {
+    const [row] = rows<{ n: unknown }>(
+      await tx.run(
+        `MATCH (x:SessionMessage {ownerId: $ownerId})
+         DETACH DELETE x
+         RETURN count(*) AS n`,
+        { ownerId },
+      ),
+    );
+    return num(row?.n ?? 0);
+  });
+}
+
 /** Record which memories were served to whom. */
 export async function logRead(ctx: StoreContext, entry: ReadLogEntry): Promise<void> {
   requireOwner(entry.ownerId);

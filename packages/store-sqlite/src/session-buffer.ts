@@ -60,6 +60,12 @@ export function trimSession(
     .run({ ownerId, sessionId, keep: Math.max(0, Math.trunc(keep)) }).changes;
 }
 
+/** Delete every session-buffer message of the owner; returns how many. */
+export function deleteSessions(ctx: StoreContext, ownerId: string): number {
+  requireOwner(ownerId);
+  return ctx.st.sql('DELETE FROM session_messages WHERE owner_id = ?').run(ownerId).changes;
+}
+
 /** Record which memories were served to whom. */
 export function logRead(ctx: StoreContext, entry: ReadLogEntry): void {
   requireOwner(entry.ownerId);

@@ -37,7 +37,7 @@ import { outboxAck, outboxPending } from './outbox.ts';
 import { Statements } from './queries.ts';
 import { countUnreflected, recentSources, unreflectedEpisodes } from './reflection.ts';
 import { searchEntities, searchText, searchVector } from './search.ts';
-import { logRead, sessionMessages, trimSession } from './session-buffer.ts';
+import { deleteSessions, logRead, sessionMessages, trimSession } from './session-buffer.ts';
 import { mapErrors } from './sqlite-errors.ts';
 import type { StoreContext } from './store-context.ts';
 import { ensureVectorTable } from './vector-table.ts';
@@ -180,6 +180,10 @@ export class SqliteMemoryStore implements MemoryStore {
   }
   trimSession(ownerId: string, sessionId: string, keep: number): Promise<number> {
     return this.op((c) => trimSession(c, ownerId, sessionId, keep));
+  }
+
+  deleteSessions(ownerId: string): Promise<number> {
+    return this.op((c) => deleteSessions(c, ownerId));
   }
   logRead(entry: ReadLogEntry): Promise<void> {
     return this.op((c) => logRead(c, entry));

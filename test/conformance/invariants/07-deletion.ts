@@ -196,6 +196,41 @@ export function deletionSuite(opts: ConformanceOptions): void {
       await expectCode(f.engine.forgetOwner(user, a), 'not_found');
     });
 
+    it('forgetting an owner takes its session buffer too, and works for an owner who has only sessions', async () => {
+      const a = f.owner();
+      const b = f.owner();
+      const words = (o: string) => `Kestrel-${o.slice(-6)} is my locker code word`;
+      await f.engine.remember(user, a, episode('Jordan keeps a kayak at the marina'));
+      for (const o of [a, b])
+        await f.engine.sessionAppend(user, o, 'sess-1', {
+          messages: [
+            { role: 'user', text: words(o) },
+            { role: 'assistant', text: 'Understood, I will remember the marina.' },
+          ],
+        });
+      const onlySessions = f.owner();
+      await f.engine.sessionAppend(user, onlySessions, 'sess-2', {
+        messages: [{ role: 'user', text: words(onlySessions) }],
+      });
+
+      const receipt = await f.engine.forgetOwner(user, a);
+      expect(receipt.deletedMemoryIds).toHaveLength(1);
+      expect(receipt.sessionMessagesDeleted).toBe(2);
+      expect((await f.engine.sessionContext(user, a, 'sess-1')).session).toEqual([]);
+      // Another owner's session is untouched.
+      expect((await f.engine.sessionContext(user, b, 'sess-1')).session).toHaveLength(2);
+
+      const only = await f.engine.forgetOwner(user, onlySessions);
+      expect(only.deletedMemoryIds).toEqual([]);
+      expect(only.sessionMessagesDeleted).toBe(1);
+      await expectCode(f.engine.forgetOwner(user, onlySessions), 'not_found');
+
+      const raw = await f.sut.rawContent();
+      expect(raw.includes(Buffer.from(words(a)))).toBe(false);
+      expect(raw.includes(Buffer.from(words(onlySessions)))).toBe(false);
+      expect(raw.includes(Buffer.from(words(b)))).toBe(true);
+    });
+
     it('revoking a source removes what came from it and what was derived from that', async () => {
       const o = f.owner();
       const web = await f.engine.remember(user, o, {

@@ -236,6 +236,8 @@ export interface MemoryStore {
   ): Promise<SessionMessage[]>;
   /** Drop the oldest messages of the session beyond `keep`; returns how many went. */
   trimSession(ownerId: string, sessionId: string, keep: number): Promise<number>;
+  /** Delete every session-buffer message of the owner, in every session (forget-owner); returns how many went. */
+  deleteSessions(ownerId: string): Promise<number>;
 
   logRead(entry: ReadLogEntry): Promise<void>;
 

@@ -97,8 +97,25 @@ export async function forgetOwner(
   requireRole(caller, ['operator', 'user'], 'forgetting a whole owner');
   const ownerId = checkOwner(ownerIdRaw);
   const ids = await deps.store.listIds(ownerId);
-  if (ids.length === 0) throw new KeepGraphError('not_found', `owner ${ownerId} has no memories`);
-  return cascade(deps, caller, ownerId, ids, 'forget_owner');
+  const receipts = ids.length > 0 ? [await cascade(deps, caller, ownerId, ids, 'forget_owner')] : [];
+  // The session buffer holds the owner's words too, linked to a memory or
+  // not: it goes with the owner, and an owner with only sessions can be
+  // forgotten. (After the cascade: a crash in between leaves what a second
+  // call deletes.)
+  const messages = await deps.store.deleteSessions(ownerId);
+  if (ids.length === 0 && messages === 0)
+    throw new KeepGraphError('not_found', `owner ${ownerId} has no memories and no sessions`);
+  const at = deps.clock.now().toISOString();
+  if (messages > 0)
+    await deps.store.appendAudit([
+      auditEvent(caller, DELETION_AUDIT_TYPE.forget_owner, at, ownerId, {
+        reason: 'forget_owner',
+        details: { sessionMessagesDeleted: messages },
+      }),
+    ]);
+  const receipt = mergeReceipts(ownerId, 'forget_owner', receipts[0]?.at ?? at, receipts);
+  receipt.sessionMessagesDeleted += messages;
+  return receipt;
 }
 
 const RevokeSourceSchema = z
