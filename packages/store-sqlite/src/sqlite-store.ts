@@ -120,7 +120,14 @@ export class SqliteMemoryStore implements MemoryStore {
     return this.op((c) => writeBatch(c, batch));
   }
   deleteCascade(req: CascadeRequest): Promise<DeletionReceipt> {
-    return this.op((c) => deleteCascade(c, req));
+    return this.op((c) => {
+      const receipt = deleteCascade(c, req);
+      // The deleted rows' old pages sit in the WAL until a checkpoint
+      // (secure_delete zeroes the main file's pages, not the log): copy the
+      // log back and truncate it, so forgotten text is gone from disk now.
+      this.checkpoint();
+      return receipt;
+    });
   }
   getById(ownerId: string, id: string): Promise<Memory | null> {
     return this.op((c) => reads.getById(c, ownerId, id));

@@ -24,6 +24,16 @@ export async function rawContent(store: SqliteMemoryStore): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
+/** The database file and its WAL as they are on disk now: no checkpoint first. */
+export function rawFilesAsIs(store: SqliteMemoryStore): Buffer {
+  const file = fileOf(store);
+  return Buffer.concat(
+    [file, `${file}-wal`, `${file}-journal`]
+      .filter((p) => existsSync(p))
+      .map((p) => readFileSync(p)),
+  );
+}
+
 /** Run `edit` through a second connection, past the append-only trigger (restored afterwards). */
 function bypassAppendOnly(store: SqliteMemoryStore, edit: (db: Database.Database) => void): void {
   const db = new Database(fileOf(store));

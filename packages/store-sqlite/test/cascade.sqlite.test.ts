@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Memory } from '@keepgraph/core';
 import type { SqliteMemoryStore } from '../src/index.ts';
-import { rawContent } from '../src/testing.ts';
+import { rawContent, rawFilesAsIs } from '../src/testing.ts';
 import { FAR, NOW, T0, auditEvent, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
 
 let store: SqliteMemoryStore;
@@ -270,5 +270,26 @@ describe('deleteCascade', () => {
     expect(bytes.includes(secret)).toBe(false);
     expect(bytes.includes(secret.slice(0, 10))).toBe(false);
     expect(bytes.includes('gardening')).toBe(true);
+  });
+
+  it('leaves no copy of deleted text in the WAL either, without waiting for a checkpoint', async () => {
+    const owner = newOwner();
+    const secret = 'quendrapilvox';
+    const m = makeMemory(owner, { text: `the alarm word is ${secret} at the cabin` });
+    const keep = makeMemory(owner, { text: 'an unrelated memory about the cabin roof' });
+    await store.write(batchOf([m, keep]));
+    // Written and read: the text is in the WAL (no checkpoint has run).
+    expect(await store.searchText(owner, secret, { limit: 5, now: NOW })).toHaveLength(1);
+    expect(rawFilesAsIs(store).includes(secret)).toBe(true);
+    await store.deleteCascade({
+      ownerId: owner,
+      rootIds: [m.id],
+      reason: 'forget',
+      at: NOW,
+      audit: [],
+    });
+    const bytes = rawFilesAsIs(store);
+    expect(bytes.includes(secret)).toBe(false);
+    expect(bytes.includes('cabin roof')).toBe(true);
   });
 });
