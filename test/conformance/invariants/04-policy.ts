@@ -83,6 +83,21 @@ export function policySuite(opts: ConformanceOptions): void {
       for (const needle of [AWS_KEY, GITHUB_TOKEN, card, 'jamie.doe@example.org']) expect(raw.includes(Buffer.from(needle))).toBe(false);
     });
 
+    it('a session id or a kv key holding a secret is refused on its own route and stored nowhere', async () => {
+      const o = f.owner();
+      let err: unknown;
+      try {
+        await f.engine.sessionAppend(user, o, `sess-${AWS_KEY}`, { messages: [{ role: 'user', text: 'Planning the trip to Lisbon in June' }] });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toMatchObject({ code: 'refused_secret', details: { field: 'sessionId' } });
+      await expectCode(f.engine.putByKey(user, o, GITHUB_TOKEN, { text: 'dark mode please', origin: { sessionId: 'kv' } }), 'refused_secret');
+      expect(await f.engine.deps.store.countMemories(o)).toBe(0);
+      const raw = await f.sut.rawContent();
+      for (const needle of [AWS_KEY, GITHUB_TOKEN]) expect(raw.includes(Buffer.from(needle))).toBe(false);
+    });
+
     it('refuses a service phrase and text too short to matter', async () => {
       await expectCode(f.engine.remember(user, f.owner(), episode('Ok, thank you so much!')), 'refused_service_phrase');
       await expectCode(f.engine.remember(user, f.owner(), episode('hm')), 'refused_too_short');

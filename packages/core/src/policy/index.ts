@@ -24,6 +24,7 @@ export { detectPersonalData, redactPersonalData } from './detect-personal-data.t
 export type { PersonalDataFinding, PersonalDataOptions } from './detect-personal-data.ts';
 export {
   evaluateSessionMessage,
+  evaluateStoredFields,
   evaluateWrite,
   ownerCap,
   sessionCap,

@@ -188,6 +188,25 @@ function applyPersonalData(
   };
 }
 
+/** The first stored field that holds a secret, refused naming it. */
+async function secretsInFields(fields: readonly StoredField[]): Promise<GateRefusal | null> {
+  const found = await Promise.all(fields.map((f) => detectSecrets(f.value)));
+  const i = found.findIndex((x) => x.length > 0);
+  return i >= 0 ? secretRefusal(found[i]!, fields[i]!.path) : null;
+}
+
+/**
+ * Strings stored outside any memory's text (a session id, a kv key on its
+ * own route): refused when they hold a secret, or personal data the policy
+ * refuses or redacts. Null when they may be stored.
+ */
+export async function evaluateStoredFields(
+  policy: Policy,
+  fields: readonly StoredField[],
+): Promise<GateRefusal | null> {
+  return (await secretsInFields(fields)) ?? personalDataInFields(policy, fields);
+}
+
 /**
  * Personal data in a stored field other than the text: a key, an id or a
  * name cannot be redacted without changing what it names, so any kind the
@@ -349,9 +368,8 @@ export async function evaluateWrite(policy: Policy, input: GateInput): Promise<G
   if (inText.length > 0) return secretRefusal(inText, 'text');
   if (inUri.length > 0) return secretRefusal(inUri, 'origin.source.uri');
   const fields = input.fields ?? [];
-  const inFields = await Promise.all(fields.map((f) => detectSecrets(f.value)));
-  const leaking = inFields.findIndex((found) => found.length > 0);
-  if (leaking >= 0) return secretRefusal(inFields[leaking]!, fields[leaking]!.path);
+  const secretField = await secretsInFields(fields);
+  if (secretField) return secretField;
 
   const personal = applyPersonalData(policy, input.text);
   if (!personal.ok) return personal;

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { contentHash } from '../audit.ts';
 import { KeepGraphError } from '../errors.ts';
-import { evaluateSessionMessage, sessionCap } from '../policy/index.ts';
+import { evaluateSessionMessage, evaluateStoredFields, sessionCap } from '../policy/index.ts';
 import type { SessionMessage } from '../ports/memory-store.ts';
 import {
   auditEvent,
@@ -55,6 +55,20 @@ export async function sessionAppend(
   const cap = sessionCap(deps.policy);
   const now = deps.clock.now();
   const at = now.toISOString();
+
+  // The session id is stored with every message (and in the episodes it
+  // becomes): it passes the gate like any other field. Audited by hash only.
+  const idRefusal = await evaluateStoredFields(deps.policy, [{ path: 'sessionId', value: sessionId }]);
+  if (idRefusal) {
+    await deps.store.appendAudit([
+      auditEvent(caller, 'refuse', at, ownerId, {
+        contentHashes: [contentHash(sessionId)],
+        reason: idRefusal.code,
+        details: { field: 'sessionId' },
+      }),
+    ]);
+    throw new KeepGraphError(idRefusal.code, idRefusal.message, idRefusal.details);
+  }
 
   // Gate every message first: one refusal refuses the whole append.
   const texts: string[] = [];
