@@ -140,7 +140,11 @@ describe.each(['sqlite', 'neo4j'] as const)('keepgraph start on %s', (store) => 
         ids: receipt.json.deletedMemoryIds,
         contentHashes: receipt.json.deletedContentHashes,
       });
-      expect(verify.json).toEqual({ forgotten: true, traces: [] });
+      expect(verify.json).toEqual({
+        forgotten: true,
+        traces: [],
+        scope: { ownerId: kg.slice('/v1/owners/'.length) },
+      });
 
       const after = await call('POST', `${kg}/recall`, { query: 'finance clients' });
       expect(after.json.results).toEqual([]);

@@ -85,7 +85,7 @@ export function formatReceipt(r: DeletionReceipt): string {
 export function formatVerification(v: ForgottenCheck, ids: number, hashes: number): string[] {
   if (v.forgotten)
     return [
-      `verified: forgotten (no trace of ${ids} ids or ${hashes} content hashes in any store, index or cache)`,
+      `verified: forgotten (no trace of ${ids} ids or ${hashes} content hashes in any store, index or cache of owner ${v.scope.ownerId})`,
     ];
   return [
     `verified: NOT gone, ${v.traces.length} trace(s) left:`,

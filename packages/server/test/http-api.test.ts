@@ -116,7 +116,7 @@ describe('write, recall, lineage, delete, verify', () => {
       contentHashes: [memory.contentHash],
     });
     expect(v.statusCode).toBe(200);
-    expect(v.json()).toEqual({ forgotten: true, traces: [] });
+    expect(v.json()).toEqual({ forgotten: true, traces: [], scope: { ownerId: o } });
 
     const after = await post(apps.user, `/v1/owners/${o}/recall`, { query: 'peanuts' });
     expect(after.json().results).toEqual([]);
@@ -279,6 +279,17 @@ describe('bad input: a 4xx with a code, and nothing stored', () => {
       400,
       'invalid_input',
     );
+  });
+
+  it("verify-forgotten says whose data it searched: another owner's live id reads as forgotten, and that is scoped, not a leak", async () => {
+    const a = owner();
+    const b = owner();
+    const w = await post(apps.user, `/v1/owners/${a}/memories`, fact('The user owns a red canoe.'));
+    const id = w.json().memory.id as string;
+    const own = await post(apps.user, `/v1/owners/${a}/verify-forgotten`, { ids: [id] });
+    expect(own.json()).toMatchObject({ forgotten: false, scope: { ownerId: a } });
+    const other = await post(apps.user, `/v1/owners/${b}/verify-forgotten`, { ids: [id] });
+    expect(other.json()).toEqual({ forgotten: true, traces: [], scope: { ownerId: b } });
   });
 
   it('a batch holds 1 to 1,000 memories', async () => {

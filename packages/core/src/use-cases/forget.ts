@@ -97,7 +97,8 @@ export async function forgetOwner(
   requireRole(caller, ['operator', 'user'], 'forgetting a whole owner');
   const ownerId = checkOwner(ownerIdRaw);
   const ids = await deps.store.listIds(ownerId);
-  const receipts = ids.length > 0 ? [await cascade(deps, caller, ownerId, ids, 'forget_owner')] : [];
+  const receipts =
+    ids.length > 0 ? [await cascade(deps, caller, ownerId, ids, 'forget_owner')] : [];
   // The session buffer holds the owner's words too, linked to a memory or
   // not: it goes with the owner, and an owner with only sessions can be
   // forgotten. (After the cascade: a crash in between leaves what a second
@@ -155,8 +156,15 @@ export async function revokeSource(
 }
 
 export interface ForgottenCheck {
+  /** Nothing of the ids or hashes is left in this owner's stores, indexes and caches. */
   forgotten: boolean;
   traces: Trace[];
+  /**
+   * The owner whose data was searched: only theirs. Another owner's id reads
+   * as forgotten here, since this call never looks at, or tells of, other
+   * owners' data.
+   */
+  scope: { ownerId: string };
 }
 
 /** Look for the ids and content hashes everywhere the store keeps anything. */
@@ -173,7 +181,7 @@ export async function verifyForgotten(
     throw new KeepGraphError('invalid_input', 'name ids or content hashes to verify');
   }
   const traces = await deps.store.findTraces(ownerId, what.ids, what.contentHashes ?? []);
-  return { forgotten: traces.length === 0, traces };
+  return { forgotten: traces.length === 0, traces, scope: { ownerId } };
 }
 
 /** Invariant 10: over the cap, the lowest-value memories go through the cascade. */

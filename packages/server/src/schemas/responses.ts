@@ -174,6 +174,9 @@ export const ReceiptOut = z
 export const ForgottenOut = z.object({
   forgotten: z.boolean(),
   traces: z.array(z.object({ where: str, id: str.optional(), detail: str.optional() })),
+  scope: z
+    .object({ ownerId: str })
+    .describe("Only this owner's data was searched: another owner's id reads as forgotten"),
 });
 
 export const KvOut = z.object({ current: MemoryOut.nullable(), conflicts: z.array(MemoryOut) });
