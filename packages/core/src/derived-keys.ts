@@ -55,16 +55,16 @@ export function standInForDuplicates(
  * `scored` holds the candidates; `rescore(memory)` scores a source the
  * query did not find (its fused score is 0, its factors its own). Sources
  * must be in `memories` (live) to be lent to. Returns, per source raised,
- * the derived memories that raised it, best first; raised sources are
- * updated in place or appended to `scored`.
+ * the derived memories that raised it, best first (into `via` when given);
+ * raised sources are updated in place or appended to `scored`.
  */
 export function lendScoreToSources(
   scored: Ranked[],
   memories: ReadonlyMap<string, Memory>,
   config: Pick<RecallConfig, 'sourceLend' | 'maxSourcesPerDerived'>,
   rescore: (memory: Memory) => Ranked,
+  via: Map<string, string[]> = new Map(),
 ): Map<string, string[]> {
-  const via = new Map<string, string[]>();
   if (config.sourceLend <= 0) return via;
   const byId = new Map(scored.map((r) => [r.memory.id, r]));
   // What each source had before any lending: a derived memory picks the

@@ -19,7 +19,8 @@ export interface ScoreBreakdown {
   ranks: Partial<Record<RetrieverName, number>>;
   /**
    * Raw retriever scores: cosine similarity for vector, BM25 for text, the
-   * question turn's fused score for reply, the derived memory's fused score for via.
+   * question turn's fused score for reply, the final score of the derived memory that lent
+   * its score for via.
    */
   raw: Partial<Record<RetrieverName, number>>;
   fused: number;
@@ -133,10 +134,13 @@ export function rankCandidates(
     if (!memory) continue; // filtered out by the store (expired, superseded, deleted)
     scored.push(rescore(memory, f));
   }
-  const via = lendScoreToSources(scored, memories, config, (m) =>
-    rescore(m, { ranks: {}, raw: {}, fused: 0 }),
+  lendScoreToSources(
+    scored,
+    memories,
+    config,
+    (m) => rescore(m, { ranks: {}, raw: {}, fused: 0 }),
+    derived.via,
   );
-  for (const [k, v] of via) derived.via.set(k, v);
   const keys = new Set(
     keysOnly(
       scored.map((r) => r.memory),

@@ -150,9 +150,16 @@ export async function recall(
     (!opts.kinds || opts.kinds.includes(m.kind));
   const live = new Map(rows.filter(isLive).map((m) => [m.id, m]));
   // Derived candidates are keys to their evidence: their sources come too,
-  // fetched here when the query did not find them itself.
+  // fetched here when the query did not find them itself. A source the query
+  // did not find is picked by the order it is named in (derived-keys.ts), so
+  // the first maxSourcesPerDerived of them are all a derived memory can use:
+  // a summary of a thousand members costs three reads, not a thousand.
   const missing = [
-    ...new Set([...live.values()].flatMap((m) => m.derivedFrom).filter((id) => !live.has(id))),
+    ...new Set(
+      [...live.values()].flatMap((m) =>
+        m.derivedFrom.filter((id) => !live.has(id)).slice(0, config.maxSourcesPerDerived),
+      ),
+    ),
   ];
   if (missing.length > 0 && config.sourceLend > 0)
     for (const m of await deps.store.getByIds(ownerId, missing)) if (isLive(m)) live.set(m.id, m);
