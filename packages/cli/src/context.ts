@@ -95,6 +95,7 @@ export async function withRuntime<T>(
   const config = loadServerConfig(env, { dataDir: g.dataDir });
   const runtime = await openEmbeddedRuntime({
     dataDir: g.dataDir,
+    ...(config.auditSecret !== undefined && { auditSecret: config.auditSecret }),
     store: storeSelection(config),
     ...(g.policyPath ? { policyPath: g.policyPath } : {}),
     ...(g.modelId ? { modelId: g.modelId } : {}),

@@ -2,7 +2,7 @@
 // hash covers its predecessor's hash and its own canonical form, so any edit,
 // insertion or gap breaks verification. Events carry ids and content hashes,
 // never the content of what was written, refused or deleted.
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 
 export const AUDIT_TYPES = [
   'write',
@@ -108,4 +108,26 @@ export function verifyAuditChain(events: readonly AuditEvent[]): AuditVerificati
 
 export function contentHash(text: string): string {
   return createHash('sha256').update(text.normalize('NFC')).digest('hex');
+}
+
+/**
+ * A keyed hash (HMAC-SHA-256) of a value that can carry user text: a key, a
+ * session id, a refused text. A plain sha256 of a short value is brute-forced
+ * offline from an audit export; without the installation's secret it is not.
+ * Same value, same secret, same hash: an operator can still ask "was this
+ * session audited?" through the engine, which holds the secret.
+ */
+export type KeyedHash = (value: string) => string;
+
+/** Bytes of a generated audit secret. */
+export const AUDIT_SECRET_BYTES = 32;
+
+export function newAuditSecret(): string {
+  return randomBytes(AUDIT_SECRET_BYTES).toString('hex');
+}
+
+export function keyedHasher(secret: string): KeyedHash {
+  if (secret.length < 32) throw new Error('an audit secret has at least 32 characters');
+  return (value) =>
+    `hmac-sha256:${createHmac('sha256', secret).update(value.normalize('NFC')).digest('hex')}`;
 }

@@ -1,6 +1,7 @@
 // The engine: every use-case bound to one set of dependencies. Server, CLI
 // and workers hold an Engine; the use-case modules stay plain functions.
 import { randomUUID } from 'node:crypto';
+import { keyedHasher, newAuditSecret } from './audit.ts';
 import type { Caller, EngineDeps } from './use-cases/deps.ts';
 import { remember, rememberMany } from './use-cases/remember.ts';
 import {
@@ -18,7 +19,7 @@ import {
   revokeSource,
   verifyForgotten,
 } from './use-cases/forget.ts';
-import { sessionAppend, sessionContext } from './use-cases/session.ts';
+import { deleteSession, sessionAppend, sessionContext } from './use-cases/session.ts';
 import { auditList, auditVerify, kpis } from './use-cases/operate.ts';
 import type { MemoryInput } from './record.ts';
 
@@ -49,6 +50,7 @@ export interface Engine {
   expireDue: Bound<typeof expireDue>;
   sessionAppend: Bound<typeof sessionAppend>;
   sessionContext: Bound<typeof sessionContext>;
+  deleteSession: Bound<typeof deleteSession>;
   auditList: Bound<typeof auditList>;
   auditVerify: Bound<typeof auditVerify>;
   kpis: Bound<typeof kpis>;
@@ -56,8 +58,24 @@ export interface Engine {
 
 export type { RecallOptions };
 
-export function createEngine(deps: Omit<EngineDeps, 'newId'> & { newId?: () => string }): Engine {
-  const d: EngineDeps = { ...deps, newId: deps.newId ?? randomUUID };
+/** What {@link createEngine} needs: the ports, and optionally ids and the audit secret. */
+export type EngineOptions = Omit<EngineDeps, 'newId' | 'keyedHash'> & {
+  newId?: () => string;
+  /**
+   * The installation's audit secret (see `keyedHasher`). The runtime keeps
+   * one per data dir; without it the engine draws one, so its audit hashes
+   * match nothing written by another process or after a restart.
+   */
+  auditSecret?: string;
+};
+
+export function createEngine(opts: EngineOptions): Engine {
+  const { auditSecret, ...deps } = opts;
+  const d: EngineDeps = {
+    ...deps,
+    newId: deps.newId ?? randomUUID,
+    keyedHash: keyedHasher(auditSecret ?? newAuditSecret()),
+  };
   return {
     deps: d,
     remember: (...a) => remember(d, ...a),
@@ -76,6 +94,7 @@ export function createEngine(deps: Omit<EngineDeps, 'newId'> & { newId?: () => s
     expireDue: (...a) => expireDue(d, ...a),
     sessionAppend: (...a) => sessionAppend(d, ...a),
     sessionContext: (...a) => sessionContext(d, ...a),
+    deleteSession: (...a) => deleteSession(d, ...a),
     auditList: (...a) => auditList(d, ...a),
     auditVerify: (...a) => auditVerify(d, ...a),
     kpis: (...a) => kpis(d, ...a),

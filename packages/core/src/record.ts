@@ -65,6 +65,32 @@ export type Sensitivity = (typeof SENSITIVITIES)[number];
 export const SOURCE_KINDS = ['url', 'document', 'tool'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
+/** The longest identifier (owner id, session id, key, memory id), in characters after NFC, on every interface. */
+export const MAX_OWNER_ID_CHARS = 256;
+/**
+ * An identifier names one thing: it is NFC-normalised (two spellings of
+ * "élève" are one owner) and never trimmed. Surrounding whitespace, control
+ * and invisible format characters and lone surrogates are refused rather
+ * than stripped or replaced, so "\tann " can never reach owner "ann", and an
+ * id is stored exactly as it was matched.
+ */
+export function identifierSchema(what: string) {
+  return z
+    .string({ error: `${what} must be a string` })
+    .refine((s) => s.trim().length > 0, `${what} must not be blank`)
+    .transform((s) => s.normalize('NFC'))
+    .refine((s) => s === s.trim(), `${what} must not start or end with whitespace`)
+    .refine(
+      (s) => !/[\p{Cc}\p{Cf}\p{Cs}]/u.test(s),
+      `${what} must not hold control or invisible characters or lone surrogates`,
+    )
+    .refine(
+      (s) => [...s].length <= MAX_OWNER_ID_CHARS,
+      `${what} must be at most ${MAX_OWNER_ID_CHARS} characters`,
+    );
+}
+export const OwnerIdSchema = identifierSchema('owner id');
+
 const shortText = z.string().trim().min(1).max(512);
 const isoTime = z.iso.datetime({ offset: true });
 
@@ -79,7 +105,7 @@ export type ExtractorInfo = z.infer<typeof ExtractorInfoSchema>;
 /** Where a claim came from, as structured fields. */
 export const OriginSchema = z
   .strictObject({
-    sessionId: shortText.optional(),
+    sessionId: identifierSchema('origin.sessionId').optional(),
     turn: shortText.optional(),
     messageId: shortText.optional(),
     speaker: shortText.optional(),
@@ -130,7 +156,7 @@ export const MemoryInputSchema = z.strictObject({
   text: z.string().max(MAX_TEXT_CHARS),
   origin: OriginSchema,
   authority: z.enum(AUTHORITIES).optional(),
-  key: z.string().trim().min(1).max(256).optional(),
+  key: identifierSchema('key').optional(),
   tags: z.array(z.string().trim().min(1).max(64)).max(32).default([]),
   confidence: z.number().min(0).max(1).default(1),
   sensitivity: z.enum(SENSITIVITIES).default('low'),
@@ -184,24 +210,4 @@ export function copyMemory<T extends Memory | Memory[]>(m: T): T {
   return structuredClone(m);
 }
 
-/** The longest owner id, in characters (after NFC normalisation), on every interface. */
-export const MAX_OWNER_ID_CHARS = 256;
-/**
- * An owner id names one principal: it is NFC-normalised (two spellings of
- * "élève" are one owner) and never trimmed. Surrounding whitespace and
- * control or invisible format characters are refused rather than stripped,
- * so "\tann " can never reach owner "ann".
- */
-export const OwnerIdSchema = z
-  .string()
-  .refine((s) => s.trim().length > 0, 'owner id must not be blank')
-  .transform((s) => s.normalize('NFC'))
-  .refine((s) => s === s.trim(), 'owner id must not start or end with whitespace')
-  .refine(
-    (s) => !/[\p{Cc}\p{Cf}]/u.test(s),
-    'owner id must not hold control or invisible characters',
-  )
-  .refine(
-    (s) => [...s].length <= MAX_OWNER_ID_CHARS,
-    `owner id must be at most ${MAX_OWNER_ID_CHARS} characters`,
-  );
+

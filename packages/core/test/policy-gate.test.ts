@@ -331,7 +331,11 @@ describe('evaluateSessionMessage', () => {
 describe('policy helpers', () => {
   it('reads caps and merged TTL bounds', () => {
     expect(ownerCap(policy)).toBe(100_000);
-    expect(sessionCap(policy)).toEqual({ maxExchanges: 20, ttlSeconds: DAY });
+    expect(sessionCap(policy)).toEqual({
+      maxExchanges: 20,
+      ttlSeconds: DAY,
+      messageRoles: { system: ['operator'], tool: ['operator', 'tool', 'agent'] },
+    });
     expect(ttlBounds(policy, 'fact', 'third_party')).toEqual({
       default: 30 * DAY,
       min: DAY,

@@ -45,7 +45,11 @@ describe('default policy', () => {
     const policy = defaultPolicy();
     expect(Object.keys(policy.kinds).sort()).toEqual([...MEMORY_KINDS].sort());
     expect(policy.kinds.episode.ttl.default).toBe(30 * 86_400);
-    expect(policy.caps.sessionBuffer).toEqual({ maxExchanges: 20, ttl: 86_400 });
+    expect(policy.caps.sessionBuffer).toEqual({
+      maxExchanges: 20,
+      ttl: 86_400,
+      messageRoles: { system: ['operator'], tool: ['operator', 'tool', 'agent'] },
+    });
     expect(policy.personalData.actions).toEqual({
       email: 'redact',
       phone: 'redact',

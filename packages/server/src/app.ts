@@ -7,7 +7,9 @@
 // them with inject() without a socket.
 import { randomUUID } from 'node:crypto';
 import Fastify, {
+  LogController,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
@@ -20,7 +22,7 @@ import {
   type QueueMetricsSource,
   type Role,
 } from '@keepgraph/core';
-import { installErrorHandling } from './error-handler.ts';
+import { installErrorHandling, toHttpError } from './error-handler.ts';
 import { bullBoardPlugin } from './plugins/bull-board.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
 import type { RouteOptions } from './routes/context.ts';
@@ -60,6 +62,28 @@ export interface AppOptions {
   queues?: { metrics: QueueMetricsSource; bullQueues?: readonly Queue[] };
 }
 
+/**
+ * Request log lines name the route pattern (`/v1/owners/:ownerId/kv/:key`),
+ * never the URL: a URL holds owner ids, keys and session ids, which are
+ * user text. Fastify's own lines (incoming request, route not found) carry
+ * the raw URL, so they are replaced by one line per completed request.
+ */
+class RoutePatternLog extends LogController {
+  override incomingRequest(): void {}
+  override routeNotFound(): void {}
+  override requestCompleted(_err: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? '(no route)',
+        statusCode: reply.statusCode,
+        responseTimeMs: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request completed',
+    );
+  }
+}
+
 /** Validator for parts the engine validates itself: only "is it a JSON object?". */
 function jsonObjectOnly(data: unknown): { value: unknown } | { error: Error } {
   if (typeof data === 'object' && data !== null && !Array.isArray(data)) return { value: data };
@@ -77,9 +101,17 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // A path parameter is an owner id, a memory id, a key or a session id:
     // up to MAX_OWNER_ID_CHARS characters, each up to 4 UTF-8 bytes sent as
     // %XX (Fastify's default of 100 made longer owners unreachable).
-    maxParamLength: MAX_OWNER_ID_CHARS * 12,
+    routerOptions: { maxParamLength: MAX_OWNER_ID_CHARS * 12 },
     // Request ids end up in audit events and read logs: keep them unique, not sequential per process.
     genReqId: () => randomUUID(),
+    logController: new RoutePatternLog(),
+    // Errors raised while routing, before any handler (a malformed %-escape,
+    // a path segment over maxParamLength), skip setErrorHandler: answer them
+    // in our format too.
+    frameworkErrors: (err, _request, reply) => {
+      const m = toHttpError(err, BODY_LIMIT_BYTES);
+      void (reply as FastifyReply).status(m.status).send(m.body);
+    },
   });
 
   app.setValidatorCompiler((route) =>

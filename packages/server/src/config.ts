@@ -50,6 +50,12 @@ export interface ServerConfig {
   redisUrl: string | undefined;
   /** Key prefix of the BullMQ queues, so deployments can share one Redis. */
   redisPrefix: string;
+  /**
+   * The installation's audit secret (keyed hashes of keys, session ids and
+   * refused text in the audit log). Unset: `audit.secret` in the data dir,
+   * created on first start. Set it when server and workers share no data dir.
+   */
+  auditSecret: string | undefined;
 }
 
 /**
@@ -76,6 +82,7 @@ export const CONFIG_ENV: Readonly<Record<keyof ServerConfig, string>> = {
   neo4jDatabase: 'NEO4J_DATABASE',
   redisUrl: 'KEEPGRAPH_REDIS_URL',
   redisPrefix: 'KEEPGRAPH_REDIS_PREFIX',
+  auditSecret: 'KEEPGRAPH_AUDIT_SECRET',
 };
 
 const nonBlank = z.string().trim().min(1, 'must not be blank');
@@ -121,6 +128,7 @@ const ConfigSchema = z.object({
     .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
     .optional(),
   redisPrefix: nonBlank.max(64).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
+  auditSecret: z.string().trim().min(32, 'must have at least 32 characters').optional(),
 }).superRefine((c, ctx) => {
   if (c.store === 'neo4j' && !c.neo4jUri) {
     ctx.addIssue({ code: 'custom', path: ['neo4jUri'], message: 'is required when KEEPGRAPH_STORE=neo4j' });
@@ -167,6 +175,7 @@ export function loadServerConfig(
     neo4jDatabase: envValue(env, 'neo4jDatabase'),
     redisUrl: envValue(env, 'redisUrl'),
     redisPrefix: envValue(env, 'redisPrefix') ?? 'keepgraph',
+    auditSecret: envValue(env, 'auditSecret'),
   };
   // An override explicitly set to undefined must not erase the env value.
   for (const [k, v] of Object.entries(overrides)) {
@@ -191,6 +200,7 @@ export function loadServerConfig(
     neo4jDatabase: d.neo4jDatabase,
     redisUrl: d.redisUrl,
     sweepIntervalMs: d.sweepIntervalMs,
+    auditSecret: d.auditSecret,
   };
 }
 

@@ -35,6 +35,9 @@ const FASTIFY_INPUT_ERRORS: Readonly<Record<string, string>> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported content type; send application/json',
   FST_ERR_CTP_EMPTY_TYPE: 'missing content type; send application/json',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'the content length does not match the body',
+  FST_ERR_BAD_URL: 'the URL is not valid: a %-escape does not decode to UTF-8',
+  FST_ERR_MAX_PARAM_LENGTH: 'a path segment is too long: ids have at most 256 characters',
+  FST_ERR_ASYNC_CONSTRAINT: 'the request does not match a route constraint',
 };
 
 interface ValidationIssue {
@@ -72,7 +75,8 @@ export function toHttpError(err: unknown, bodyLimit: number): Mapped {
     });
   }
   if (e.code && e.code in FASTIFY_INPUT_ERRORS) {
-    return mapped('invalid_input', FASTIFY_INPUT_ERRORS[e.code]!, { reason: e.code });
+    // Fastify's code is an internal name: the message says what was wrong.
+    return mapped('invalid_input', FASTIFY_INPUT_ERRORS[e.code]!);
   }
   // Any other client error Fastify or a plugin raised (e.g. a static file
   // that does not exist) keeps its meaning, never becomes a 500.

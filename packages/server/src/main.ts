@@ -30,6 +30,7 @@ export async function startServer(
   const built: { app?: FastifyInstance } = {};
   const runtime = await openEmbeddedRuntime({
     dataDir: config.dataDir,
+    ...(config.auditSecret !== undefined && { auditSecret: config.auditSecret }),
     store: storeSelection(config),
     policyPath: config.policyPath,
     modelId: config.modelId,

@@ -2,12 +2,13 @@
 // embedding model, SQLite store, the in-process background: outbox relay,
 // job runner, schedules) into one Engine. The server and the CLI's local commands both open it, so the
 // wiring lives in exactly one place.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   DEFAULT_POLICY_PATH,
   KeepGraphError,
   createEngine,
+  newAuditSecret,
   isKeepGraphError,
   loadPolicyFile,
   startInProcessBackground,
@@ -54,6 +55,8 @@ export interface EmbeddedRuntimeOptions {
   embedder?: Embedder;
   /** Called when a background job fails for good or the relay fails; the schedules go on either way. */
   onSweepError?: (e: unknown) => void;
+  /** The audit secret; unset: {@link AUDIT_SECRET_FILE} in `dataDir`, created if missing. */
+  auditSecret?: string;
 }
 
 /** A running engine with the resources it owns. */
@@ -69,6 +72,31 @@ export interface EmbeddedRuntime {
 
 /** File name of the SQLite database inside the data dir. */
 export const SQLITE_FILE_NAME = 'keepgraph.db';
+
+/** File of the installation's audit secret inside the data dir (mode 0600). */
+export const AUDIT_SECRET_FILE = 'audit.secret';
+
+/**
+ * The data dir's audit secret, made on first use. Every process opening the
+ * same data dir (server, workers, CLI) reads the same one, so their keyed
+ * hashes agree. `wx` makes a concurrent first start keep whichever won.
+ */
+async function dataDirAuditSecret(dataDir: string): Promise<string> {
+  const path = join(dataDir, AUDIT_SECRET_FILE);
+  await mkdir(dataDir, { recursive: true });
+  try {
+    await writeFile(path, `${newAuditSecret()}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  const secret = (await readFile(path, 'utf8')).trim();
+  if (secret.length < 32)
+    throw new KeepGraphError(
+      'store_unavailable',
+      `${path} holds no audit secret (at least 32 characters); delete it to make a new one`,
+    );
+  return secret;
+}
 
 function isModelId(id: string): id is TransformersModelId {
   return (TRANSFORMERS_MODEL_IDS as readonly string[]).includes(id);
@@ -152,11 +180,19 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     throw unavailable('store_unavailable', `could not initialise ${where}`, e);
   }
 
+  let auditSecret: string;
+  try {
+    auditSecret = opts.auditSecret ?? (await dataDirAuditSecret(opts.dataDir));
+  } catch (e) {
+    await store.close().catch(() => {});
+    throw unavailable('store_unavailable', 'could not read the audit secret', e);
+  }
   const engine = createEngine({
     store,
     embedder,
     policy,
     clock: opts.clock ?? systemClock,
+    auditSecret,
   });
   const background =
     opts.sweepIntervalMs === null

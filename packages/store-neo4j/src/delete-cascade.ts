@@ -7,7 +7,7 @@
 // transaction; the optional onCascadeStep hook runs between them so a test
 // can break the connection mid-way and prove that nothing is half-deleted.
 import { cascadeAuditEvents, cascadeReceipt, rederiveJob } from '@keepgraph/core';
-import { KeepGraphError } from '@keepgraph/core';
+import { KeepGraphError, contentHash } from '@keepgraph/core';
 import type { CascadeRequest, DeletionReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { recordJobs } from './outbox.ts';
@@ -36,6 +36,23 @@ async function step<T>(
   return out;
 }
 
+/**
+ * The owner's session-buffer messages whose text is a deleted memory's text:
+ * copies a client appended apart from the write, with no memoryId link
+ * (invariant 7 deletes them too). Hashed here, as the memories' content
+ * hashes were computed, since the buffer keeps no hash of its own.
+ */
+async function sameTextMessages(tx: Tx, ownerId: string, closure: ClosureRow[]): Promise<string[]> {
+  const wanted = new Set(closure.map((r) => r.contentHash));
+  const messages = rows<{ id: string; text: string }>(
+    await tx.run(
+      'MATCH (x:SessionMessage {ownerId: $ownerId}) RETURN elementId(x) AS id, x.text AS text',
+      { ownerId },
+    ),
+  );
+  return messages.filter((m) => wanted.has(contentHash(m.text))).map((m) => m.id);
+}
+
 /** Delete the closure and everything hanging off it; returns the receipt's counts. */
 async function deleteClosure(ctx: StoreContext, tx: Tx, ownerId: string, closure: ClosureRow[]) {
   const p = { ownerId, ids: closure.map((r) => r.id) };
@@ -47,11 +64,12 @@ async function deleteClosure(ctx: StoreContext, tx: Tx, ownerId: string, closure
     'cascade-relations',
     p,
   );
+  const copies = await sameTextMessages(tx, ownerId, closure);
   const [msg] = await step<{ deleted: unknown; sessions: string[] }>(
     ctx,
     tx,
     'cascade-session-messages',
-    p,
+    { ...p, copies },
   );
   await step(ctx, tx, 'cascade-supersede-pointers', p);
   await step(ctx, tx, 'cascade-delete-memories', p);

@@ -15,7 +15,9 @@ import type {
   Memory,
   MemoryStore,
   OutboxEntry,
+  OwnerResidue,
   ReadLogEntry,
+  SessionScope,
   RelationEdge,
   ScoredId,
   SearchOptions,
@@ -39,7 +41,13 @@ import { outboxAck, outboxPending } from './outbox.ts';
 import { countUnreflected, recentSources, unreflectedEpisodes } from './reflection.ts';
 import { searchEntities, searchText, searchVector } from './search.ts';
 import type { VectorPath } from './search.ts';
-import { deleteSessions, logRead, sessionMessages, trimSession } from './session-buffer.ts';
+import {
+  deleteOwnerResidue,
+  deleteSessionMessages,
+  logRead,
+  sessionMessages,
+  trimSession,
+} from './session-buffer.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite } from './transactions.ts';
 import { writeBatch } from './write-batch.ts';
@@ -226,8 +234,11 @@ export class Neo4jMemoryStore implements MemoryStore {
     return this.op((c) => trimSession(c, ownerId, sessionId, keep));
   }
 
-  deleteSessions(ownerId: string): Promise<number> {
-    return this.op((c) => deleteSessions(c, ownerId));
+  deleteSessionMessages(ownerId: string, scope: SessionScope): Promise<number> {
+    return this.op((c) => deleteSessionMessages(c, ownerId, scope));
+  }
+  deleteOwnerResidue(ownerId: string): Promise<OwnerResidue> {
+    return this.op((c) => deleteOwnerResidue(c, ownerId));
   }
   logRead(entry: ReadLogEntry): Promise<void> {
     return this.op((c) => logRead(c, entry));

@@ -1,6 +1,6 @@
 // The session buffer (short-term memory) and the read log: small owner-
 // scoped nodes written outside the big write batch.
-import type { ReadLogEntry, SessionMessage } from '@keepgraph/core';
+import type { OwnerResidue, ReadLogEntry, SessionMessage, SessionScope } from '@keepgraph/core';
 import { toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, readRows, rows } from './transactions.ts';
@@ -33,6 +33,7 @@ export async function sessionMessages(
     at: String(x.at),
     expiresAt: String(x.expiresAt),
     memoryId: x.memoryId === null || x.memoryId === undefined ? null : String(x.memoryId),
+    seq: num(x.seq),
   }));
 }
 
@@ -58,19 +59,52 @@ export async function trimSession(
   });
 }
 
-/** Delete every session-buffer message of the owner; returns how many. */
-export async function deleteSessions(ctx: StoreContext, ownerId: string): Promise<number> {
+/**
+ * Delete a session's messages, or one of them; returns how many. A whole
+ * session takes its Session node (and its id) with it; a session emptied
+ * one message at a time keeps it, as trimming does, for its counter.
+ */
+export async function deleteSessionMessages(
+  ctx: StoreContext,
+  ownerId: string,
+  scope: SessionScope,
+): Promise<number> {
   requireOwner(ownerId);
   return inWrite(ctx, async (tx) => {
+    const params = { ownerId, sessionId: scope.sessionId, seq: scope.seq === undefined ? null : int(scope.seq) };
     const [row] = rows<{ n: unknown }>(
       await tx.run(
-        `MATCH (x:SessionMessage {ownerId: $ownerId})
+        `MATCH (x:SessionMessage {ownerId: $ownerId, sessionId: $sessionId})
+          WHERE $seq IS NULL OR x.seq = $seq
          DETACH DELETE x
          RETURN count(*) AS n`,
-        { ownerId },
+        params,
       ),
     );
+    if (scope.seq === undefined) {
+      await tx.run('MATCH (s:Session {ownerId: $ownerId, id: $sessionId}) DETACH DELETE s', params);
+    }
     return num(row?.n ?? 0);
+  });
+}
+
+/** Delete the owner's sessions, read-log rows and pending outbox jobs, in one transaction. */
+export async function deleteOwnerResidue(ctx: StoreContext, ownerId: string): Promise<OwnerResidue> {
+  requireOwner(ownerId);
+  return inWrite(ctx, async (tx) => {
+    const count = async (cypher: string) =>
+      num(rows<{ n: unknown }>(await tx.run(cypher, { ownerId }))[0]?.n ?? 0);
+    const sessionMessages = await count(
+      'MATCH (x:SessionMessage {ownerId: $ownerId}) DETACH DELETE x RETURN count(*) AS n',
+    );
+    await count('MATCH (s:Session {ownerId: $ownerId}) DETACH DELETE s RETURN count(*) AS n');
+    const readLogRows = await count(
+      'MATCH (r:ReadLog {ownerId: $ownerId}) DETACH DELETE r RETURN count(*) AS n',
+    );
+    const outboxJobs = await count(
+      'MATCH (j:OutboxJob {ownerId: $ownerId}) DETACH DELETE j RETURN count(*) AS n',
+    );
+    return { sessionMessages, readLogRows, outboxJobs };
   });
 }
 

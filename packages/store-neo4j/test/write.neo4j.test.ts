@@ -218,7 +218,7 @@ describe('write (neo4j)', () => {
         [m.id],
       );
       const msgs = await store.sessionMessages(o, `session ${hostile}`, { limit: 10, now: NOW });
-      expect(msgs).toEqual([message]);
+      expect(msgs).toEqual([{ ...message, seq: expect.any(Number) }]);
       const [audited] = await store.listAudit({ ownerId: o, limit: 5 });
       expect(audited).toMatchObject({
         actor: `actor ${hostile}`,

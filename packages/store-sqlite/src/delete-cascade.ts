@@ -5,7 +5,7 @@
 // derived memory that keeps surviving sources; audit it; return the receipt
 // (invariant 7).
 import { cascadeAuditEvents, cascadeReceipt, rederiveJob } from '@keepgraph/core';
-import { KeepGraphError } from '@keepgraph/core';
+import { KeepGraphError, contentHash } from '@keepgraph/core';
 import type { CascadeRequest, DeletionReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { recordJobs } from './outbox.ts';
@@ -87,11 +87,24 @@ function deleteClosure(ctx: StoreContext, ownerId: string, rows: ClosureRow[]) {
        AND NOT EXISTS (SELECT 1 FROM memory_sources s WHERE s.source_id = sources.id)`,
   ).run({ sourceIds: JSON.stringify(sourceIds) });
 
+  // Session-buffer copies: linked by memory_id, or appended apart from the
+  // write with the same text (no link; found by the memories' content hash,
+  // computed here as it was for them, since the buffer keeps no hash).
+  const wanted = new Set(rows.map((r) => r.content_hash));
+  const copies = (
+    st.sql('SELECT seq, text FROM session_messages WHERE owner_id = ?').all(ownerId) as {
+      seq: number;
+      text: string;
+    }[]
+  )
+    .filter((m) => wanted.has(contentHash(m.text)))
+    .map((m) => m.seq);
   const sessionMessagesDeleted = st
     .sql(
-      'DELETE FROM session_messages WHERE owner_id = @ownerId AND memory_id IN (SELECT value FROM json_each(@ids))',
+      `DELETE FROM session_messages WHERE owner_id = @ownerId
+         AND (memory_id IN (SELECT value FROM json_each(@ids)) OR seq IN (SELECT value FROM json_each(@copies)))`,
     )
-    .run(p).changes;
+    .run({ ...p, copies: JSON.stringify(copies) }).changes;
 
   st.sql(
     `DELETE FROM derived_from WHERE owner_id = @ownerId

@@ -1,11 +1,12 @@
 // The session buffer (short-term memory) and the read log: small owner-
 // scoped tables written outside the big write batch.
-import type { ReadLogEntry, SessionMessage } from '@keepgraph/core';
+import type { OwnerResidue, ReadLogEntry, SessionMessage, SessionScope } from '@keepgraph/core';
 import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { requireOwner } from './write-batch.ts';
 
 interface MessageRow {
+  seq: number;
   owner_id: string;
   session_id: string;
   role: SessionMessage['role'];
@@ -25,7 +26,7 @@ export function sessionMessages(
   requireOwner(ownerId);
   const rows = ctx.st
     .sql(
-      `SELECT owner_id, session_id, role, text, at, expires_at, memory_id FROM session_messages
+      `SELECT seq, owner_id, session_id, role, text, at, expires_at, memory_id FROM session_messages
         WHERE owner_id = ? AND session_id = ? AND expires_ms > ?
         ORDER BY seq DESC LIMIT ?`,
     )
@@ -38,6 +39,7 @@ export function sessionMessages(
     at: r.at,
     expiresAt: r.expires_at,
     memoryId: r.memory_id,
+    seq: r.seq,
   }));
 }
 
@@ -60,10 +62,30 @@ export function trimSession(
     .run({ ownerId, sessionId, keep: Math.max(0, Math.trunc(keep)) }).changes;
 }
 
-/** Delete every session-buffer message of the owner; returns how many. */
-export function deleteSessions(ctx: StoreContext, ownerId: string): number {
+/** Delete a session's messages, or one of them; returns how many. */
+export function deleteSessionMessages(
+  ctx: StoreContext,
+  ownerId: string,
+  scope: SessionScope,
+): number {
   requireOwner(ownerId);
-  return ctx.st.sql('DELETE FROM session_messages WHERE owner_id = ?').run(ownerId).changes;
+  return ctx.st
+    .sql(
+      `DELETE FROM session_messages WHERE owner_id = @ownerId AND session_id = @sessionId
+         AND (@seq IS NULL OR seq = @seq)`,
+    )
+    .run({ ownerId, sessionId: scope.sessionId, seq: scope.seq ?? null }).changes;
+}
+
+/** Delete the owner's sessions, read-log rows and pending outbox jobs, in one transaction. */
+export function deleteOwnerResidue(ctx: StoreContext, ownerId: string): OwnerResidue {
+  requireOwner(ownerId);
+  const { st } = ctx;
+  return ctx.db.transaction(() => ({
+    sessionMessages: st.sql('DELETE FROM session_messages WHERE owner_id = ?').run(ownerId).changes,
+    readLogRows: st.sql('DELETE FROM read_log WHERE owner_id = ?').run(ownerId).changes,
+    outboxJobs: st.sql('DELETE FROM outbox WHERE owner_id = ?').run(ownerId).changes,
+  }))();
 }
 
 /** Record which memories were served to whom. */

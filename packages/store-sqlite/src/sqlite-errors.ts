@@ -1,7 +1,13 @@
 // Turns driver errors into KeepGraphError codes at the store boundary, so
-// callers (HTTP, workers) branch on codes and never on SQLite messages.
+// callers (HTTP, workers) branch on codes and never on SQLite messages. The
+// SQLite code stays on `cause` for logs; a caller's response never names it.
 import Database from 'better-sqlite3';
 import { KeepGraphError } from '@keepgraph/core';
+
+function withCause(err: KeepGraphError, cause: unknown): KeepGraphError {
+  (err as Error).cause = cause;
+  return err;
+}
 
 /** Map a thrown value to a KeepGraphError where a code applies; pass others through. */
 export function toStoreError(e: unknown): unknown {
@@ -10,19 +16,13 @@ export function toStoreError(e: unknown): unknown {
   if (e instanceof Database.SqliteError) {
     const code = e.code;
     if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-      return new KeepGraphError('conflict', 'a record with this id already exists', {
-        sqlite: code,
-      });
+      return withCause(new KeepGraphError('conflict', 'a record with this id already exists'), e);
     }
     if (code.startsWith('SQLITE_CONSTRAINT')) {
-      return new KeepGraphError('invalid_input', 'the write breaks a store constraint', {
-        sqlite: code,
-      });
+      return withCause(new KeepGraphError('invalid_input', 'the write breaks a store constraint'), e);
     }
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-      return new KeepGraphError('store_unavailable', 'the store is locked by another writer', {
-        sqlite: code,
-      });
+      return withCause(new KeepGraphError('store_unavailable', 'the store is locked by another writer'), e);
     }
   }
   return e;

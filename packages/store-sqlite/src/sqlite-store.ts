@@ -14,7 +14,9 @@ import type {
   Memory,
   MemoryStore,
   OutboxEntry,
+  OwnerResidue,
   ReadLogEntry,
+  SessionScope,
   RelationEdge,
   ScoredId,
   SearchOptions,
@@ -37,7 +39,13 @@ import { outboxAck, outboxPending } from './outbox.ts';
 import { Statements } from './queries.ts';
 import { countUnreflected, recentSources, unreflectedEpisodes } from './reflection.ts';
 import { searchEntities, searchText, searchVector } from './search.ts';
-import { deleteSessions, logRead, sessionMessages, trimSession } from './session-buffer.ts';
+import {
+  deleteOwnerResidue,
+  deleteSessionMessages,
+  logRead,
+  sessionMessages,
+  trimSession,
+} from './session-buffer.ts';
 import { mapErrors } from './sqlite-errors.ts';
 import type { StoreContext } from './store-context.ts';
 import { ensureVectorTable } from './vector-table.ts';
@@ -189,8 +197,19 @@ export class SqliteMemoryStore implements MemoryStore {
     return this.op((c) => trimSession(c, ownerId, sessionId, keep));
   }
 
-  deleteSessions(ownerId: string): Promise<number> {
-    return this.op((c) => deleteSessions(c, ownerId));
+  deleteSessionMessages(ownerId: string, scope: SessionScope): Promise<number> {
+    return this.op((c) => {
+      const n = deleteSessionMessages(c, ownerId, scope);
+      if (n > 0) this.checkpoint(); // as after a cascade: deleted words leave the WAL now
+      return n;
+    });
+  }
+  deleteOwnerResidue(ownerId: string): Promise<OwnerResidue> {
+    return this.op((c) => {
+      const r = deleteOwnerResidue(c, ownerId);
+      this.checkpoint();
+      return r;
+    });
   }
   logRead(entry: ReadLogEntry): Promise<void> {
     return this.op((c) => logRead(c, entry));

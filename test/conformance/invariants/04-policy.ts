@@ -1,7 +1,7 @@
 // Invariant 4, policy first: secrets, personal data, service phrases, short
 // text, high sensitivity, untrusted sources and TTLs out of range are refused
 // with a reason code, audited by hash, and never reach the store.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { episode, expectCode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
 
@@ -33,7 +33,9 @@ export function policySuite(opts: ConformanceOptions): void {
         const events = await f.engine.auditList(operator, { ownerId: o });
         const refusal = events.find((e) => e.type === 'refuse');
         expect(refusal?.reason).toBe('refused_secret');
-        expect(refusal?.contentHashes).toEqual([createHash('sha256').update(text.normalize('NFC')).digest('hex')]);
+        // A keyed hash: the plain sha256 of a short refused value could be found offline.
+        expect(refusal?.contentHashes).toEqual([f.engine.deps.keyedHash(text)]);
+        expect(refusal?.contentHashes).not.toContain(createHash('sha256').update(text.normalize('NFC')).digest('hex'));
         const raw = await f.sut.rawContent();
         for (const needle of [AWS_KEY, GITHUB_TOKEN, PEM_BODY.slice(0, 40)]) {
           expect(raw.includes(Buffer.from(needle))).toBe(false);
@@ -96,6 +98,48 @@ export function policySuite(opts: ConformanceOptions): void {
       expect(await f.engine.deps.store.countMemories(o)).toBe(0);
       const raw = await f.sut.rawContent();
       for (const needle of [AWS_KEY, GITHUB_TOKEN]) expect(raw.includes(Buffer.from(needle))).toBe(false);
+    });
+
+    it('the audit log and read log keep keys and session ids only as keyed hashes', async () => {
+      const o = f.owner();
+      const key = `pin-note-${randomUUID()}`;
+      const session = `chat-${randomUUID()}`;
+      await f.engine.putByKey(user, o, key, { text: 'the garden gate code changed in spring', origin: { sessionId: 'kv' } });
+      await f.engine.putByKey(user, o, key, { text: 'the garden gate code changed again in autumn', origin: { sessionId: 'kv' } });
+      await f.engine.sessionAppend(user, o, session, { messages: [{ role: 'user', text: 'Planning the trip to Lisbon in June' }] });
+      await f.engine.recall(user, o, 'garden gate', { sessionId: session });
+      const events = await f.engine.auditList(operator, { ownerId: o });
+      const supersede = events.find((e) => e.type === 'supersede');
+      expect(supersede?.details).toMatchObject({ keyHash: f.engine.deps.keyedHash(key) });
+      expect(events.find((e) => e.type === 'session_append')?.details).toMatchObject({ sessionIdHash: f.engine.deps.keyedHash(session) });
+      expect(events.find((e) => e.type === 'read')?.details).toMatchObject({ sessionIdHash: f.engine.deps.keyedHash(session) });
+      const audit = JSON.stringify(events);
+      for (const plain of [key, session]) {
+        expect(audit).not.toContain(plain);
+        expect(audit).not.toContain(createHash('sha256').update(plain).digest('hex'));
+      }
+      // The session id is in the buffer until the session goes, but no read-log row keeps it.
+      await f.engine.forgetOwner(operator, o);
+      const raw = await f.sut.rawContent();
+      expect(raw.includes(Buffer.from(session))).toBe(false);
+      expect(raw.includes(Buffer.from(key))).toBe(false);
+    });
+
+    it('identifiers are refused, never trimmed, and a lone surrogate is invalid input, not a changed text', async () => {
+      const o = f.owner();
+      const msg = { messages: [{ role: 'user' as const, text: 'Planning the trip to Lisbon in June' }] };
+      await expectCode(f.engine.sessionAppend(user, o, ' padded ', msg), 'invalid_input');
+      await expectCode(f.engine.sessionAppend(user, o, 'tab\tid', msg), 'invalid_input');
+      await expectCode(f.engine.putByKey(user, o, 'theme ', { text: 'dark mode please', origin: { sessionId: 'kv' } }), 'invalid_input');
+      await expectCode(f.engine.remember(user, o, episode('Lone \uD800 surrogate in a note about the garden')), 'invalid_input');
+      await expectCode(f.engine.remember(user, o, episode('A note about the garden shed roof', { tags: ['ok', 'bad\uDC00'] })), 'invalid_input');
+      expect(await f.engine.deps.store.countMemories(o)).toBe(0);
+      // A pair is fine, and stored text hashes to its content hash.
+      const { memory } = await f.engine.remember(user, o, episode('The garden shed roof 🌧 leaks again'));
+      expect(memory.contentHash).toBe(createHash('sha256').update(memory.text.normalize('NFC')).digest('hex'));
+      // NFC: two spellings of one session id are one session.
+      await f.engine.sessionAppend(user, o, 'e\u0301leve', msg);
+      expect((await f.engine.sessionContext(user, o, '\u00E9leve')).session).toHaveLength(1);
     });
 
     it('refuses a service phrase and text too short to matter', async () => {

@@ -8,6 +8,8 @@ import {
   episode,
   expectCode,
   makeFixture,
+  operator,
+  tool,
   user,
   type ConformanceOptions,
   type Fixture,
@@ -229,6 +231,68 @@ export function deletionSuite(opts: ConformanceOptions): void {
       expect(raw.includes(Buffer.from(words(a)))).toBe(false);
       expect(raw.includes(Buffer.from(words(onlySessions)))).toBe(false);
       expect(raw.includes(Buffer.from(words(b)))).toBe(true);
+    });
+
+    it('forgetting an owner leaves none of its texts, session words, key names or read-log rows in the raw store', async () => {
+      const o = f.owner();
+      const tag = o.slice(-8);
+      const key = `locker-key-${tag}`;
+      const texts = [`Quillon-${tag} is the name of my sailing dinghy`, `Ravelin-${tag} is where the dinghy is kept`];
+      const session = `voyage-${tag}`;
+      const said = `Saltmarsh-${tag} is the harbour we leave from`;
+      for (const t of texts) await f.engine.remember(user, o, episode(t));
+      await f.engine.putByKey(user, o, key, { text: `Bastion-${tag} locker is number forty`, origin: { sessionId: 'kv' } });
+      await f.engine.sessionAppend(user, o, session, { messages: [{ role: 'user', text: said }] });
+      await f.engine.recall(user, o, 'where is the dinghy kept', { sessionId: session });
+      // (Pending outbox jobs going with the owner: the outbox suite.)
+      await f.engine.forgetOwner(user, o);
+      const raw = await f.sut.rawContent();
+      // The owner id stays in the audit log, by design: it is whose deletion it records.
+      for (const needle of [...texts, key, `Bastion-${tag}`, session, said])
+        expect(raw.includes(Buffer.from(needle)), needle).toBe(false);
+    });
+
+    it('deleting a memory deletes its session-buffer copies, linked or appended apart with the same text', async () => {
+      const o = f.owner();
+      const tag = o.slice(-8);
+      const text = `Mizzen-${tag} is the code word for the boathouse`;
+      const other = `Jib-${tag} is the name of the other boat`;
+      await f.engine.sessionAppend(user, o, 's-a', { messages: [{ role: 'user', text }, { role: 'user', text: other }] });
+      const { memory } = await f.engine.remember(user, o, episode(text));
+      const receipt = await f.engine.forget(user, o, [memory.id]);
+      expect(receipt.sessionMessagesDeleted).toBe(1);
+      expect((await f.engine.sessionContext(user, o, 's-a')).session.map((m) => m.text)).toEqual([other]);
+      expect((await f.engine.verifyForgotten(user, o, { ids: [memory.id], contentHashes: [memory.contentHash] })).forgotten).toBe(true);
+      const raw = await f.sut.rawContent();
+      expect(raw.includes(Buffer.from(`Mizzen-${tag}`))).toBe(false);
+      expect(raw.includes(Buffer.from(other))).toBe(true);
+    });
+
+    it('deletes a session, or one message of it by seq, and says not_found for what is not there', async () => {
+      const o = f.owner();
+      const tag = o.slice(-8);
+      await f.engine.sessionAppend(user, o, 's-keep', {
+        messages: [
+          { role: 'user', text: `Halyard-${tag} first message` },
+          { role: 'assistant', text: `Halyard-${tag} second message` },
+        ],
+      });
+      await f.engine.sessionAppend(user, o, 's-drop', { messages: [{ role: 'user', text: `Gunwale-${tag} goes entirely` }] });
+      const before = (await f.engine.sessionContext(user, o, 's-keep')).session;
+      const one = await f.engine.deleteSession(user, o, 's-keep', String(before[0]!.seq));
+      expect(one).toMatchObject({ seq: before[0]!.seq, sessionMessagesDeleted: 1 });
+      expect((await f.engine.sessionContext(user, o, 's-keep')).session.map((m) => m.seq)).toEqual([before[1]!.seq]);
+      expect((await f.engine.deleteSession(user, o, 's-drop')).sessionMessagesDeleted).toBe(1);
+      await expectCode(f.engine.deleteSession(user, o, 's-drop'), 'not_found');
+      await expectCode(f.engine.deleteSession(user, o, 's-keep', String(before[0]!.seq)), 'not_found');
+      await expectCode(f.engine.deleteSession(user, o, 's-keep', '1.5'), 'invalid_input');
+      await expectCode(f.engine.deleteSession(tool, o, 's-keep'), 'forbidden_role');
+      const raw = await f.sut.rawContent();
+      expect(raw.includes(Buffer.from(`Halyard-${tag} first`))).toBe(false);
+      expect(raw.includes(Buffer.from(`Gunwale-${tag}`))).toBe(false);
+      expect(raw.includes(Buffer.from('s-drop'))).toBe(false);
+      const events = await f.engine.auditList(operator, { ownerId: o });
+      expect(events.filter((e) => e.type === 'delete').map((e) => e.reason)).toEqual(['session_message', 'session']);
     });
 
     it('revoking a source removes what came from it and what was derived from that', async () => {

@@ -222,7 +222,7 @@ export function retrievalSuite(opts: ConformanceOptions): void {
       expect(await f.sut.store.derivedFrom(f.owner(), [a.memory.id])).toEqual([]);
     });
 
-    it('logs every read served', async () => {
+    it('logs every read that served memories, with the session as a keyed hash; an empty read is not logged', async () => {
       const r = await f.engine.recall({ ...user, sessionId: 'sess-read' }, o, 'gluten');
       const reads = (await f.engine.auditList(operator, { ownerId: o })).filter(
         (e) => e.type === 'read',
@@ -230,7 +230,12 @@ export function retrievalSuite(opts: ConformanceOptions): void {
       const last = reads[reads.length - 1]!;
       expect(last.memoryIds).toEqual(r.results.map((h) => h.memory.id));
       expect(last.details.requestId).toBe(r.requestId);
-      expect(last.details.sessionId).toBe('sess-read');
+      expect(last.details.sessionIdHash).toBe(f.engine.deps.keyedHash('sess-read'));
+      expect(JSON.stringify(last)).not.toContain('sess-read');
+      const nobody = `${o}-nobody`;
+      const none = await f.engine.recall(user, nobody, 'gluten');
+      expect(none.results).toEqual([]);
+      expect(await f.engine.auditList(operator, { ownerId: nobody })).toEqual([]);
     });
   });
 }

@@ -22,6 +22,7 @@ import {
   episode,
   expectCode,
   makeFixture,
+  operator,
   user,
   type ConformanceOptions,
   type Fixture,
@@ -328,7 +329,7 @@ export function outboxAndJobsSuite(opts: ConformanceOptions): void {
         expect(await pendingOf(o)).toEqual([]);
       });
 
-      it('deleting memories or the whole owner leaves the outbox alone', async () => {
+      it('deleting memories leaves the outbox alone; forgetting the owner takes its pending jobs', async () => {
         const o = owner();
         const m = memoryFixture(o, { kind: 'episode' });
         const reflect = reflectJob(o, 'count', m.id);
@@ -348,12 +349,18 @@ export function outboxAndJobsSuite(opts: ConformanceOptions): void {
           }),
         );
         await f.engine.forget(user, o, [m.id]);
-        await f.engine.forgetOwner(user, o);
-        expect(await store.countMemories(o)).toBe(0);
+        // A deleted memory's jobs find out for themselves that it is gone.
         expect(await pendingOf(o)).toEqual([
           { job: reflect, recordedAt: T(3) },
           { job: reembed, recordedAt: T(4) },
         ]);
+        const receipt = await f.engine.forgetOwner(user, o);
+        expect(await store.countMemories(o)).toBe(0);
+        // The owner's jobs name it, and nothing of it is left to work on.
+        expect(await pendingOf(o)).toEqual([]);
+        const events = await f.engine.auditList(operator, { ownerId: o });
+        expect(events.at(-1)?.details).toMatchObject({ outboxJobsDeleted: 2 });
+        expect(receipt.deletedMemoryIds).toHaveLength(1);
       });
     });
 

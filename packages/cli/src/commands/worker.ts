@@ -46,6 +46,7 @@ export function registerWorker(program: Command, io: Io): void {
       }
       const runtime = await openEmbeddedRuntime({
         dataDir: config.dataDir,
+        ...(config.auditSecret !== undefined && { auditSecret: config.auditSecret }),
         store: storeSelection(config),
         policyPath: g.policyPath ?? config.policyPath,
         modelId: g.modelId ?? config.modelId,

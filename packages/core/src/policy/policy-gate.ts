@@ -3,6 +3,7 @@
 // the policy says) and the TTL to apply, or with a refusal code. Refusal
 // details name rules, kinds and numbers, never the refused text, because they
 // are returned to callers and audited.
+import { instructionCheckForm } from './instruction-text.ts';
 import type { RefusalCode } from '../errors.ts';
 import { MAX_TEXT_CHARS } from '../record.ts';
 import type { Authority, MemoryKind, OriginInput, Sensitivity } from '../record.ts';
@@ -62,10 +63,15 @@ export function ttlBounds(policy: Policy, kind: MemoryKind, authority: Authority
 }
 
 /** The session buffer's bounds: exchanges kept per session and their TTL. */
-export function sessionCap(policy: Policy): { maxExchanges: number; ttlSeconds: number } {
+export function sessionCap(policy: Policy): {
+  maxExchanges: number;
+  ttlSeconds: number;
+  messageRoles: Policy['caps']['sessionBuffer']['messageRoles'];
+} {
   return {
     maxExchanges: policy.caps.sessionBuffer.maxExchanges,
     ttlSeconds: policy.caps.sessionBuffer.ttl,
+    messageRoles: policy.caps.sessionBuffer.messageRoles,
   };
 }
 
@@ -346,7 +352,8 @@ export async function evaluateWrite(policy: Policy, input: GateInput): Promise<G
       },
     );
   }
-  const pattern = c.instructionPatterns.findIndex((re) => re.test(input.text));
+  const checked = instructionCheckForm(input.text);
+  const pattern = c.instructionPatterns.findIndex((re) => re.test(input.text) || re.test(checked));
   if (pattern >= 0) {
     return refuse(
       'refused_service_phrase',

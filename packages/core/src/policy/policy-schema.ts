@@ -13,6 +13,7 @@ import {
   DERIVED_KINDS,
   MAX_TEXT_CHARS,
   MEMORY_KINDS,
+  ROLES,
   SOURCE_KINDS,
 } from '../record.ts';
 import type { Authority, MemoryKind } from '../record.ts';
@@ -176,6 +177,14 @@ export const PolicySchema = z
       sessionBuffer: z.strictObject({
         maxExchanges: z.number().int().positive().max(10_000),
         ttl: duration,
+        // Which caller roles may append messages in the system and tool
+        // roles: a message handed back as "system" is read as an instruction.
+        messageRoles: z
+          .strictObject({
+            system: z.array(z.enum(ROLES)),
+            tool: z.array(z.enum(ROLES)),
+          })
+          .default({ system: ['operator'], tool: ['operator', 'tool', 'agent'] }),
       }),
     }),
     text: z.strictObject({

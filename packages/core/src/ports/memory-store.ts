@@ -113,12 +113,31 @@ export interface SessionMessage {
   expiresAt: string;
   /** The long-term memory that holds a copy, if any (deleted with it). */
   memoryId: string | null;
+  /**
+   * The message's number, set by the store on read: unique within its
+   * session and growing with each append (the id a delete names).
+   */
+  seq?: number;
+}
+
+/** Which session-buffer messages to delete: a whole session, or one message of it. */
+export interface SessionScope {
+  sessionId: string;
+  seq?: number;
+}
+
+/** What an owner leaves outside its memories, deleted with the owner. */
+export interface OwnerResidue {
+  sessionMessages: number;
+  readLogRows: number;
+  outboxJobs: number;
 }
 
 export interface ReadLogEntry {
   ownerId: string;
   requestId: string;
   principal: string;
+  /** Keyed hash of the caller's session id (see `KeyedHash`), never the id. */
   sessionId: string | null;
   memoryIds: string[];
   at: string;
@@ -236,8 +255,13 @@ export interface MemoryStore {
   ): Promise<SessionMessage[]>;
   /** Drop the oldest messages of the session beyond `keep`; returns how many went. */
   trimSession(ownerId: string, sessionId: string, keep: number): Promise<number>;
-  /** Delete every session-buffer message of the owner, in every session (forget-owner); returns how many went. */
-  deleteSessions(ownerId: string): Promise<number>;
+  /** Delete a session's messages, or one of them (by seq); returns how many went. */
+  deleteSessionMessages(ownerId: string, scope: SessionScope): Promise<number>;
+  /**
+   * Forget-owner's last step: delete every session (messages and their
+   * session records), read-log row and pending outbox job of the owner.
+   */
+  deleteOwnerResidue(ownerId: string): Promise<OwnerResidue>;
 
   logRead(entry: ReadLogEntry): Promise<void>;
 

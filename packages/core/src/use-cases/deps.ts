@@ -2,12 +2,12 @@
 // (STYLE habit 1). Also the caller, whose role is always explicit.
 import { z } from 'zod';
 import { KeepGraphError } from '../errors.ts';
-import { OwnerIdSchema, ROLES, type Role } from '../record.ts';
+import { OwnerIdSchema, ROLES, identifierSchema, type Role } from '../record.ts';
 import type { Policy } from '../policy/index.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Embedder } from '../ports/embedder.ts';
 import type { MemoryStore } from '../ports/memory-store.ts';
-import type { AuditEventInput, AuditType } from '../audit.ts';
+import type { AuditEventInput, AuditType, KeyedHash } from '../audit.ts';
 
 export interface EngineDeps {
   store: MemoryStore;
@@ -15,6 +15,8 @@ export interface EngineDeps {
   policy: Policy;
   clock: Clock;
   newId: () => string;
+  /** Keyed hash for audited values that can carry user text (keys, session ids, refusals). */
+  keyedHash: KeyedHash;
 }
 
 /** Who is calling: the role comes from credentials, never from a payload. */
@@ -52,8 +54,8 @@ export function checkOwner(ownerId: unknown): string {
 }
 
 /** Memory ids as callers send them: non-blank strings, at most 10,000 at once. */
-export const IdListSchema = z.array(z.string().trim().min(1).max(256)).max(10_000);
-export const IdSchema = z.string().trim().min(1, 'id must not be blank').max(256);
+export const IdSchema = identifierSchema('id');
+export const IdListSchema = z.array(IdSchema).max(10_000);
 
 export function requireRole(caller: Caller, allowed: readonly Role[], what: string): void {
   if (!allowed.includes(caller.role)) {
@@ -64,8 +66,38 @@ export function requireRole(caller: Caller, allowed: readonly Role[], what: stri
   }
 }
 
+/**
+ * The path of the first string in `value` that is not well-formed UTF-16 (a
+ * lone surrogate), or null. Such a string cannot be stored as it is: UTF-8
+ * turns the surrogate into U+FFFD, so the stored text would not be the text
+ * its content hash was computed from.
+ */
+// In a u-mode regex a surrogate pair is one code point: only lone halves are Cs.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function illFormedString(value: unknown, path: (string | number)[] = []): string | null {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path.join('.') || '(root)' : null;
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) {
+      const p = illFormedString(v, [...path, i]);
+      if (p !== null) return p;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const p = illFormedString(v, [...path, k]);
+      if (p !== null) return p;
+    }
+  }
+  return null;
+}
+
 /** Parse with zod and turn failures into `invalid_input` with readable paths. */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const bad = illFormedString(value);
+  if (bad !== null) {
+    const issues = [{ path: bad, message: 'must be well-formed Unicode (it holds a lone surrogate)' }];
+    throw new KeepGraphError('invalid_input', `${bad}: ${issues[0]!.message}`, { issues });
+  }
   const r = schema.safeParse(value);
   if (!r.success) {
     const issues = r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));

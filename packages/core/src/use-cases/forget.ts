@@ -100,22 +100,26 @@ export async function forgetOwner(
   const receipts =
     ids.length > 0 ? [await cascade(deps, caller, ownerId, ids, 'forget_owner')] : [];
   // The session buffer holds the owner's words too, linked to a memory or
-  // not: it goes with the owner, and an owner with only sessions can be
-  // forgotten. (After the cascade: a crash in between leaves what a second
-  // call deletes.)
-  const messages = await deps.store.deleteSessions(ownerId);
-  if (ids.length === 0 && messages === 0)
+  // not, and the read log and pending jobs name the owner: all go with it,
+  // and an owner with only sessions can be forgotten. (After the cascade: a
+  // crash in between leaves what a second call deletes.)
+  const residue = await deps.store.deleteOwnerResidue(ownerId);
+  if (ids.length === 0 && residue.sessionMessages === 0)
     throw new KeepGraphError('not_found', `owner ${ownerId} has no memories and no sessions`);
   const at = deps.clock.now().toISOString();
-  if (messages > 0)
+  if (residue.sessionMessages + residue.readLogRows + residue.outboxJobs > 0)
     await deps.store.appendAudit([
       auditEvent(caller, DELETION_AUDIT_TYPE.forget_owner, at, ownerId, {
         reason: 'forget_owner',
-        details: { sessionMessagesDeleted: messages },
+        details: {
+          sessionMessagesDeleted: residue.sessionMessages,
+          readLogRowsDeleted: residue.readLogRows,
+          outboxJobsDeleted: residue.outboxJobs,
+        },
       }),
     ]);
   const receipt = mergeReceipts(ownerId, 'forget_owner', receipts[0]?.at ?? at, receipts);
-  receipt.sessionMessagesDeleted += messages;
+  receipt.sessionMessagesDeleted += residue.sessionMessages;
   return receipt;
 }
 

@@ -23,6 +23,7 @@ import { standInForDuplicates } from '../derived-keys.ts';
 import { isLiveAt } from '../liveness.ts';
 import { lendScoreToReplies } from '../session-replies.ts';
 import { queryTimeWindows } from '../query-time.ts';
+import { renderMemoriesForPrompt } from '../render-context.ts';
 import {
   IdSchema,
   auditEvent,
@@ -182,21 +183,30 @@ export async function recall(
 
   const requestId = caller.requestId ?? deps.newId();
   const ids = ranked.map((r) => r.memory.id);
-  const logged = deps.store.logRead({
-    ownerId,
-    requestId,
-    principal: caller.principal,
-    sessionId: opts.sessionId ?? caller.sessionId ?? null,
-    memoryIds: ids,
-    at: clockNow.toISOString(),
-  });
-  const audited = deps.store.appendAudit([
-    auditEvent(caller, 'read', clockNow.toISOString(), ownerId, {
+  // A session id on a read is the caller's text, never gated: the read log
+  // and the audit keep its keyed hash, which still groups a session's reads.
+  const sessionId = opts.sessionId ?? caller.sessionId ?? null;
+  const sessionIdHash = sessionId === null ? null : deps.keyedHash(sessionId);
+  // A read that served nothing is not logged: it cannot have carried a
+  // poisoned memory anywhere, and logging it would store whatever owner id a
+  // caller asked about, one that the write gate refuses included.
+  if (ids.length > 0) {
+    const logged = deps.store.logRead({
+      ownerId,
+      requestId,
+      principal: caller.principal,
+      sessionId: sessionIdHash,
       memoryIds: ids,
-      details: { requestId, sessionId: opts.sessionId ?? caller.sessionId ?? null },
-    }),
-  ]);
-  await Promise.all([logged, audited]);
+      at: clockNow.toISOString(),
+    });
+    const audited = deps.store.appendAudit([
+      auditEvent(caller, 'read', clockNow.toISOString(), ownerId, {
+        memoryIds: ids,
+        details: { requestId, sessionIdHash },
+      }),
+    ]);
+    await Promise.all([logged, audited]);
+  }
   return {
     requestId,
     ownerId,
@@ -320,6 +330,8 @@ export async function lineage(
 export interface WhyResult extends RecallResult {
   /** By memory id: the lineage of every result and of every derived memory a result was reached through (`via`). */
   lineage: Record<string, SerializedGraph>;
+  /** The results rendered for a prompt as quoted data (invariant 9). */
+  prompt: string;
 }
 
 export async function why(
@@ -335,5 +347,5 @@ export async function why(
   // memories, theirs too: the chain from the key the query found to it.
   const ids = [...new Set(r.results.flatMap((hit) => [hit.memory.id, ...hit.via]))];
   for (const id of ids) lineageById[id] = await lineage(deps, caller, r.ownerId, id);
-  return { ...r, lineage: lineageById };
+  return { ...r, lineage: lineageById, prompt: renderMemoriesForPrompt(r.results) };
 }

@@ -119,7 +119,8 @@ export async function prepareWrite(
     origin: input.origin,
     ttlSeconds: input.ttlSeconds,
     derived,
-    fields: storedFields(input),
+    // The owner id is stored on every record it owns: gated like any field.
+    fields: [{ path: 'ownerId', value: ownerId }, ...storedFields(input)],
   });
   if (!decision.ok) throw new KeepGraphError(decision.code, decision.message, decision.details);
 
@@ -208,7 +209,7 @@ export async function prepareWrite(
       auditEvent(caller, 'supersede', at, ownerId, {
         memoryIds: supersede.map((s) => s.id),
         reason: 'key',
-        details: { by: id, key: input.key },
+        details: { by: id, keyHash: deps.keyedHash(input.key!) },
       }),
     );
   }
@@ -222,14 +223,44 @@ export async function auditRefusal(
   text: string,
   err: KeepGraphError,
 ) {
-  // Refusals are audited with a hash of the text, never the text (invariant 4).
+  // Refusals are audited with a keyed hash of the text, never the text
+  // (invariant 4), nor a plain hash a short refused value could be found from.
   await deps.store.appendAudit([
-    auditEvent(caller, 'refuse', deps.clock.now().toISOString(), ownerId, {
-      contentHashes: [contentHash(text)],
-      reason: err.code,
+    refusalEvent(deps, caller, ownerId, err, {
+      contentHashes: [deps.keyedHash(text)],
       details: { requestId: caller.requestId ?? null },
     }),
   ]);
+}
+
+/**
+ * A refusal's audit event. When the owner id itself was refused (it holds a
+ * secret or personal data), the event names no owner: it keeps the id's
+ * keyed hash instead, so the refused value never reaches the log.
+ */
+export function refusalEvent(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerId: string,
+  err: { code: string; details?: Record<string, unknown> },
+  fields: { contentHashes: string[]; details: Record<string, unknown> },
+): AuditEventInput {
+  const ownerRefused = err.details?.field === 'ownerId';
+  return auditEvent(
+    caller,
+    'refuse',
+    deps.clock.now().toISOString(),
+    ownerRefused ? null : ownerId,
+    {
+      contentHashes: fields.contentHashes,
+      reason: err.code,
+      details: {
+        ...fields.details,
+        ...(err.details?.field !== undefined && { field: err.details.field }),
+        ...(ownerRefused && { ownerIdHash: deps.keyedHash(ownerId) }),
+      },
+    },
+  );
 }
 
 export function isAuditedRefusal(e: unknown): e is KeepGraphError {

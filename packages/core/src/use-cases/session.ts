@@ -3,20 +3,22 @@
 // personal data redacted or refused) and can also be kept as episodes, in
 // which case deleting the episode deletes the buffer copy.
 import { z } from 'zod';
-import { contentHash } from '../audit.ts';
 import { KeepGraphError } from '../errors.ts';
 import { evaluateSessionMessage, evaluateStoredFields, sessionCap } from '../policy/index.ts';
 import type { SessionMessage } from '../ports/memory-store.ts';
+import { identifierSchema } from '../record.ts';
 import {
   auditEvent,
   checkCaller,
   checkOwner,
   parseInput,
+  requireRole,
   type Caller,
   type EngineDeps,
 } from './deps.ts';
+import { renderContextForPrompt } from '../render-context.ts';
 import { recall, type RecallOptions, type RecallResult } from './recall.ts';
-import { remember } from './remember.ts';
+import { refusalEvent, remember } from './remember.ts';
 
 export const SessionAppendSchema = z.strictObject({
   messages: z
@@ -33,7 +35,7 @@ export const SessionAppendSchema = z.strictObject({
 });
 export type SessionAppendInput = z.input<typeof SessionAppendSchema>;
 
-const SessionIdSchema = z.string().trim().min(1, 'session id must not be blank').max(256);
+const SessionIdSchema = identifierSchema('session id');
 
 export interface SessionAppendResult {
   appended: number;
@@ -53,18 +55,34 @@ export async function sessionAppend(
   const sessionId = parseInput(SessionIdSchema, sessionIdRaw);
   const input = parseInput(SessionAppendSchema, raw);
   const cap = sessionCap(deps.policy);
+  // Invariant 9: the buffer hands messages back in their roles, so only the
+  // callers the policy names may speak as the system or as a tool.
+  for (const m of input.messages) {
+    if (m.role !== 'system' && m.role !== 'tool') continue;
+    const allowed = cap.messageRoles[m.role];
+    if (!allowed.includes(caller.role))
+      throw new KeepGraphError(
+        'forbidden_role',
+        `a ${caller.role} caller may not append ${m.role} messages (policy caps.sessionBuffer.messageRoles)`,
+        { role: caller.role, messageRole: m.role, allowed },
+      );
+  }
   const now = deps.clock.now();
   const at = now.toISOString();
 
-  // The session id is stored with every message (and in the episodes it
-  // becomes): it passes the gate like any other field. Audited by hash only.
-  const idRefusal = await evaluateStoredFields(deps.policy, [{ path: 'sessionId', value: sessionId }]);
+  // The owner and session ids are stored with every message (and in the
+  // episodes they become): they pass the gate like any other field.
+  // Audited by keyed hash only.
+  const idRefusal = await evaluateStoredFields(deps.policy, [
+    { path: 'ownerId', value: ownerId },
+    { path: 'sessionId', value: sessionId },
+  ]);
   if (idRefusal) {
+    const refused = idRefusal.details.field === 'ownerId' ? ownerId : sessionId;
     await deps.store.appendAudit([
-      auditEvent(caller, 'refuse', at, ownerId, {
-        contentHashes: [contentHash(sessionId)],
-        reason: idRefusal.code,
-        details: { field: 'sessionId' },
+      refusalEvent(deps, caller, ownerId, idRefusal, {
+        contentHashes: [deps.keyedHash(refused)],
+        details: {},
       }),
     ]);
     throw new KeepGraphError(idRefusal.code, idRefusal.message, idRefusal.details);
@@ -76,10 +94,9 @@ export async function sessionAppend(
     const d = await evaluateSessionMessage(deps.policy, m.text);
     if (!d.ok) {
       await deps.store.appendAudit([
-        auditEvent(caller, 'refuse', at, ownerId, {
-          contentHashes: [contentHash(m.text)],
-          reason: d.code,
-          details: { sessionId },
+        refusalEvent(deps, caller, ownerId, d, {
+          contentHashes: [deps.keyedHash(m.text)],
+          details: { sessionIdHash: deps.keyedHash(sessionId) },
         }),
       ]);
       throw new KeepGraphError(d.code, d.message, d.details);
@@ -122,8 +139,9 @@ export async function sessionAppend(
     sessionMessages: messages,
     audit: [
       auditEvent(caller, 'session_append', at, ownerId, {
-        contentHashes: messages.map((m) => contentHash(m.text)),
-        details: { sessionId, count: messages.length },
+        // Keyed: a buffer message can be a word or two, and outlives its TTL only here.
+        contentHashes: messages.map((m) => deps.keyedHash(m.text)),
+        details: { sessionIdHash: deps.keyedHash(sessionId), count: messages.length },
       }),
     ],
   });
@@ -139,10 +157,15 @@ export async function sessionAppend(
 export interface SessionContext {
   ownerId: string;
   sessionId: string;
-  /** Short-term: the session buffer, oldest first. */
-  session: { role: string; text: string; at: string }[];
+  /** Short-term: the session buffer, oldest first; `seq` names a message to delete. */
+  session: { seq: number; role: string; text: string; at: string }[];
   /** Long-term: recall for the query, if one was given. */
   longTerm: RecallResult | null;
+  /**
+   * Both, rendered for a prompt as quoted data (invariant 9): every item a
+   * JSON string with its origin, third-party memories marked untrusted.
+   */
+  prompt: string;
 }
 
 export async function sessionContext(
@@ -165,10 +188,65 @@ export async function sessionContext(
   const longTerm = query?.trim()
     ? await recall(deps, caller, ownerId, query, { ...opts, sessionId })
     : null;
+  const session = messages.map((m) => ({ seq: m.seq ?? 0, role: m.role, text: m.text, at: m.at }));
   return {
     ownerId,
     sessionId,
-    session: messages.map((m) => ({ role: m.role, text: m.text, at: m.at })),
+    session,
     longTerm,
+    prompt: renderContextForPrompt({ session, memories: longTerm?.results ?? [] }),
   };
+}
+
+export interface SessionDeletion {
+  ownerId: string;
+  sessionId: string;
+  /** The message deleted, when one was named. */
+  seq: number | null;
+  sessionMessagesDeleted: number;
+}
+
+/** A message's seq, as a number or as the digits of a path segment. */
+const SeqSchema = z.union(
+  [
+    z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    z
+      .string()
+      .regex(/^\d{1,15}$/)
+      .transform(Number),
+  ],
+  { error: 'seq must be a whole number (a message seq from the session context)' },
+);
+
+/**
+ * Delete a whole session from the buffer, or one message of it (`seq`). The
+ * long-term memories kept from it stay: forgetting those is `forget`.
+ * Audited as a deletion with the session id's keyed hash.
+ */
+export async function deleteSession(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerIdRaw: unknown,
+  sessionIdRaw: unknown,
+  seqRaw?: unknown,
+): Promise<SessionDeletion> {
+  checkCaller(caller);
+  requireRole(caller, ['operator', 'user', 'agent'], 'deleting session messages');
+  const ownerId = checkOwner(ownerIdRaw);
+  const sessionId = parseInput(SessionIdSchema, sessionIdRaw);
+  const seq = seqRaw === undefined ? undefined : parseInput(SeqSchema, seqRaw);
+  const n = await deps.store.deleteSessionMessages(ownerId, {
+    sessionId,
+    ...(seq !== undefined && { seq }),
+  });
+  const what =
+    seq === undefined ? `session ${sessionId}` : `message ${seq} of session ${sessionId}`;
+  if (n === 0) throw new KeepGraphError('not_found', `owner ${ownerId} has no ${what}`);
+  await deps.store.appendAudit([
+    auditEvent(caller, 'delete', deps.clock.now().toISOString(), ownerId, {
+      reason: seq === undefined ? 'session' : 'session_message',
+      details: { sessionIdHash: deps.keyedHash(sessionId), sessionMessagesDeleted: n },
+    }),
+  ]);
+  return { ownerId, sessionId, seq: seq ?? null, sessionMessagesDeleted: n };
 }

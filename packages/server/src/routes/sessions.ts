@@ -2,8 +2,18 @@
 // answer-writing agent needs (buffer plus long-term recall, labelled apart).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RecallOptions } from '@keepgraph/core';
-import { SessionAppendBody, SessionContextQuery, SessionParams } from '../schemas/requests.ts';
-import { SessionAppendOut, SessionContextOut, withErrors } from '../schemas/responses.ts';
+import {
+  SessionAppendBody,
+  SessionContextQuery,
+  SessionMessageParams,
+  SessionParams,
+} from '../schemas/requests.ts';
+import {
+  SessionAppendOut,
+  SessionContextOut,
+  SessionDeletionOut,
+  withErrors,
+} from '../schemas/responses.ts';
 import type { RouteOptions } from './context.ts';
 
 export const sessionRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
@@ -55,5 +65,38 @@ export const sessionRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
         opts,
       );
     },
+  );
+
+  app.delete(
+    '/owners/:ownerId/sessions/:sessionId',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: 'Delete a session from the buffer (its long-term memories stay; forget those by id)',
+        params: SessionParams,
+        response: withErrors({ 200: SessionDeletionOut }),
+      },
+    },
+    async (request) =>
+      engine.deleteSession(callerOf(request), request.params.ownerId, request.params.sessionId),
+  );
+
+  app.delete(
+    '/owners/:ownerId/sessions/:sessionId/messages/:seq',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: 'Delete one message of a session, by the seq the context returns',
+        params: SessionMessageParams,
+        response: withErrors({ 200: SessionDeletionOut }),
+      },
+    },
+    async (request) =>
+      engine.deleteSession(
+        callerOf(request),
+        request.params.ownerId,
+        request.params.sessionId,
+        request.params.seq,
+      ),
   );
 };

@@ -32,6 +32,8 @@ export const OwnerParams = z.object({ ownerId: z.string() });
 export const MemoryParams = z.object({ ownerId: z.string(), id: z.string() });
 export const KeyParams = z.object({ ownerId: z.string(), key: z.string() });
 export const SessionParams = z.object({ ownerId: z.string(), sessionId: z.string() });
+/** The engine validates seq (an integer >= 0). */
+export const SessionMessageParams = SessionParams.extend({ seq: z.string() });
 
 // --- bodies validated by the engine (documentation only) --------------------
 

@@ -27,6 +27,7 @@ import {
   type SerializedGraph,
   type SessionAppendResult,
   type SessionContext,
+  type SessionDeletion,
   type WhyResult,
   ERROR_CODES,
 } from '@keepgraph/core';
@@ -145,7 +146,14 @@ export const SerializedGraphOut = z
   })
   .describe("graphology's serialisation format: load it with Graph.from()");
 
-export const WhyOut = RecallOut.extend({ lineage: z.record(z.string(), SerializedGraphOut) });
+const PromptOut = str.describe(
+  'The same results rendered for an LLM prompt as quoted data: each item a JSON string with its origin; third-party memories and tool messages carry untrusted="true"',
+);
+
+export const WhyOut = RecallOut.extend({
+  lineage: z.record(z.string(), SerializedGraphOut),
+  prompt: PromptOut,
+});
 
 export const ReceiptOut = z
   .object({
@@ -190,8 +198,23 @@ export const SessionAppendOut = z.object({
 export const SessionContextOut = z.object({
   ownerId: str,
   sessionId: str,
-  session: z.array(z.object({ role: str, text: str, at: str })),
+  session: z.array(
+    z.object({
+      seq: z.number().int().describe('The message number: DELETE …/messages/{seq} deletes it'),
+      role: str,
+      text: str,
+      at: str,
+    }),
+  ),
   longTerm: RecallOut.nullable(),
+  prompt: PromptOut,
+});
+
+export const SessionDeletionOut = z.object({
+  ownerId: str,
+  sessionId: str,
+  seq: z.number().int().nullable(),
+  sessionMessagesDeleted: z.number().int(),
 });
 
 export const AuditEventOut = z.object({
@@ -301,6 +324,7 @@ export type ResponseSchemaChecks = [
   Check<Same<z.output<typeof ForgottenOut>, ForgottenCheck>>,
   Check<Same<z.output<typeof SessionAppendOut>, SessionAppendResult>>,
   Check<Same<z.output<typeof SessionContextOut>, SessionContext>>,
+  Check<Same<z.output<typeof SessionDeletionOut>, SessionDeletion>>,
   Check<Same<z.output<typeof AuditEventOut>, AuditEvent>>,
   Check<Same<z.output<typeof AuditVerifyOut>, AuditVerification>>,
   Check<Same<z.output<typeof KpisOut>, Kpis>>,
