@@ -1,6 +1,7 @@
 // The real Embedder: a local quantised BERT-family ONNX model run by
 // transformers.js on onnxruntime-node, loaded from disk only (never a hub).
 
+import { setImmediate } from 'node:timers/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AutoModel, AutoTokenizer, Tensor, env } from '@huggingface/transformers';
@@ -158,6 +159,8 @@ export async function createTransformersEmbedder(
       for (let i = 0; i < texts.length; i += batchSize) {
         const chunk = texts.slice(i, i + batchSize);
         out.push(...(await Promise.all(chunk.map((t) => embedOne(prefix + t)))));
+        // Tokenising is synchronous: between chunks, let other requests in.
+        await setImmediate();
       }
       return out;
     },

@@ -1,6 +1,7 @@
 // remember / put-by-key: the write path. Validation, authority capped by the
 // caller's role, the policy gate, no-laundering rules for derived memories,
 // supersession by key, then one atomic store write with its audit events.
+import { yieldToEventLoop } from '../event-loop.ts';
 import { contentHash } from '../audit.ts';
 import { storedFields } from '../policy/stored-fields.ts';
 import { KeepGraphError, isKeepGraphError } from '../errors.ts';
@@ -328,6 +329,8 @@ export async function rememberMany(
   const failed: RememberFailure[] = [];
   const keysInBatch = new Set<string>();
   for (const [index, raw] of raws.entries()) {
+    // Each item's gate is a few ms of CPU: let other requests in between.
+    await yieldToEventLoop();
     try {
       const input = parseInput(MemoryInputSchema, raw);
       // Two writes of one key in one batch would both see the same "current"
