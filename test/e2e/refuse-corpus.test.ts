@@ -1,9 +1,11 @@
-// The refusal corpus against a real `keepgraph start` (SQLite, the default
-// policy): 208 credentials of 17 kinds and 100 personal-data items of 5 kinds
+// The refusal corpus against a real `keepgraph start` on each store (the
+// default policy): 208 credentials of 17 kinds and 100 personal-data items of 5 kinds
 // go into every stored field through every route (single write, batch, kv,
 // session append, the owner id in the URL), each placement a value of its
 // own. Then the data directory's raw files (database, WAL, shared memory,
-// audit secret) and the server's log are read as bytes: no credential may be
+// audit secret; on Neo4j, a dump of every node, relationship and full-text
+// document, since its files are the database server's) and the server's log
+// are read as bytes: no credential may be
 // anywhere, and at least 95% of the personal data must be refused or
 // redacted. Every answer is a 2xx or a coded 4xx, never a 5xx.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,7 +13,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createNeo4jStore } from '@keepgraph/store-neo4j';
+import { rawContent as neo4jRawContent } from '@keepgraph/store-neo4j/testing';
 import { credentials, personalData, type SensitiveValue } from '../corpus/sensitive-values.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -85,7 +89,7 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-describe('the refusal corpus through every route of keepgraph start (SQLite)', () => {
+describe.each(['sqlite', 'neo4j'] as const)('the refusal corpus through every route of keepgraph start on %s', (store) => {
   let server: ChildProcess;
   let base: string;
   let log = '';
@@ -102,6 +106,16 @@ describe('the refusal corpus through every route of keepgraph start (SQLite)', (
   }
   const codeOf = (json: Body) => ((json.error as { code?: string } | undefined)?.code ?? null);
   const url = (s: string) => encodeURIComponent(s);
+  const storeEnv = (): Record<string, string> =>
+    store === 'neo4j'
+      ? {
+          KEEPGRAPH_STORE: 'neo4j',
+          NEO4J_URI: inject('neo4jUri'),
+          ...(inject('neo4jUser') ? { NEO4J_USER: inject('neo4jUser'), NEO4J_PASSWORD: inject('neo4jPassword') } : {}),
+        }
+      : { KEEPGRAPH_STORE: 'sqlite' };
+  // Owners of this run only, so a Neo4j shared with other suites is told apart.
+  const run = store === 'neo4j' ? `-${Date.now().toString(36)}` : '';
 
   beforeAll(async () => {
     server = spawn(
@@ -109,7 +123,7 @@ describe('the refusal corpus through every route of keepgraph start (SQLite)', (
       ['--import', 'tsx', 'packages/cli/src/main.ts', 'start', '--port', '0', '--data', dataDir],
       {
         cwd: root,
-        env: { ...process.env, KEEPGRAPH_ROLE: 'user', KEEPGRAPH_STORE: 'sqlite' },
+        env: { ...process.env, KEEPGRAPH_ROLE: 'user', ...storeEnv() },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -137,7 +151,7 @@ describe('the refusal corpus through every route of keepgraph start (SQLite)', (
       await pool(corpusFor('memory', field), 4, async (p) => {
         const body = benign(n++);
         put(body, p.item.value);
-        const r = await send('POST', `/v1/owners/corpus-memory/memories`, body);
+        const r = await send('POST', `/v1/owners/corpus-memory${run}/memories`, body);
         record('POST memories', field, p, r.status, codeOf(r.json));
       });
     }
@@ -149,7 +163,7 @@ describe('the refusal corpus through every route of keepgraph start (SQLite)', (
         put(body, p.item.value);
         return body;
       });
-      const r = await send('POST', `/v1/owners/corpus-batch/memories:batch`, { memories });
+      const r = await send('POST', `/v1/owners/corpus-batch${run}/memories:batch`, { memories });
       expect(r.status, JSON.stringify(r.json).slice(0, 300)).toBe(200);
       const failed = new Map(
         (r.json.failed as { index: number; code: string }[]).map((f) => [f.index, f.code]),
@@ -158,20 +172,20 @@ describe('the refusal corpus through every route of keepgraph start (SQLite)', (
     }
     // kv: the key in the URL, and the value's text.
     await pool(corpusFor('kv', 'key'), 4, async (p) => {
-      const r = await send('PUT', `/v1/owners/corpus-kv/kv/${url(p.item.value)}`, { text: `value number ${n++} for the shed`, origin: { sessionId: 'kv' } });
+      const r = await send('PUT', `/v1/owners/corpus-kv${run}/kv/${url(p.item.value)}`, { text: `value number ${n++} for the shed`, origin: { sessionId: 'kv' } });
       record('PUT kv/:key', 'key', p, r.status, codeOf(r.json));
     });
     await pool(corpusFor('kv', 'text'), 4, async (p) => {
-      const r = await send('PUT', `/v1/owners/corpus-kv/kv/k${n++}`, { text: `the shed note says ${p.item.value}`, origin: { sessionId: 'kv' } });
+      const r = await send('PUT', `/v1/owners/corpus-kv${run}/kv/k${n++}`, { text: `the shed note says ${p.item.value}`, origin: { sessionId: 'kv' } });
       record('PUT kv/:key', 'text', p, r.status, codeOf(r.json));
     });
     // The session buffer: the session id in the URL, and the message.
     await pool(corpusFor('session', 'sessionId'), 4, async (p) => {
-      const r = await send('POST', `/v1/owners/corpus-session/sessions/${url(p.item.value)}/messages`, { messages: [{ role: 'user', text: `shed roof message ${n++}` }] });
+      const r = await send('POST', `/v1/owners/corpus-session${run}/sessions/${url(p.item.value)}/messages`, { messages: [{ role: 'user', text: `shed roof message ${n++}` }] });
       record('POST sessions/:id/messages', 'sessionId', p, r.status, codeOf(r.json));
     });
     await pool(corpusFor('session', 'message'), 4, async (p) => {
-      const r = await send('POST', `/v1/owners/corpus-session/sessions/s${n++}/messages`, { messages: [{ role: 'user', text: `about the shed: ${p.item.value}` }], remember: true });
+      const r = await send('POST', `/v1/owners/corpus-session${run}/sessions/s${n++}/messages`, { messages: [{ role: 'user', text: `about the shed: ${p.item.value}` }], remember: true });
       record('POST sessions/:id/messages', 'messages[0].text', p, r.status, codeOf(r.json));
     });
     // The owner id in the URL, on a write and on a session append.
@@ -200,17 +214,30 @@ describe('the refusal corpus through every route of keepgraph start (SQLite)', (
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const rawNow = () => Buffer.concat(filesUnder(dataDir).map((p) => readFileSync(p)));
+  const rawNow = async (): Promise<Buffer> => {
+    const files = filesUnder(dataDir).map((p) => readFileSync(p));
+    if (store === 'sqlite') return Buffer.concat(files);
+    const probe = createNeo4jStore({
+      uri: inject('neo4jUri'),
+      ...(inject('neo4jUser') ? { user: inject('neo4jUser'), password: inject('neo4jPassword') } : {}),
+    });
+    try {
+      await probe.init({ dimensions: 384 });
+      return Buffer.concat([...files, await neo4jRawContent(probe)]);
+    } finally {
+      await probe.close();
+    }
+  };
 
   it('answers every placement with a 2xx or a coded 4xx, and a benign control write still works', async () => {
     const bad = placements.filter((p) => p.status >= 500 || (p.status >= 400 && !p.code));
     expect(bad.slice(0, 5)).toEqual([]);
-    const control = await send('POST', `/v1/owners/corpus-control/memories`, benign(-1));
+    const control = await send('POST', `/v1/owners/corpus-control${run}/memories`, benign(-1));
     expect(control.status).toBe(201);
   });
 
   it('stores, logs and audits no credential anywhere: database, WAL and server log, as bytes', async () => {
-    const raw = rawNow();
+    const raw = await rawNow();
     const found = placements
       .filter((p) => p.sensitive === 'credential')
       .filter((p) => raw.includes(Buffer.from(p.item.needle)) || log.includes(p.item.needle));
@@ -223,7 +250,7 @@ describe('the refusal corpus through every route of keepgraph start (SQLite)', (
   });
 
   it('refuses or redacts at least 95% of personal data, by field, as the policy says', async () => {
-    const raw = rawNow();
+    const raw = await rawNow();
     const personal = placements.filter((p) => p.sensitive === 'personal');
     const table = new Map<string, { n: number; refused: number; redacted: number; kept: number }>();
     const kept: Placement[] = [];
@@ -252,7 +279,7 @@ describe('the refusal corpus through every route of keepgraph start (SQLite)', (
     const exited = new Promise((r) => server.once('exit', r));
     server.kill('SIGTERM');
     await exited;
-    const raw = rawNow();
+    const raw = await rawNow();
     const credential = placements.filter((p) => p.sensitive === 'credential' && raw.includes(Buffer.from(p.item.needle)));
     expect(credential.length).toBe(0);
     expect(log).not.toMatch(/"url":"\/v1\/owners\//);
