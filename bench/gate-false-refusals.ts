@@ -5,7 +5,7 @@
 //   pnpm -s tsx bench/gate-false-refusals.ts --dataset ../shared/datasets/locomo-dev.json
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_POLICY_PATH, evaluateWrite, loadPolicyFile } from '@keepgraph/core';
+import { DEFAULT_POLICY_PATH, evaluateWrite, loadPolicyFile, storedFields } from '@keepgraph/core';
 import { loadDataset } from '@keepgraph/cli/retrieval-eval';
 
 const { values } = parseArgs({ options: { dataset: { type: 'string' } } });
@@ -22,13 +22,19 @@ let redacted = 0;
 for (const conv of dataset.conversations)
   for (const t of conv.turns) {
     turns++;
+    const origin = { sessionId: t.sessionId, turn: t.id, speaker: t.speaker };
     const d = await evaluateWrite(policy, {
       kind: 'episode',
       text: t.text,
       authority: 'user',
       sensitivity: 'low',
-      origin: { sessionId: t.sessionId, turn: t.id, speaker: t.speaker },
+      origin,
       derived: false,
+      // Every stored field, as remember() gates them: the owner id too.
+      fields: [
+        { path: 'ownerId', value: conv.id },
+        ...storedFields({ key: undefined, tags: [], origin, about: [], relations: [] }),
+      ],
     });
     if (d.ok) {
       if (d.text !== t.text) redacted++;

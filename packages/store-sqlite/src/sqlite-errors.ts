@@ -12,17 +12,28 @@ function withCause(err: KeepGraphError, cause: unknown): KeepGraphError {
 /** Map a thrown value to a KeepGraphError where a code applies; pass others through. */
 export function toStoreError(e: unknown): unknown {
   if (e instanceof KeepGraphError) return e;
-  if (e instanceof RangeError) return new KeepGraphError('invalid_input', e.message);
+  // The driver's own wording (parameter counts, integer sizes) stays on `cause`.
+  if (e instanceof RangeError)
+    return withCause(
+      new KeepGraphError('invalid_input', 'a value is outside what the store can hold'),
+      e,
+    );
   if (e instanceof Database.SqliteError) {
     const code = e.code;
     if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
       return withCause(new KeepGraphError('conflict', 'a record with this id already exists'), e);
     }
     if (code.startsWith('SQLITE_CONSTRAINT')) {
-      return withCause(new KeepGraphError('invalid_input', 'the write breaks a store constraint'), e);
+      return withCause(
+        new KeepGraphError('invalid_input', 'the write breaks a store constraint'),
+        e,
+      );
     }
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-      return withCause(new KeepGraphError('store_unavailable', 'the store is locked by another writer'), e);
+      return withCause(
+        new KeepGraphError('store_unavailable', 'the store is locked by another writer'),
+        e,
+      );
     }
   }
   return e;
