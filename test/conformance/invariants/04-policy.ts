@@ -85,6 +85,41 @@ export function policySuite(opts: ConformanceOptions): void {
       for (const needle of [AWS_KEY, GITHUB_TOKEN, card, 'jamie.doe@example.org']) expect(raw.includes(Buffer.from(needle))).toBe(false);
     });
 
+    it('an owner id holding a secret or personal data is refused on every write route; its refusal names no owner', async () => {
+      const benign = { kind: 'fact' as const, text: 'Benign note about the garden shed', origin: { sessionId: 'g1' } };
+      const msg = { messages: [{ role: 'user' as const, text: 'Planning the trip to Lisbon in June' }] };
+      const secretOwner = `tenant-${AWS_KEY}`;
+      const emailOwner = `casey.${randomUUID().slice(0, 6)}@example.org`;
+      for (const [owner, code] of [[secretOwner, 'refused_secret'], [emailOwner, 'refused_personal_data']] as const) {
+        for (const attempt of [
+          () => f.engine.remember(user, owner, benign),
+          () => f.engine.rememberMany(user, owner, [benign]).then((r) => {
+            if (r.failed[0]) throw Object.assign(new Error(r.failed[0].message), { code: r.failed[0].code, details: { field: 'ownerId' } });
+            return r;
+          }),
+          () => f.engine.putByKey(user, owner, 'theme', { text: 'dark mode please', origin: { sessionId: 'kv' } }),
+          () => f.engine.sessionAppend(user, owner, 's1', msg),
+        ]) {
+          let err: unknown;
+          try {
+            await attempt();
+          } catch (e) {
+            err = e;
+          }
+          expect(err).toMatchObject({ code, details: { field: 'ownerId' } });
+        }
+        expect(await f.engine.deps.store.countMemories(owner)).toBe(0);
+      }
+      const refusals = (await f.engine.auditList(operator, { limit: 1000 })).filter((e) => e.type === 'refuse' && e.details.field === 'ownerId');
+      expect(refusals.length).toBeGreaterThanOrEqual(8);
+      for (const e of refusals.slice(-8)) {
+        expect(e.ownerId).toBeNull();
+        expect(String(e.details.ownerIdHash)).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+      }
+      const raw = await f.sut.rawContent();
+      for (const needle of [AWS_KEY, emailOwner]) expect(raw.includes(Buffer.from(needle)), needle).toBe(false);
+    });
+
     it('a session id or a kv key holding a secret is refused on its own route and stored nowhere', async () => {
       const o = f.owner();
       let err: unknown;
