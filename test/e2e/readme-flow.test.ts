@@ -1,14 +1,13 @@
 // The README's HTTP walk-through against a real server process started the
 // way users start it (`keepgraph start`), on each store: a fresh SQLite data
 // directory, and the Neo4j of this test run (KEEPGRAPH_STORE=neo4j).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 
-const root = resolve(import.meta.dirname, '../..');
 // Responses are checked field by field below; a loose type keeps the test readable.
 async function request(
   base: string,
@@ -26,7 +25,7 @@ async function request(
 }
 
 describe.each(['sqlite', 'neo4j'] as const)('keepgraph start on %s', (store) => {
-  let server: ChildProcess;
+  let server: KeepGraphProcess | undefined;
   let base: string;
   const dataDir = mkdtempSync(join(tmpdir(), 'kg-e2e-'));
   const call = (method: string, path: string, body?: unknown) => request(base, method, path, body);
@@ -36,40 +35,12 @@ describe.each(['sqlite', 'neo4j'] as const)('keepgraph start on %s', (store) => 
       : { KEEPGRAPH_STORE: 'sqlite' };
 
   beforeAll(async () => {
-    server = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'packages/cli/src/main.ts', 'start', '--port', '0', '--data', dataDir],
-      {
-        cwd: root,
-        env: { ...process.env, KEEPGRAPH_ROLE: 'user', ...storeEnv() },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    base = await new Promise<string>((ok, fail) => {
-      let out = '';
-      const timer = setTimeout(() => fail(new Error(`server did not start:\n${out}`)), 90_000);
-      const onData = (d: Buffer) => {
-        out += d.toString();
-        const m = out.match(/listening on (http:\/\/[\d.:]+)/);
-        if (m) {
-          clearTimeout(timer);
-          ok(m[1]!);
-        }
-      };
-      server.stdout!.on('data', onData);
-      server.stdout!.on('data', (d) => process.env.KG_E2E_DEBUG && process.stderr.write(d));
-      server.stderr!.on('data', (d) => process.env.KG_E2E_DEBUG && process.stderr.write(d));
-      server.stderr!.on('data', onData);
-      server.on('exit', (code) => fail(new Error(`server exited with ${code}:\n${out}`)));
-    });
+    server = await startKeepGraph(dataDir, { KEEPGRAPH_ROLE: 'user', ...storeEnv() });
+    base = server.base;
   }, 120_000);
 
   afterAll(async () => {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((r) => server.once('exit', r));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

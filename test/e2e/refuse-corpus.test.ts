@@ -8,17 +8,16 @@
 // are read as bytes: no credential may be
 // anywhere, and at least 95% of the personal data must be refused or
 // redacted. Every answer is a 2xx or a coded 4xx, never a 5xx.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { rawContent as neo4jRawContent } from '@keepgraph/store-neo4j/testing';
 import { credentials, personalData, type SensitiveValue } from '../corpus/sensitive-values.ts';
 
-const root = resolve(import.meta.dirname, '../..');
 const CREDENTIALS_PER_FIELD = 208;
 const PERSONAL_PER_FIELD = 100;
 
@@ -90,9 +89,9 @@ function filesUnder(dir: string): string[] {
 }
 
 describe.each(['sqlite', 'neo4j'] as const)('the refusal corpus through every route of keepgraph start on %s', (store) => {
-  let server: ChildProcess;
+  let server: KeepGraphProcess | undefined;
   let base: string;
-  let log = '';
+  const log = () => server?.log() ?? '';
   const dataDir = mkdtempSync(join(tmpdir(), 'kg-corpus-'));
   const placements: Placement[] = [];
 
@@ -118,29 +117,8 @@ describe.each(['sqlite', 'neo4j'] as const)('the refusal corpus through every ro
   const run = store === 'neo4j' ? `-${Date.now().toString(36)}` : '';
 
   beforeAll(async () => {
-    server = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'packages/cli/src/main.ts', 'start', '--port', '0', '--data', dataDir],
-      {
-        cwd: root,
-        env: { ...process.env, KEEPGRAPH_ROLE: 'user', ...storeEnv() },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    server.stdout!.on('data', (d: Buffer) => (log += d.toString()));
-    server.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-    base = await new Promise<string>((ok, fail) => {
-      const timer = setTimeout(() => fail(new Error(`server did not start:\n${log}`)), 90_000);
-      const poll = setInterval(() => {
-        const m = log.match(/listening on (http:\/\/[\d.:]+)/);
-        if (m) {
-          clearInterval(poll);
-          clearTimeout(timer);
-          ok(m[1]!);
-        }
-      }, 50);
-      server.on('exit', (code) => fail(new Error(`server exited with ${code}:\n${log}`)));
-    });
+    server = await startKeepGraph(dataDir, { KEEPGRAPH_ROLE: 'user', ...storeEnv() });
+    base = server.base;
 
     let n = 0;
     const record = (route: string, field: string, p: { item: SensitiveValue; sensitive: Placement['sensitive'] }, status: number, code: string | null) =>
@@ -206,11 +184,7 @@ describe.each(['sqlite', 'neo4j'] as const)('the refusal corpus through every ro
   }, 600_000);
 
   afterAll(async () => {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((r) => server.once('exit', r));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -240,11 +214,11 @@ describe.each(['sqlite', 'neo4j'] as const)('the refusal corpus through every ro
     const raw = await rawNow();
     const found = placements
       .filter((p) => p.sensitive === 'credential')
-      .filter((p) => raw.includes(Buffer.from(p.item.needle)) || log.includes(p.item.needle));
+      .filter((p) => raw.includes(Buffer.from(p.item.needle)) || log().includes(p.item.needle));
     const credentialPlacements = placements.filter((p) => p.sensitive === 'credential').length;
     // The grep reads real data: the redacted writes are there, and so are the request lines.
     expect(raw.includes(Buffer.from('Benign note about the garden shed, with'))).toBe(true);
-    expect(log).toContain('request completed');
+    expect(log()).toContain('request completed');
     console.log(`[corpus] ${credentialPlacements} credential placements; found stored or logged: ${found.length}`);
     expect(found.map((p) => `${p.route} ${p.field} ${p.item.kind} (${p.status} ${p.code})`)).toEqual([]);
   });
@@ -258,7 +232,7 @@ describe.each(['sqlite', 'neo4j'] as const)('the refusal corpus through every ro
       const row = `${p.route} ${p.field}`;
       const t = table.get(row) ?? { n: 0, refused: 0, redacted: 0, kept: 0 };
       t.n++;
-      const stored = raw.includes(Buffer.from(p.item.needle)) || log.includes(p.item.needle);
+      const stored = raw.includes(Buffer.from(p.item.needle)) || log().includes(p.item.needle);
       if (stored) {
         t.kept++;
         kept.push(p);
@@ -276,12 +250,10 @@ describe.each(['sqlite', 'neo4j'] as const)('the refusal corpus through every ro
   });
 
   it('after SIGTERM (the server checkpoints and closes) the files still hold none of it', async () => {
-    const exited = new Promise((r) => server.once('exit', r));
-    server.kill('SIGTERM');
-    await exited;
+    await server!.stop();
     const raw = await rawNow();
     const credential = placements.filter((p) => p.sensitive === 'credential' && raw.includes(Buffer.from(p.item.needle)));
     expect(credential.length).toBe(0);
-    expect(log).not.toMatch(/"url":"\/v1\/owners\//);
+    expect(log()).not.toMatch(/"url":"\/v1\/owners\//);
   });
 });

@@ -1,0 +1,56 @@
+// `keepgraph start` as users start it, in a child process, for the e2e
+// tests: the URL it listens on, everything it logged, and a stop that waits
+// for the process to exit (SIGTERM: the server checkpoints and closes).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+
+export interface KeepGraphProcess {
+  base: string;
+  /** stdout and stderr so far. */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** Start the server on a free port over `dataDir`; `env` adds to this process's environment. */
+export async function startKeepGraph(dataDir: string, env: Record<string, string>): Promise<KeepGraphProcess> {
+  const server: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'packages/cli/src/main.ts', 'start', '--port', '0', '--data', dataDir],
+    { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  const collect = (d: Buffer) => {
+    out += d.toString();
+    if (process.env.KG_E2E_DEBUG) process.stderr.write(d);
+  };
+  server.stdout!.on('data', collect);
+  server.stderr!.on('data', collect);
+  const base = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`server did not start:\n${out}`)), 90_000);
+    const poll = setInterval(() => {
+      const m = out.match(/listening on (http:\/\/[\d.:]+)/);
+      if (m) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        ok(m[1]!);
+      }
+    }, 25);
+    server.on('exit', (code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      fail(new Error(`server exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    base,
+    log: () => out,
+    async stop() {
+      if (server.exitCode !== null || server.signalCode !== null) return;
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
