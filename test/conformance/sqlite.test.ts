@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
-import { rawContent, tamperAuditEvent } from '@keepgraph/store-sqlite/testing';
+import { rawFilesAsIs, tamperAuditEvent } from '@keepgraph/store-sqlite/testing';
 import type { Embedder } from '@keepgraph/core';
 import { runMemoryStoreConformance } from './index.ts';
 
@@ -22,7 +22,9 @@ runMemoryStoreConformance({
     const store = createSqliteStore({ path: join(dir, `kg-${++n}.db`) });
     return {
       store,
-      rawContent: () => rawContent(store),
+      // The files as they are on disk, WAL included: no probe checkpoint, so
+      // a deletion must clear the WAL itself.
+      rawContent: async () => rawFilesAsIs(store),
       tamperAuditEvent: (seq) => tamperAuditEvent(store, seq),
       close: () => store.close(),
     };
