@@ -1,5 +1,7 @@
-// Lint: typescript-eslint recommended, type-only imports enforced,
-// exhaustive switches checked where types are available.
+// Lint: typescript-eslint recommended, type-only imports enforced, and
+// exhaustive switches over unions checked with type information (a new
+// store kind or job name left out of a switch fails the lint). Import cycles
+// are checked by madge in `pnpm lint`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -10,6 +12,21 @@ export default tseslint.config(
   {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['vitest.config.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true, requireDefaultForNonUnion: false },
+      ],
+    },
   },
   {
     rules: {

@@ -9,7 +9,7 @@
 // hit cannot fill the results with the turns it stands for.
 import type { RecallConfig } from './recall-config.ts';
 import type { Memory } from './record.ts';
-import type { FusedEntry, Ranked } from './rank.ts';
+import type { FusedEntry, Ranked } from './scoring.ts';
 import { isCompactionSummary } from './jobs/compact.ts';
 import { isContextSummary } from './jobs/context-keys.ts';
 import { carriesAllOf } from './jobs/duplicates.ts';

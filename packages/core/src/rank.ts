@@ -5,44 +5,10 @@ import type { Memory } from './record.ts';
 import type { ScoredId } from './ports/memory-store.ts';
 import { observedInWindows, type TimeWindow } from './query-time.ts';
 import { keysOnly, lendScoreToSources } from './derived-keys.ts';
+import type { FusedEntry, FusedRetriever, Ranked } from './scoring.ts';
 
-/** Retrievers whose ranked lists are fused (each has a weight in the config). */
-export type FusedRetriever = 'vector' | 'text' | 'entity' | 'derived';
-/**
- * Where a candidate's score came from: a fused retriever, the question turn
- * it replies to, or a derived memory it is evidence of (derived-keys.ts).
- */
-export type RetrieverName = FusedRetriever | 'reply' | 'via';
+export type { FusedEntry, FusedRetriever, Ranked, RetrieverName, ScoreBreakdown } from './scoring.ts';
 
-/** Why a memory scored what it did: every factor, so callers can audit ranking. */
-export interface ScoreBreakdown {
-  ranks: Partial<Record<RetrieverName, number>>;
-  /**
-   * Raw retriever scores: cosine similarity for vector, BM25 for text, the
-   * question turn's fused score for reply, the final score of the derived memory that lent
-   * its score for via.
-   */
-  raw: Partial<Record<RetrieverName, number>>;
-  fused: number;
-  authority: number;
-  recency: number;
-  confidence: number;
-  /** 1 + the config's timeMatchBoost when the memory was observed at a time the query names, else 1. */
-  time: number;
-  /** 1 + the config's speakerMatchBoost when the query names the memory's speaker, else 1. */
-  speaker: number;
-  /** Final score normalised to 0..1 against the best a memory could get. */
-  final: number;
-}
-
-/** A candidate after fusion, before rescoring. */
-export type FusedEntry = Pick<ScoreBreakdown, 'ranks' | 'raw' | 'fused'>;
-
-export interface Ranked {
-  memory: Memory;
-  score: number;
-  breakdown: ScoreBreakdown;
-}
 
 const DAY_MS = 86_400_000;
 

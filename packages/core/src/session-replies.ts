@@ -6,7 +6,7 @@
 // the following turn is just more conversation.
 import type { SessionSuccessor } from './ports/memory-store.ts';
 import type { Memory } from './record.ts';
-import type { FusedEntry } from './rank.ts';
+import type { FusedEntry } from './scoring.ts';
 
 /** A turn that asks something: a question mark outside a URL or code. */
 export function asksQuestion(text: string): boolean {

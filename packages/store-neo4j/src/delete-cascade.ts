@@ -15,7 +15,7 @@ import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, rows } from './transactions.ts';
 import type { Tx } from './transactions.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 interface ClosureRow {
   id: string;

@@ -5,7 +5,7 @@ import type { EmbeddingUpdate } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, readRows } from './transactions.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 /** Ids of the owner's memories not embedded by `model`, oldest first. */
 export async function staleEmbeddings(

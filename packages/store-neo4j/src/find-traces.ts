@@ -16,7 +16,7 @@ import { NEO4J_INDEXES } from '@keepgraph/graph-schema';
 import { ownerKey } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readRows } from './transactions.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 /** One lookup: where it looks, and a query returning (id, detail) rows. */
 interface Probe {

@@ -4,7 +4,7 @@ import type { RelationEdge, StoreCounts } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { num, readRows } from './transactions.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 interface RelationRow {
   subjectName: string;

@@ -9,7 +9,7 @@ import { propsToMemory, toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readRows } from './transactions.ts';
 import type { Tx } from './transactions.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 /**
  * Mark the batch's reflected episodes. Owner-scoped: ids of another owner

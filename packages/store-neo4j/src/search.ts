@@ -10,7 +10,7 @@ import { cypher } from './queries.ts';
 import { ownerKey, toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readRows } from './transactions.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 /** Most candidates asked of an index in one query before falling back. */
 export const MAX_INDEX_K = 10_000;

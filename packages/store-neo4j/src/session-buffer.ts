@@ -4,7 +4,7 @@ import type { OwnerResidue, ReadLogEntry, SessionMessage, SessionScope } from '@
 import { toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, readRows, rows } from './transactions.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 interface MessageRow {
   x: Record<string, unknown>;

@@ -3,7 +3,7 @@
 // and reflected episodes, appends session messages, records the triggered
 // jobs in the outbox and seals the audit events. Any throw rolls it all
 // back (nothing written, no job, no audit event).
-import { checkWriteBatch, outboxRecordedAt, requireOwner } from '@keepgraph/core';
+import { checkWriteBatch, outboxRecordedAt } from '@keepgraph/core';
 import type { SessionMessage, WriteBatch } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { linkDerivedFrom, linkMemories, linkSupersedes } from './graph-links.ts';
@@ -16,7 +16,6 @@ import { inWrite, int, num, rows } from './transactions.ts';
 import type { Tx } from './transactions.ts';
 
 /** Re-exported for this store's modules: the check lives in core. */
-export { requireOwner };
 
 function validate(ctx: StoreContext, batch: WriteBatch): void {
   checkWriteBatch(batch, ctx.dimensions);

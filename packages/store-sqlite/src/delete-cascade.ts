@@ -11,7 +11,7 @@ import { appendAuditEvents } from './audit-log.ts';
 import { recordJobs } from './outbox.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 interface ClosureRow {
   id: string;

@@ -4,7 +4,7 @@ import { checkEmbeddingUpdates, checkLimit } from '@keepgraph/core';
 import type { EmbeddingUpdate } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 /** Ids of the owner's memories not embedded by `model`, oldest first. */
 export function staleEmbeddings(

@@ -11,7 +11,7 @@ import { contentHash } from '@keepgraph/core';
 import type { Trace } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 /** One lookup: the table it names, and a query returning (id, detail) rows. */
 interface Probe {

@@ -2,7 +2,7 @@
 // with the memories asserting them, and the store-wide counts.
 import type { RelationEdge, StoreCounts } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 interface RelationRow {
   owner_id: string;

@@ -4,7 +4,7 @@ import type { DerivedEdge, ExpiryCandidate, Memory, SessionSuccessor } from '@ke
 import { rowToMemory, toMs } from './row-mapping.ts';
 import type { MemoryRow } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 export function getById(ctx: StoreContext, ownerId: string, id: string): Memory | null {
   requireOwner(ownerId);

@@ -8,7 +8,7 @@ import { rowToMemory, toMs } from './row-mapping.ts';
 import type { MemoryRow } from './row-mapping.ts';
 import type { Statements } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 /**
  * Mark the batch's reflected episodes. Owner-scoped: ids of another owner

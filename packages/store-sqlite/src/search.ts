@@ -7,7 +7,7 @@ import { normalizeEntityName } from '@keepgraph/graph-schema';
 import { toFtsMatch } from './fts-query.ts';
 import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 /** sqlite-vec's cap on k in one KNN query. */
 const MAX_K = 4096;

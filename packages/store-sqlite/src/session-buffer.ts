@@ -3,7 +3,7 @@
 import type { OwnerResidue, ReadLogEntry, SessionMessage, SessionScope } from '@keepgraph/core';
 import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
-import { requireOwner } from './write-batch.ts';
+import { requireOwner } from '@keepgraph/core';
 
 interface MessageRow {
   seq: number;

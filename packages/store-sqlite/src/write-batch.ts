@@ -3,7 +3,7 @@
 // reflected episodes, appends session messages, records the triggered jobs
 // in the outbox and seals the audit events. Any throw rolls it all back,
 // so a failed write leaves no job behind.
-import { checkWriteBatch, outboxRecordedAt, requireOwner } from '@keepgraph/core';
+import { checkWriteBatch, outboxRecordedAt } from '@keepgraph/core';
 import type { MemoryWrite, WriteBatch } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { linkDerivedFrom, linkEntities, linkSources } from './graph-links.ts';
@@ -15,7 +15,6 @@ import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
 
 /** Re-exported for this store's modules: the check lives in core. */
-export { requireOwner };
 
 function validate(ctx: StoreContext, batch: WriteBatch): void {
   checkWriteBatch(batch, ctx.dimensions);
