@@ -1,60 +1,20 @@
-// The engine: every use-case bound to one set of dependencies. Server, CLI
-// and workers hold an Engine; the use-case modules stay plain functions.
+// The engine: every use-case of the registry bound to one set of
+// dependencies, its declared roles checked before it runs. Server, CLI and
+// workers hold an Engine; the use-case modules stay plain functions.
 import { randomUUID } from 'node:crypto';
 import { keyedHasher, newAuditSecret } from './audit.ts';
-import type { Caller, EngineDeps } from './use-cases/deps.ts';
-import { remember, rememberMany } from './use-cases/remember.ts';
-import {
-  getByKey,
-  getMemory,
-  lineage,
-  recall,
-  why,
-  type RecallOptions,
-} from './use-cases/recall.ts';
-import {
-  expireDue,
-  forget,
-  forgetOwner,
-  revokeSource,
-  verifyForgotten,
-} from './use-cases/forget.ts';
-import { deleteSession, sessionAppend, sessionContext } from './use-cases/session.ts';
-import { auditList, auditVerify, kpis } from './use-cases/operate.ts';
-import type { MemoryInput } from './record.ts';
+import { checkCaller, requireRole, type EngineDeps } from './use-cases/deps.ts';
+import type { RecallOptions } from './use-cases/recall.ts';
+import { USE_CASES, type UseCase, type UseCaseName } from './use-cases/registry.ts';
 
 type Bound<F> = F extends (deps: EngineDeps, ...rest: infer A) => infer R
   ? (...args: A) => R
   : never;
 
-export interface Engine {
-  readonly deps: EngineDeps;
-  remember: Bound<typeof remember>;
-  rememberMany: Bound<typeof rememberMany>;
-  recall: Bound<typeof recall>;
-  why: Bound<typeof why>;
-  get: Bound<typeof getMemory>;
-  lineage: Bound<typeof lineage>;
-  getByKey: Bound<typeof getByKey>;
-  /** Put a value under (owner, key): a `kv` memory unless another kind is given. */
-  putByKey(
-    caller: Caller,
-    ownerId: unknown,
-    key: string,
-    input: Omit<MemoryInput, 'key' | 'kind'> & { kind?: MemoryInput['kind'] },
-  ): ReturnType<typeof remember>;
-  forget: Bound<typeof forget>;
-  forgetOwner: Bound<typeof forgetOwner>;
-  revokeSource: Bound<typeof revokeSource>;
-  verifyForgotten: Bound<typeof verifyForgotten>;
-  expireDue: Bound<typeof expireDue>;
-  sessionAppend: Bound<typeof sessionAppend>;
-  sessionContext: Bound<typeof sessionContext>;
-  deleteSession: Bound<typeof deleteSession>;
-  auditList: Bound<typeof auditList>;
-  auditVerify: Bound<typeof auditVerify>;
-  kpis: Bound<typeof kpis>;
-}
+/** One method per use-case of the registry, with the use-case's own arguments after `deps`. */
+export type Engine = { readonly deps: EngineDeps } & {
+  readonly [K in UseCaseName]: Bound<(typeof USE_CASES)[K]['run']>;
+};
 
 export type { RecallOptions };
 
@@ -76,27 +36,15 @@ export function createEngine(opts: EngineOptions): Engine {
     newId: deps.newId ?? randomUUID,
     keyedHash: keyedHasher(auditSecret ?? newAuditSecret()),
   };
-  return {
-    deps: d,
-    remember: (...a) => remember(d, ...a),
-    rememberMany: (...a) => rememberMany(d, ...a),
-    recall: (...a) => recall(d, ...a),
-    why: (...a) => why(d, ...a),
-    get: (...a) => getMemory(d, ...a),
-    lineage: (...a) => lineage(d, ...a),
-    getByKey: (...a) => getByKey(d, ...a),
-    putByKey: (caller, ownerId, key, input) =>
-      remember(d, caller, ownerId, { kind: 'kv', ...input, key }),
-    forget: (...a) => forget(d, ...a),
-    forgetOwner: (...a) => forgetOwner(d, ...a),
-    revokeSource: (...a) => revokeSource(d, ...a),
-    verifyForgotten: (...a) => verifyForgotten(d, ...a),
-    expireDue: (...a) => expireDue(d, ...a),
-    sessionAppend: (...a) => sessionAppend(d, ...a),
-    sessionContext: (...a) => sessionContext(d, ...a),
-    deleteSession: (...a) => deleteSession(d, ...a),
-    auditList: (...a) => auditList(d, ...a),
-    auditVerify: (...a) => auditVerify(d, ...a),
-    kpis: (...a) => kpis(d, ...a),
-  };
+  const methods = Object.fromEntries(
+    (Object.entries(USE_CASES) as [UseCaseName, UseCase][]).map(([name, uc]) => [
+      name,
+      async (caller: Parameters<UseCase['run']>[1], ...args: unknown[]) => {
+        checkCaller(caller);
+        requireRole(caller, uc.roles, uc.action);
+        return uc.run(d, caller, ...args);
+      },
+    ]),
+  );
+  return { deps: d, ...methods } as Engine;
 }

@@ -23,6 +23,7 @@ export * from './use-cases/forget.ts';
 export * from './use-cases/session.ts';
 export * from './use-cases/operate.ts';
 export * from './engine.ts';
+export * from './use-cases/registry.ts';
 export * from './jobs/job-ids.ts';
 export * from './jobs/queue-metrics.ts';
 export * from './jobs/statement-extractor.ts';

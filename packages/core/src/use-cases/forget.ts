@@ -12,7 +12,6 @@ import {
   checkCaller,
   checkOwner,
   parseInput,
-  requireRole,
   type Caller,
   type EngineDeps,
 } from './deps.ts';
@@ -94,7 +93,6 @@ export async function forgetOwner(
   ownerIdRaw: unknown,
 ): Promise<DeletionReceipt> {
   checkCaller(caller);
-  requireRole(caller, ['operator', 'user'], 'forgetting a whole owner');
   const ownerId = checkOwner(ownerIdRaw);
   const ids = await deps.store.listIds(ownerId);
   const receipts =
@@ -148,7 +146,6 @@ export async function revokeSource(
   source: { uri?: string; tool?: string },
 ): Promise<DeletionReceipt> {
   checkCaller(caller);
-  requireRole(caller, ['operator', 'user'], 'revoking a source');
   const ownerId = checkOwner(ownerIdRaw);
   source = parseInput(RevokeSourceSchema, source);
   const ids = await deps.store.findBySource(ownerId, source);
@@ -221,7 +218,6 @@ export async function expireDue(
   opts: { limit?: number } = {},
 ): Promise<ExpiryRun> {
   checkCaller(caller);
-  requireRole(caller, ['operator'], 'running expiry');
   const now = deps.clock.now();
   const due = await deps.store.dueForExpiry(now.toISOString(), opts.limit ?? 1000);
   const byOwner = new Map<string, { id: string; expiresAt: string }[]>();

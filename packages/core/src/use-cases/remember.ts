@@ -303,6 +303,17 @@ export async function remember(
 /** The most memories one rememberMany call takes (every interface: HTTP, import, SDKs). */
 export const MAX_BATCH = 1000;
 
+/** Put a value under (owner, key): a `kv` memory unless another kind is given. */
+export function putByKey(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerId: unknown,
+  key: string,
+  input: Omit<MemoryInput, 'key' | 'kind'> & { kind?: MemoryInput['kind'] },
+): Promise<RememberResult> {
+  return remember(deps, caller, ownerId, { kind: 'kv', ...input, key });
+}
+
 /**
  * Store many memories of one owner with batched embeddings: the import and
  * benchmark path. Each item passes the same gate; refusals are reported by

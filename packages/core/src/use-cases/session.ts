@@ -12,7 +12,6 @@ import {
   checkCaller,
   checkOwner,
   parseInput,
-  requireRole,
   type Caller,
   type EngineDeps,
 } from './deps.ts';
@@ -231,7 +230,6 @@ export async function deleteSession(
   seqRaw?: unknown,
 ): Promise<SessionDeletion> {
   checkCaller(caller);
-  requireRole(caller, ['operator', 'user', 'agent'], 'deleting session messages');
   const ownerId = checkOwner(ownerIdRaw);
   const sessionId = parseInput(SessionIdSchema, sessionIdRaw);
   const seq = seqRaw === undefined ? undefined : parseInput(SeqSchema, seqRaw);

@@ -1,0 +1,60 @@
+// The engine comes from the use-case registry: one method per entry and
+// nothing else, and each method refuses the roles its entry does not name
+// before the use-case runs. The store and embedder here throw on any use: a
+// refused call must never reach them.
+import { describe, expect, it } from 'vitest';
+import {
+  ROLES,
+  USE_CASES,
+  createEngine,
+  defaultPolicy,
+  isKeepGraphError,
+  systemClock,
+  type Embedder,
+  type MemoryStore,
+  type UseCaseName,
+} from '@keepgraph/core';
+
+const untouchable = <T extends object>(what: string) =>
+  new Proxy({} as T, {
+    get(_t, prop) {
+      if (prop === 'then') return undefined;
+      throw new Error(`${what}.${String(prop)} was reached`);
+    },
+  });
+
+const engine = createEngine({
+  store: untouchable<MemoryStore>('store'),
+  embedder: untouchable<Embedder>('embedder'),
+  policy: defaultPolicy(),
+  clock: systemClock,
+});
+
+describe('the engine is derived from the use-case registry', () => {
+  it('has exactly one method per registry entry', () => {
+    const methods = Object.keys(engine).filter((k) => k !== 'deps').sort();
+    expect(methods).toEqual(Object.keys(USE_CASES).sort());
+    for (const name of methods) expect(typeof engine[name as UseCaseName]).toBe('function');
+  });
+
+  it('refuses every role an entry does not declare, before the use-case runs', async () => {
+    let checked = 0;
+    for (const [name, uc] of Object.entries(USE_CASES) as [UseCaseName, (typeof USE_CASES)[UseCaseName]][]) {
+      for (const role of ROLES.filter((r) => !uc.roles.includes(r))) {
+        const call = engine[name] as (...a: unknown[]) => Promise<unknown>;
+        const err = await call({ role, principal: 'p' }, 'owner', 'x', 'y').catch((e: unknown) => e);
+        expect(isKeepGraphError(err) && err.code, `${name} as ${role}`).toBe('forbidden_role');
+        expect((err as Error).message).toContain(uc.action);
+        checked++;
+      }
+    }
+    // Operators' and people's use-cases exist: the loop above is not empty.
+    expect(checked).toBeGreaterThanOrEqual(15);
+  });
+
+  it('declares the roles the design gives them', () => {
+    expect(USE_CASES.forgetOwner.roles).toEqual(['operator', 'user']);
+    expect(USE_CASES.auditList.roles).toEqual(['operator']);
+    expect(USE_CASES.forget.roles).not.toContain('tool');
+  });
+});
