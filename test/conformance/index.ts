@@ -16,6 +16,7 @@ import { boundedSuite } from './invariants/10-bounded.ts';
 import { auditedSuite } from './invariants/11-audited.ts';
 import { retrievalSuite } from './invariants/12-retrieval.ts';
 import { outboxAndJobsSuite } from './invariants/13-outbox-and-jobs.ts';
+import { storeOrderingsSuite } from './invariants/14-store-orderings.ts';
 import type { ConformanceOptions } from './harness.ts';
 
 export type { ConformanceOptions, StoreUnderTest } from './harness.ts';
@@ -34,4 +35,5 @@ export function runMemoryStoreConformance(opts: ConformanceOptions): void {
   auditedSuite(opts);
   retrievalSuite(opts);
   outboxAndJobsSuite(opts);
+  storeOrderingsSuite(opts);
 }

@@ -45,6 +45,7 @@ import {
   deleteOwnerResidue,
   deleteSessionMessages,
   logRead,
+  readLog,
   sessionMessages,
   trimSession,
 } from './session-buffer.ts';
@@ -242,6 +243,9 @@ export class Neo4jMemoryStore implements MemoryStore {
   }
   logRead(entry: ReadLogEntry): Promise<void> {
     return this.op((c) => logRead(c, entry));
+  }
+  readLog(ownerId: string, opts: { limit: number }): Promise<ReadLogEntry[]> {
+    return this.op((c) => readLog(c, ownerId, opts));
   }
   outboxPending(limit: number): Promise<OutboxEntry[]> {
     return this.op((c) => outboxPending(c, limit));

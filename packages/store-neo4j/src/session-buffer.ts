@@ -4,7 +4,7 @@ import type { OwnerResidue, ReadLogEntry, SessionMessage, SessionScope } from '@
 import { toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, readRows, rows } from './transactions.ts';
-import { requireOwner } from '@keepgraph/core';
+import { checkLimit, requireOwner } from '@keepgraph/core';
 
 interface MessageRow {
   x: Record<string, unknown>;
@@ -125,4 +125,28 @@ export async function logRead(ctx: StoreContext, entry: ReadLogEntry): Promise<v
       },
     ),
   );
+}
+
+/** The owner's read-log entries, newest first. */
+export async function readLog(
+  ctx: StoreContext,
+  ownerId: string,
+  opts: { limit: number },
+): Promise<ReadLogEntry[]> {
+  requireOwner(ownerId);
+  checkLimit(opts.limit);
+  const found = await readRows<{ r: Record<string, unknown> }>(
+    ctx,
+    `MATCH (r:ReadLog {ownerId: $ownerId})
+     RETURN r {.*} AS r ORDER BY r.at DESC LIMIT $limit`,
+    { ownerId, limit: int(opts.limit) },
+  );
+  return found.map(({ r }) => ({
+    ownerId: String(r.ownerId),
+    requestId: String(r.requestId),
+    principal: String(r.principal),
+    sessionId: r.sessionId === null || r.sessionId === undefined ? null : String(r.sessionId),
+    memoryIds: JSON.parse(String(r.memoryIds)) as string[],
+    at: String(r.at),
+  }));
 }

@@ -3,7 +3,7 @@
 import type { OwnerResidue, ReadLogEntry, SessionMessage, SessionScope } from '@keepgraph/core';
 import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
-import { requireOwner } from '@keepgraph/core';
+import { checkLimit, requireOwner } from '@keepgraph/core';
 
 interface MessageRow {
   seq: number;
@@ -104,4 +104,31 @@ export function logRead(ctx: StoreContext, entry: ReadLogEntry): void {
       JSON.stringify(entry.memoryIds),
       entry.at,
     );
+}
+
+/** The owner's read-log entries, newest first. */
+export function readLog(ctx: StoreContext, ownerId: string, opts: { limit: number }): ReadLogEntry[] {
+  requireOwner(ownerId);
+  checkLimit(opts.limit);
+  const rows = ctx.st
+    .sql(
+      `SELECT owner_id, request_id, principal, session_id, memory_ids_json, at FROM read_log
+        WHERE owner_id = ? ORDER BY id DESC LIMIT ?`,
+    )
+    .all(ownerId, opts.limit) as {
+    owner_id: string;
+    request_id: string;
+    principal: string;
+    session_id: string | null;
+    memory_ids_json: string;
+    at: string;
+  }[];
+  return rows.map((r) => ({
+    ownerId: r.owner_id,
+    requestId: r.request_id,
+    principal: r.principal,
+    sessionId: r.session_id,
+    memoryIds: JSON.parse(r.memory_ids_json) as string[],
+    at: r.at,
+  }));
 }

@@ -2,7 +2,7 @@
 // audit included), owner scoping of edges and supersession marks.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SqliteMemoryStore } from '../src/index.ts';
-import { FAR, NOW, T0, auditEvent, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
+import { FAR, NOW, T0, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
 
 let store: SqliteMemoryStore;
 let done: () => Promise<void>;
@@ -164,57 +164,5 @@ describe('write', () => {
     ).rejects.toMatchObject({
       code: 'invalid_input',
     });
-  });
-
-  it('keeps the session buffer: newest N in reading order, expired ones hidden, trim keeps the newest', async () => {
-    const owner = newOwner();
-    const msgs = [1, 2, 3, 4].map((i) => ({
-      ownerId: owner,
-      sessionId: 'chat',
-      role: 'user' as const,
-      text: `message ${i}`,
-      at: `2026-01-01T00:00:0${i}.000Z`,
-      expiresAt: i === 1 ? T0 : FAR,
-      memoryId: null,
-    }));
-    await store.write({
-      memories: [],
-      supersede: [],
-      sessionMessages: msgs,
-      audit: [auditEvent('session_append', owner)],
-    });
-    const got = await store.sessionMessages(owner, 'chat', { limit: 2, now: NOW });
-    expect(got.map((m) => m.text)).toEqual(['message 3', 'message 4']);
-    expect(
-      (await store.sessionMessages(owner, 'chat', { limit: 10, now: NOW })).map((m) => m.text),
-    ).toEqual(['message 2', 'message 3', 'message 4']);
-    expect(await store.sessionMessages(newOwner(), 'chat', { limit: 10, now: NOW })).toEqual([]);
-    expect(await store.trimSession(owner, 'chat', 1)).toBe(3);
-    expect(
-      (await store.sessionMessages(owner, 'chat', { limit: 10, now: NOW })).map((m) => m.text),
-    ).toEqual(['message 4']);
-  });
-
-  it('orders eviction and expiry candidates', async () => {
-    const owner = newOwner();
-    const low = makeMemory(owner, { confidence: 0.2 });
-    const thirdParty = makeMemory(owner, { confidence: 0.5, authority: 'third_party' });
-    const userOld = makeMemory(owner, { confidence: 0.5, authority: 'user', createdAt: T0 });
-    const userNew = makeMemory(owner, { confidence: 0.5, authority: 'user', createdAt: NOW });
-    const expired = makeMemory(owner, { confidence: 0.9, expiresAt: '2026-01-01T12:00:00+02:00' });
-    await store.write(batchOf([userNew, expired, userOld, thirdParty, low]));
-    expect(await store.lowestValue(owner, 4)).toEqual([
-      low.id,
-      thirdParty.id,
-      userOld.id,
-      userNew.id,
-    ]);
-    const due = await store.dueForExpiry(NOW, 100);
-    expect(due.filter((d) => d.ownerId === owner)).toEqual([
-      { ownerId: owner, id: expired.id, expiresAt: expired.expiresAt },
-    ]);
-    const counts = await store.counts();
-    expect(counts.memories).toBeGreaterThanOrEqual(5);
-    expect(counts.attributed).toBe(counts.memories);
   });
 });

@@ -264,6 +264,8 @@ export interface MemoryStore {
   deleteOwnerResidue(ownerId: string): Promise<OwnerResidue>;
 
   logRead(entry: ReadLogEntry): Promise<void>;
+  /** The owner's read-log entries, newest first by `at` (entries of one instant in no set order): which memories were served to whom. */
+  readLog(ownerId: string, opts: { limit: number }): Promise<ReadLogEntry[]>;
 
   /**
    * The outbox: jobs recorded by write() and deleteCascade() (which records a
