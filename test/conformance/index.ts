@@ -17,6 +17,7 @@ import { auditedSuite } from './invariants/11-audited.ts';
 import { retrievalSuite } from './invariants/12-retrieval.ts';
 import { outboxAndJobsSuite } from './invariants/13-outbox-and-jobs.ts';
 import { storeOrderingsSuite } from './invariants/14-store-orderings.ts';
+import { concurrencySuite } from './invariants/15-concurrency.ts';
 import type { ConformanceOptions } from './harness.ts';
 
 export type { ConformanceOptions, StoreUnderTest } from './harness.ts';
@@ -36,4 +37,5 @@ export function runMemoryStoreConformance(opts: ConformanceOptions): void {
   retrievalSuite(opts);
   outboxAndJobsSuite(opts);
   storeOrderingsSuite(opts);
+  concurrencySuite(opts);
 }

@@ -3,7 +3,7 @@
 // and reflected episodes, appends session messages, records the triggered
 // jobs in the outbox and seals the audit events. Any throw rolls it all
 // back (nothing written, no job, no audit event).
-import { checkWriteBatch, outboxRecordedAt } from '@keepgraph/core';
+import { checkKeyExpectation, checkWriteBatch, outboxRecordedAt } from '@keepgraph/core';
 import type { SessionMessage, WriteBatch } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { linkDerivedFrom, linkMemories, linkSupersedes } from './graph-links.ts';
@@ -14,8 +14,6 @@ import { markReflected } from './reflection.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, rows } from './transactions.ts';
 import type { Tx } from './transactions.ts';
-
-/** Re-exported for this store's modules: the check lives in core. */
 
 function validate(ctx: StoreContext, batch: WriteBatch): void {
   checkWriteBatch(batch, ctx.dimensions);
@@ -30,6 +28,19 @@ async function insertMemories(tx: Tx, batch: WriteBatch): Promise<void> {
   const locked = rows<{ ownerId: string; nextRid: unknown }>(
     await tx.run(cypher('lock-owners'), { owners }),
   );
+  // Under the owners' locks: another writer of the key has committed or waits.
+  for (const k of batch.keys ?? []) {
+    const found = rows<{ id: string }>(
+      await tx.run(
+        'MATCH (m:Memory {ownerId: $ownerId, key: $key}) WHERE m.supersededBy IS NULL RETURN m.id AS id',
+        { ownerId: k.ownerId, key: k.key },
+      ),
+    );
+    checkKeyExpectation(
+      k.currentIds,
+      found.map((r) => r.id),
+    );
+  }
   const nextRid = new Map(locked.map((o) => [o.ownerId, num(o.nextRid)]));
   const rowsToInsert = batch.memories.map((w) => {
     const rid = nextRid.get(w.memory.ownerId) ?? 0;

@@ -3,7 +3,7 @@
 // reflected episodes, appends session messages, records the triggered jobs
 // in the outbox and seals the audit events. Any throw rolls it all back,
 // so a failed write leaves no job behind.
-import { checkWriteBatch, outboxRecordedAt } from '@keepgraph/core';
+import { checkKeyExpectation, checkWriteBatch, outboxRecordedAt } from '@keepgraph/core';
 import type { MemoryWrite, WriteBatch } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { linkDerivedFrom, linkEntities, linkSources } from './graph-links.ts';
@@ -13,8 +13,6 @@ import { markReflected } from './reflection.ts';
 import { memoryToParams, toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
-
-/** Re-exported for this store's modules: the check lives in core. */
 
 function validate(ctx: StoreContext, batch: WriteBatch): void {
   checkWriteBatch(batch, ctx.dimensions);
@@ -45,6 +43,13 @@ function insertMemory(ctx: StoreContext, w: MemoryWrite): void {
 export function writeBatch(ctx: StoreContext, batch: WriteBatch): void {
   validate(ctx, batch);
   const run = ctx.db.transaction(() => {
+    // IMMEDIATE: this transaction holds the write lock, so what it reads
+    // of a key now is what it writes against.
+    const current = ctx.st.sql(
+      'SELECT id FROM memories WHERE owner_id = ? AND key = ? AND superseded_by IS NULL',
+    );
+    for (const k of batch.keys ?? [])
+      checkKeyExpectation(k.currentIds, current.pluck().all(k.ownerId, k.key) as string[]);
     for (const w of batch.memories) insertMemory(ctx, w);
     // Edges after all inserts, so a batch may hold a summary and its sources.
     for (const w of batch.memories) linkDerivedFrom(ctx.st, w.memory);

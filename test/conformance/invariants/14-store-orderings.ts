@@ -5,7 +5,13 @@
 // assertion keeps to the test's own random owners.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Memory, MemoryStore, WriteBatch } from '@keepgraph/core';
-import { FIXTURE_FAR, FIXTURE_T0, auditEventFixture, memoryFixture, randomUnitVector } from '@keepgraph/core/testing';
+import {
+  FIXTURE_FAR,
+  FIXTURE_T0,
+  auditEventFixture,
+  memoryFixture,
+  randomUnitVector,
+} from '@keepgraph/core/testing';
 import { makeFixture, type ConformanceOptions, type Fixture } from '../harness.ts';
 
 const NOW = '2026-06-01T00:00:00.000Z';
@@ -34,7 +40,13 @@ export function storeOrderingsSuite(opts: ConformanceOptions): void {
             memory,
             embedding: randomUnitVector(f.engine.deps.embedder.dimensions),
           })),
-          audit: [auditEventFixture('write', ms[0]!.ownerId, ms.map((m) => m.id))],
+          audit: [
+            auditEventFixture(
+              'write',
+              ms[0]!.ownerId,
+              ms.map((m) => m.id),
+            ),
+          ],
         }),
       );
 
@@ -49,12 +61,16 @@ export function storeOrderingsSuite(opts: ConformanceOptions): void {
         expiresAt: i === 1 ? FIXTURE_T0 : FIXTURE_FAR,
         memoryId: null,
       }));
-      await store.write(batch({ sessionMessages: msgs, audit: [auditEventFixture('session_append', owner)] }));
+      await store.write(
+        batch({ sessionMessages: msgs, audit: [auditEventFixture('session_append', owner)] }),
+      );
       const texts = async (limit: number) =>
         (await store.sessionMessages(owner, 'chat', { limit, now: NOW })).map((m) => m.text);
       expect(await texts(2)).toEqual(['message 3', 'message 4']);
       expect(await texts(10)).toEqual(['message 2', 'message 3', 'message 4']);
-      const seqs = (await store.sessionMessages(owner, 'chat', { limit: 10, now: NOW })).map((m) => m.seq!);
+      const seqs = (await store.sessionMessages(owner, 'chat', { limit: 10, now: NOW })).map(
+        (m) => m.seq!,
+      );
       expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
       expect(new Set(seqs).size).toBe(3);
       expect(await store.sessionMessages(f.owner(), 'chat', { limit: 10, now: NOW })).toEqual([]);
@@ -67,11 +83,27 @@ export function storeOrderingsSuite(opts: ConformanceOptions): void {
       const at = (iso: string) => ({ createdAt: iso, validFrom: iso });
       const low = memoryFixture(owner, { confidence: 0.2 });
       const thirdParty = memoryFixture(owner, { confidence: 0.5, authority: 'third_party' });
-      const userOld = memoryFixture(owner, { confidence: 0.5, authority: 'user', ...at(FIXTURE_T0) });
-      const userNew = memoryFixture(owner, { confidence: 0.5, authority: 'user', ...at('2026-03-01T00:00:00.000Z') });
-      const expired = memoryFixture(owner, { confidence: 0.9, expiresAt: '2026-01-01T12:00:00+02:00' });
+      const userOld = memoryFixture(owner, {
+        confidence: 0.5,
+        authority: 'user',
+        ...at(FIXTURE_T0),
+      });
+      const userNew = memoryFixture(owner, {
+        confidence: 0.5,
+        authority: 'user',
+        ...at('2026-03-01T00:00:00.000Z'),
+      });
+      const expired = memoryFixture(owner, {
+        confidence: 0.9,
+        expiresAt: '2026-01-01T12:00:00+02:00',
+      });
       await put([userNew, expired, userOld, thirdParty, low]);
-      expect(await store.lowestValue(owner, 4)).toEqual([low.id, thirdParty.id, userOld.id, userNew.id]);
+      expect(await store.lowestValue(owner, 4)).toEqual([
+        low.id,
+        thirdParty.id,
+        userOld.id,
+        userNew.id,
+      ]);
       const due = await store.dueForExpiry(NOW, 100_000);
       expect(due.filter((d) => d.ownerId === owner)).toEqual([
         { ownerId: owner, id: expired.id, expiresAt: expired.expiresAt },
@@ -92,9 +124,18 @@ export function storeOrderingsSuite(opts: ConformanceOptions): void {
         origin: { sessionId: 'rl' },
       });
       const reader = { role: 'user' as const, principal: 'reader' };
-      const first = await f.engine.recall({ ...reader, requestId: `req-1-${owner}` }, owner, 'allotment plot', { sessionId: 'garden' });
+      const first = await f.engine.recall(
+        { ...reader, requestId: `req-1-${owner}` },
+        owner,
+        'allotment plot',
+        { sessionId: 'garden' },
+      );
       f.clock.advance(1000); // newest first is by time; entries of one instant have no set order
-      const second = await f.engine.recall({ ...reader, requestId: `req-2-${owner}` }, owner, 'east gate');
+      const second = await f.engine.recall(
+        { ...reader, requestId: `req-2-${owner}` },
+        owner,
+        'east gate',
+      );
       expect(first.results.length).toBeGreaterThan(0);
       const log = await store.readLog(owner, { limit: 10 });
       expect(log.map((e) => e.requestId)).toEqual([`req-2-${owner}`, `req-1-${owner}`]);

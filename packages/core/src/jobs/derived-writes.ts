@@ -10,7 +10,12 @@ import type { AuditEventInput } from '../audit.ts';
 import type { WriteBatch } from '../ports/memory-store.ts';
 import { isKeepGraphError } from '../errors.ts';
 import { isLiveAt } from '../liveness.ts';
-import { auditRefusal, isAuditedRefusal, prepareWrite } from '../use-cases/remember.ts';
+import {
+  auditRefusal,
+  isAuditedRefusal,
+  prepareWrite,
+  writeDecidingAgain,
+} from '../use-cases/remember.ts';
 import { auditEvent, type Caller, type EngineDeps } from '../use-cases/deps.ts';
 
 /** A UUID-shaped id from a hash of what the derivation is made of. */
@@ -78,30 +83,33 @@ export async function writeDerived(
 ): Promise<DerivedWriteResult> {
   const now = deps.clock.now();
   const result: DerivedWriteResult = { written: [], alreadyThere: [], refused: [], superseded: [] };
-  const prepared: Awaited<ReturnType<typeof prepareWrite>>[] = [];
+  const at = now.toISOString();
+  const prepareOne = async (item: DerivedWrite, id: string) => {
+    const p = await prepareWrite({ ...deps, newId: () => id }, caller, ownerId, item.input, now);
+    const others = (item.alsoSupersedes ?? []).filter((o) => !p.supersede.some((s) => s.id === o));
+    if (others.length > 0) {
+      p.supersede.push(...others.map((o) => ({ ownerId, id: o, by: id, at })));
+      p.audit.push(
+        auditEvent(caller, 'supersede', at, ownerId, {
+          memoryIds: others,
+          reason: 'rederived',
+          details: { by: id },
+        }),
+      );
+    }
+    return p;
+  };
+  const chosen: { item: DerivedWrite; id: string }[] = [];
+  let prepared: Awaited<ReturnType<typeof prepareWrite>>[] = [];
   for (const item of items) {
-    const { id, live } = await idFor(deps, ownerId, item.idParts, now.toISOString());
+    const { id, live } = await idFor(deps, ownerId, item.idParts, at);
     if (live) {
       result.alreadyThere.push(id);
       continue;
     }
     try {
-      const p = await prepareWrite({ ...deps, newId: () => id }, caller, ownerId, item.input, now);
-      const at = now.toISOString();
-      const others = (item.alsoSupersedes ?? []).filter(
-        (o) => !p.supersede.some((s) => s.id === o),
-      );
-      if (others.length > 0) {
-        p.supersede.push(...others.map((o) => ({ ownerId, id: o, by: id, at })));
-        p.audit.push(
-          auditEvent(caller, 'supersede', at, ownerId, {
-            memoryIds: others,
-            reason: 'rederived',
-            details: { by: id },
-          }),
-        );
-      }
-      prepared.push(p);
+      prepared.push(await prepareOne(item, id));
+      chosen.push({ item, id });
     } catch (e) {
       if (!isKeepGraphError(e)) throw e;
       if (isAuditedRefusal(e)) await auditRefusal(deps, caller, ownerId, item.input.text, e);
@@ -116,12 +124,17 @@ export async function writeDerived(
     : [];
   const hasBookkeeping = (extra.reflected?.length ?? 0) > 0 || (extra.audit?.length ?? 0) > 0;
   if (prepared.length === 0 && !hasBookkeeping) return result;
-  await deps.store.write({
-    memories: prepared.map((p, i) => ({ memory: p.memory, embedding: vectors[i] ?? null })),
-    supersede: prepared.flatMap((p) => p.supersede),
-    sessionMessages: [],
-    audit: [...prepared.flatMap((p) => p.audit), ...(extra.audit ?? [])],
-    ...(extra.reflected ? { reflected: extra.reflected } : {}),
+  await writeDecidingAgain(deps, async (attempt) => {
+    // A user's write of one of these keys won the race: decide supersession again.
+    if (attempt > 0) prepared = await Promise.all(chosen.map((c) => prepareOne(c.item, c.id)));
+    await deps.store.write({
+      memories: prepared.map((p, i) => ({ memory: p.memory, embedding: vectors[i] ?? null })),
+      supersede: prepared.flatMap((p) => p.supersede),
+      sessionMessages: [],
+      audit: [...prepared.flatMap((p) => p.audit), ...(extra.audit ?? [])],
+      ...(extra.reflected ? { reflected: extra.reflected } : {}),
+      keys: prepared.flatMap((p) => p.keys),
+    });
   });
   result.written = prepared.map((p) => p.memory);
   result.superseded = prepared.flatMap((p) => p.supersede.map((s) => s.id));

@@ -28,6 +28,22 @@ export interface WriteBatch {
   jobs?: Job[];
   /** Mark these episodes (owner-scoped) as reflected at `at`: reflection's own bookkeeping. */
   reflected?: { ownerId: string; ids: string[]; at: string }[];
+  /**
+   * Compare-and-set for keyed writes: the versions of each key that the
+   * write's supersession decision read as not superseded. Inside its
+   * transaction, after the owner's lock, the store reads them again and
+   * refuses the whole batch with `conflict` (`details.reason: 'key_changed'`)
+   * when they differ, so two writers of one key cannot both become current;
+   * the engine then decides again from a fresh read.
+   */
+  keys?: KeyExpectation[];
+}
+
+/** What a keyed write saw: the ids of the key's versions not superseded then. */
+export interface KeyExpectation {
+  ownerId: string;
+  key: string;
+  currentIds: string[];
 }
 
 /** What a cascade removed. Ids only: a receipt never repeats deleted content. */

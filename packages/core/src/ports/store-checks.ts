@@ -97,3 +97,16 @@ export function checkLimit(limit: number): void {
     throw new KeepGraphError('invalid_input', 'limit must be a non-negative integer', { limit });
   }
 }
+
+/**
+ * Compare what a keyed write expected with what the store found inside its
+ * transaction (see `WriteBatch.keys`); throws `conflict` with reason
+ * `key_changed` on any difference. Order does not matter.
+ */
+export function checkKeyExpectation(expected: readonly string[], found: readonly string[]): void {
+  const want = new Set(expected);
+  if (want.size === found.length && found.every((id) => want.has(id))) return;
+  throw new KeepGraphError('conflict', 'the key changed while this write was prepared', {
+    reason: 'key_changed',
+  });
+}

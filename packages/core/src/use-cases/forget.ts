@@ -2,7 +2,7 @@
 // source, expire what is due, evict over the cap, and prove it is all gone.
 // The store deletes the inbound DERIVED_FROM closure atomically; this module
 // decides what to delete and queues re-derivation of survivors' summaries.
-import { KeepGraphError } from '../errors.ts';
+import { KeepGraphError, isKeepGraphError } from '../errors.ts';
 import { DELETION_AUDIT_TYPE } from '../ports/cascade-audit.ts';
 import type { DeletionReason, DeletionReceipt, Trace } from '../ports/memory-store.ts';
 import { z } from 'zod';
@@ -192,11 +192,20 @@ export async function evictOverCap(
   ownerId: string,
   cap: number,
 ): Promise<DeletionReceipt | null> {
-  const count = await deps.store.countMemories(ownerId);
-  if (count <= cap) return null;
-  const victims = await deps.store.lowestValue(ownerId, count - cap);
-  if (victims.length === 0) return null;
-  return cascade(deps, caller, ownerId, victims, 'cap', { cap, count });
+  // Writers of one owner may evict at once and pick the same victims: one
+  // cascade takes them, the other finds them gone (not_found) and looks again.
+  for (let round = 0; round < 10; round++) {
+    const count = await deps.store.countMemories(ownerId);
+    if (count <= cap) return null;
+    const victims = await deps.store.lowestValue(ownerId, count - cap);
+    if (victims.length === 0) return null;
+    try {
+      return await cascade(deps, caller, ownerId, victims, 'cap', { cap, count });
+    } catch (e) {
+      if (!(isKeepGraphError(e) && e.code === 'not_found')) throw e;
+    }
+  }
+  return null;
 }
 
 export interface ExpiryRun {

@@ -10,7 +10,14 @@ import {
   type RecallConfig,
   type RecallRecipe,
 } from '../recall-config.ts';
-import { MEMORY_KINDS, copyMemory, type Authority, type Memory, type Origin } from '../record.ts';
+import {
+  MEMORY_KINDS,
+  copyMemory,
+  identifierSchema,
+  type Authority,
+  type Memory,
+  type Origin,
+} from '../record.ts';
 import {
   entityCandidates,
   fuse,
@@ -250,7 +257,7 @@ export async function getByKey(
 ): Promise<{ current: Memory | null; conflicts: Memory[] }> {
   checkCaller(caller);
   const ownerId = checkOwner(ownerIdRaw);
-  key = parseInput(z.string().trim().min(1, 'key must not be blank').max(256), key);
+  key = parseInput(identifierSchema('key'), key);
   const at = deps.clock.now().toISOString();
   const live = (await deps.store.getByKey(ownerId, key)).filter(
     (m) => m.supersededBy === null && m.expiresAt > at && m.validFrom <= at,

@@ -19,7 +19,7 @@ import {
   type ParsedMemoryInput,
 } from '../record.ts';
 import type { AuditEventInput } from '../audit.ts';
-import type { MemoryWrite } from '../ports/memory-store.ts';
+import type { KeyExpectation, MemoryWrite } from '../ports/memory-store.ts';
 import {
   auditEvent,
   checkCaller,
@@ -54,6 +54,8 @@ interface Prepared {
   write: MemoryWrite;
   supersede: { ownerId: string; id: string; by: string; at: string }[];
   audit: AuditEventInput[];
+  /** What the supersession decision read of the key: the store re-checks it (WriteBatch.keys). */
+  keys: KeyExpectation[];
 }
 
 /** Stable JSON of an origin, for de-duplicating the union of origins. */
@@ -148,10 +150,13 @@ export async function prepareWrite(
   const audit: AuditEventInput[] = [];
   let conflict = false;
   let supersedes: string | null = null;
+  const keys: KeyExpectation[] = [];
   if (input.key) {
-    const current = (await deps.store.getByKey(ownerId, input.key)).filter(
-      (m) => m.supersededBy === null && m.expiresAt > at,
+    const versions = (await deps.store.getByKey(ownerId, input.key)).filter(
+      (m) => m.supersededBy === null,
     );
+    keys.push({ ownerId, key: input.key, currentIds: versions.map((m) => m.id) });
+    const current = versions.filter((m) => m.expiresAt > at);
     // Invariant 3: a lower-authority claim never replaces a higher one; it is
     // kept beside it, flagged as a conflict.
     const higher = current.filter((m) => AUTHORITY_RANK[m.authority] > AUTHORITY_RANK[authority]);
@@ -214,7 +219,7 @@ export async function prepareWrite(
       }),
     );
   }
-  return { memory, supersede, audit };
+  return { memory, supersede, audit, keys };
 }
 
 export async function auditRefusal(
@@ -280,24 +285,55 @@ export async function remember(
   checkCaller(caller);
   const ownerId = checkOwner(ownerIdRaw);
   const input = parseInput(MemoryInputSchema, raw);
-  let prepared;
+  const now = deps.clock.now();
+  let prepared: Awaited<ReturnType<typeof prepareWrite>>;
   try {
-    prepared = await prepareWrite(deps, caller, ownerId, input, deps.clock.now());
+    prepared = await prepareWrite(deps, caller, ownerId, input, now);
   } catch (e) {
     if (isAuditedRefusal(e)) await auditRefusal(deps, caller, ownerId, input.text, e);
     throw e;
   }
   const [embedding] = await deps.embedder.embed([embeddingText(prepared.memory)], 'document');
-  const memories = [{ memory: prepared.memory, embedding: embedding ?? null }];
-  await deps.store.write({
-    memories,
-    supersede: prepared.supersede,
-    sessionMessages: [],
-    audit: prepared.audit,
-    jobs: await triggeredJobs(deps, ownerId, memories),
+  const id = prepared.memory.id;
+  await writeDecidingAgain(deps, async (attempt) => {
+    // Another writer of the key won: decide supersession again from what it left (same id, same vector).
+    if (attempt > 0) prepared = await prepareWrite({ ...deps, newId: () => id }, caller, ownerId, input, now);
+    const memories = [{ memory: prepared.memory, embedding: embedding ?? null }];
+    await deps.store.write({
+      memories,
+      supersede: prepared.supersede,
+      sessionMessages: [],
+      audit: prepared.audit,
+      jobs: await triggeredJobs(deps, ownerId, memories),
+      keys: prepared.keys,
+    });
   });
   await evictOverCap(deps, caller, ownerId, ownerCap(deps.policy));
   return { memory: copyMemory(prepared.memory), superseded: prepared.supersede[0]?.id ?? null };
+}
+
+/** How often a keyed write decides again after losing a race for its key before it gives up. */
+export const KEY_RACE_ATTEMPTS = 100;
+
+/**
+ * Run `attempt` until the store takes it: a `key_changed` conflict (another
+ * writer of the key committed between our read and our write) runs it again,
+ * with the attempt number, so the caller re-reads the key and decides again.
+ */
+export async function writeDecidingAgain(
+  deps: EngineDeps,
+  attempt: (n: number) => Promise<void>,
+): Promise<void> {
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt(n);
+    } catch (e) {
+      const raced = isKeepGraphError(e) && e.code === 'conflict' && e.details?.reason === 'key_changed';
+      if (!raced || n + 1 >= KEY_RACE_ATTEMPTS) throw e;
+      // Let the winner's followers (its eviction, its jobs) go first.
+      await yieldToEventLoop();
+    }
+  }
 }
 
 /** The most memories one rememberMany call takes (every interface: HTTP, import, SDKs). */
@@ -368,13 +404,22 @@ export async function rememberMany(
       ok.map((o) => embeddingText(o.p.memory)),
       'document',
     );
-    const memories = ok.map((o, i) => ({ memory: o.p.memory, embedding: vectors[i] ?? null }));
-    await deps.store.write({
-      memories,
-      supersede: ok.flatMap((o) => o.p.supersede),
-      sessionMessages: [],
-      audit: ok.flatMap((o) => o.p.audit),
-      jobs: await triggeredJobs(deps, ownerId, memories),
+    await writeDecidingAgain(deps, async (attempt) => {
+      if (attempt > 0)
+        for (const o of ok) {
+          const id = o.p.memory.id;
+          const input = parseInput(MemoryInputSchema, raws[o.index]);
+          o.p = await prepareWrite({ ...deps, newId: () => id }, caller, ownerId, input, now);
+        }
+      const memories = ok.map((o, i) => ({ memory: o.p.memory, embedding: vectors[i] ?? null }));
+      await deps.store.write({
+        memories,
+        supersede: ok.flatMap((o) => o.p.supersede),
+        sessionMessages: [],
+        audit: ok.flatMap((o) => o.p.audit),
+        jobs: await triggeredJobs(deps, ownerId, memories),
+        keys: ok.flatMap((o) => o.p.keys),
+      });
     });
     await evictOverCap(deps, caller, ownerId, ownerCap(deps.policy));
   }
