@@ -21,6 +21,7 @@ export * from './use-cases/remember.ts';
 export * from './use-cases/recall.ts';
 export * from './use-cases/forget.ts';
 export * from './use-cases/session.ts';
+export * from './use-cases/export.ts';
 export * from './use-cases/operate.ts';
 export * from './engine.ts';
 export * from './use-cases/registry.ts';

@@ -1,10 +1,47 @@
 // Invariant 11, audited: append-only, hash-chained, verifiable; ids and
 // hashes, never deleted content.
 import { describe, expect, it } from 'vitest';
-import { episode, makeFixture, operator, user, type ConformanceOptions } from '../harness.ts';
+import { episode, expectCode, makeFixture, operator, tool, user, type ConformanceOptions } from '../harness.ts';
 
 export function auditedSuite(opts: ConformanceOptions): void {
   describe('invariant 11: audited', () => {
+    it('an export pages through the held memories and is audited as a read of each page', async () => {
+      const f = await makeFixture(opts, await opts.makeStore());
+      try {
+        const o = f.owner();
+        const kept = [];
+        for (let i = 0; i < 5; i++)
+          kept.push((await f.engine.remember(user, o, episode(`Export note ${i} about the bicycle repair shop`))).memory);
+        const old = await f.engine.putByKey(user, o, 'bike', { text: 'the bike is blue and old', origin: { sessionId: 'kv' } });
+        const now = await f.engine.putByKey(user, o, 'bike', { text: 'the bike is now painted green', origin: { sessionId: 'kv' } });
+        const later = new Date(f.clock.now().getTime() + 86_400_000).toISOString();
+        const future = await f.engine.remember(user, o, episode('From tomorrow the shop opens at eight', { validFrom: later }));
+        const short = await f.engine.remember(user, o, episode('The repair voucher is valid for one hour only', { ttlSeconds: 3600 }));
+        f.clock.advance(3600 * 1000 + 1);
+        const ids: string[] = [];
+        let after: string | undefined;
+        let pages = 0;
+        for (;;) {
+          const page = await f.engine.exportPage(user, o, { ...(after ? { after } : {}), limit: 3 });
+          ids.push(...page.memories.map((m) => m.id));
+          pages++;
+          if (page.next === null) break;
+          after = page.next;
+        }
+        // Held: current and future-valid; not the superseded version, not the expired one.
+        expect(ids.sort()).toEqual([...kept.map((m) => m.id), now.memory.id, future.memory.id].sort());
+        expect(ids).not.toContain(old.memory.id);
+        expect(ids).not.toContain(short.memory.id);
+        expect(pages).toBeGreaterThanOrEqual(3);
+        const reads = (await f.engine.auditList(operator, { ownerId: o })).filter((e) => e.type === 'read');
+        expect(reads.every((e) => e.details.export === true)).toBe(true);
+        expect(reads.flatMap((e) => e.memoryIds).sort()).toEqual([...ids].sort());
+        await expectCode(f.engine.exportPage(tool, o), 'forbidden_role');
+      } finally {
+        await f.sut.close();
+      }
+    });
+
     it('verifies an intact chain and detects an edited event', async () => {
       const f = await makeFixture(opts, await opts.makeStore());
       try {

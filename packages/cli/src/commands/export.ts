@@ -3,40 +3,31 @@
 import { once } from 'node:events';
 import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { checkOwner, type Memory, type MemoryStore } from '@keepgraph/core';
+import { checkOwner, type Caller, type Engine, type Memory } from '@keepgraph/core';
 import { globalOptions, userPath, withRuntime } from '../context.ts';
 import type { Io } from '../io.ts';
 
 const PAGE = 500;
 
 /**
- * Every live, current memory of the owner, oldest first. Expired memories
- * are gone in law even before the sweeper purges them (invariant 6), and
- * superseded versions would come back as current claims on import, so both
- * are left out.
+ * Every held memory of the owner (not expired, superseded or ended), oldest
+ * first within each page, through the engine's export use-case: each page
+ * is audited as a read, and only operators and users may export.
  */
 export async function* exportMemories(
-  store: MemoryStore,
+  engine: Engine,
+  caller: Caller,
   ownerId: string,
-  now: Date,
 ): AsyncGenerator<Memory> {
-  const at = now.toISOString();
   let after: string | undefined;
   for (;;) {
-    const ids = await store.listIds(ownerId, {
+    const page = await engine.exportPage(caller, ownerId, {
       ...(after !== undefined ? { after } : {}),
       limit: PAGE,
     });
-    if (ids.length === 0) return;
-    const rows = await store.getByIds(ownerId, ids);
-    rows.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-    for (const m of rows) {
-      if (m.expiresAt <= at || m.supersededBy !== null || (m.validTo !== null && m.validTo <= at))
-        continue;
-      yield m;
-    }
-    if (ids.length < PAGE) return;
-    after = ids[ids.length - 1];
+    yield* page.memories;
+    if (page.next === null) return;
+    after = page.next;
   }
 }
 
@@ -60,10 +51,10 @@ export function registerExport(program: Command, io: Io): void {
       // Without a listener a failed write would crash the process.
       file?.on('error', (e) => (streamError = e));
       try {
-        await withRuntime(globalOptions(cmd), async ({ engine, store }) => {
+        await withRuntime(globalOptions(cmd), async ({ engine, caller }) => {
           const target = file ?? io.stdout;
           let n = 0;
-          for await (const m of exportMemories(store, ownerId, engine.deps.clock.now())) {
+          for await (const m of exportMemories(engine, caller, ownerId)) {
             if (streamError) throw streamError;
             await write(target, `${JSON.stringify(m)}\n`);
             n++;

@@ -6,6 +6,7 @@
 import { ROLES, type Role } from '../record.ts';
 import type { Caller, EngineDeps } from './deps.ts';
 import { expireDue, forget, forgetOwner, revokeSource, verifyForgotten } from './forget.ts';
+import { exportPage } from './export.ts';
 import { auditList, auditVerify, kpis } from './operate.ts';
 import { getByKey, getMemory, lineage, recall, why } from './recall.ts';
 import { putByKey, remember, rememberMany } from './remember.ts';
@@ -39,6 +40,11 @@ export const USE_CASES = {
   get: defineUseCase({ action: 'reading a memory', roles: EVERYONE, run: getMemory }),
   lineage: defineUseCase({ action: 'reading a lineage', roles: EVERYONE, run: lineage }),
   getByKey: defineUseCase({ action: 'reading by key', roles: EVERYONE, run: getByKey }),
+  exportPage: defineUseCase({
+    action: "exporting an owner's memories",
+    roles: PEOPLE,
+    run: exportPage,
+  }),
   // A tool writes what it observed; deleting memories is for people and agents.
   forget: defineUseCase({
     action: 'forgetting memories',
