@@ -12,6 +12,7 @@ import {
   type MemoryInput,
   type MemoryStore,
   type Policy,
+  type WriteBatch,
 } from '@keepgraph/core';
 
 /** A store instance under test plus the store-specific probes the suite needs. */
@@ -64,6 +65,11 @@ export async function makeFixture(
   const clock = new ManualClock(tweak.start ?? new Date().toISOString());
   const engine = createEngine({ store: sut.store, embedder, policy, clock });
   return { engine, clock, sut, policy, owner: () => `owner-${randomUUID()}` };
+}
+
+/** A write batch with nothing in it but `over`. */
+export function batchOf(over: Partial<WriteBatch>): WriteBatch {
+  return { memories: [], supersede: [], sessionMessages: [], audit: [], ...over };
 }
 
 let turn = 0;

@@ -14,10 +14,10 @@ import {
   type Memory,
   type MemoryStore,
   type OutboxEntry,
-  type WriteBatch,
 } from '@keepgraph/core';
 import { auditEventFixture, memoryFixture, randomUnitVector } from '@keepgraph/core/testing';
 import {
+  batchOf,
   derived,
   episode,
   expectCode,
@@ -49,13 +49,7 @@ export function outboxAndJobsSuite(opts: ConformanceOptions): void {
     const pendingOf = async (...of: string[]): Promise<OutboxEntry[]> =>
       (await store.outboxPending(100_000)).filter((e) => of.includes(e.job.ownerId));
 
-    const batch = (over: Partial<WriteBatch>): WriteBatch => ({
-      memories: [],
-      supersede: [],
-      sessionMessages: [],
-      audit: [],
-      ...over,
-    });
+    const batch = batchOf;
 
     /** Write memories (with random vectors unless told otherwise) in one batch. */
     const put = async (

@@ -4,7 +4,7 @@
 // read log a recall writes. Stores are shared between tests, so every
 // assertion keeps to the test's own random owners.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Memory, MemoryStore, WriteBatch } from '@keepgraph/core';
+import type { Memory, MemoryStore } from '@keepgraph/core';
 import {
   FIXTURE_FAR,
   FIXTURE_T0,
@@ -12,7 +12,7 @@ import {
   memoryFixture,
   randomUnitVector,
 } from '@keepgraph/core/testing';
-import { makeFixture, type ConformanceOptions, type Fixture } from '../harness.ts';
+import { batchOf, makeFixture, type ConformanceOptions, type Fixture } from '../harness.ts';
 
 const NOW = '2026-06-01T00:00:00.000Z';
 
@@ -26,13 +26,7 @@ export function storeOrderingsSuite(opts: ConformanceOptions): void {
     });
     afterAll(() => f.sut.close());
 
-    const batch = (over: Partial<WriteBatch>): WriteBatch => ({
-      memories: [],
-      supersede: [],
-      sessionMessages: [],
-      audit: [],
-      ...over,
-    });
+    const batch = batchOf;
     const put = (ms: Memory[]) =>
       store.write(
         batch({
