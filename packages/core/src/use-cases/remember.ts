@@ -372,7 +372,11 @@ export async function rememberMany(
       { max: MAX_BATCH },
     );
   const now = deps.clock.now();
-  const ok: { index: number; p: Awaited<ReturnType<typeof prepareWrite>> }[] = [];
+  const ok: {
+    index: number;
+    input: ParsedMemoryInput;
+    p: Awaited<ReturnType<typeof prepareWrite>>;
+  }[] = [];
   const failed: RememberFailure[] = [];
   const keysInBatch = new Set<string>();
   for (const [index, raw] of raws.entries()) {
@@ -389,7 +393,7 @@ export async function rememberMany(
         keysInBatch.add(input.key);
       }
       try {
-        ok.push({ index, p: await prepareWrite(deps, caller, ownerId, input, now) });
+        ok.push({ index, input, p: await prepareWrite(deps, caller, ownerId, input, now) });
       } catch (e) {
         if (isAuditedRefusal(e)) await auditRefusal(deps, caller, ownerId, input.text, e);
         throw e;
@@ -408,8 +412,7 @@ export async function rememberMany(
       if (attempt > 0)
         for (const o of ok) {
           const id = o.p.memory.id;
-          const input = parseInput(MemoryInputSchema, raws[o.index]);
-          o.p = await prepareWrite({ ...deps, newId: () => id }, caller, ownerId, input, now);
+          o.p = await prepareWrite({ ...deps, newId: () => id }, caller, ownerId, o.input, now);
         }
       const memories = ok.map((o, i) => ({ memory: o.p.memory, embedding: vectors[i] ?? null }));
       await deps.store.write({
