@@ -3,17 +3,20 @@
 // workers hold an Engine; the use-case modules stay plain functions.
 import { randomUUID } from 'node:crypto';
 import { keyedHasher, newAuditSecret } from './audit.ts';
-import { checkCaller, requireRole, type EngineDeps } from './use-cases/deps.ts';
+import { checkCaller, requireRole, type Caller, type EngineDeps } from './use-cases/deps.ts';
+import { parseUseCaseInput, type PositionalArgs, type UseCase } from './use-cases/define.ts';
 import type { RecallOptions } from './use-cases/recall.ts';
-import { USE_CASES, type UseCase, type UseCaseName } from './use-cases/registry.ts';
+import { USE_CASES, type UseCaseName } from './use-cases/registry.ts';
 
-type Bound<F> = F extends (deps: EngineDeps, ...rest: infer A) => infer R
-  ? (...args: A) => R
-  : never;
+/** A use-case as an engine method: the caller, then its arguments in order. */
+export type EngineMethod<U> =
+  U extends UseCase<infer S, infer A, infer O, infer R>
+    ? (caller: Caller, ...args: PositionalArgs<S, A, O>) => Promise<R>
+    : never;
 
-/** One method per use-case of the registry, with the use-case's own arguments after `deps`. */
+/** One method per use-case of the registry. */
 export type Engine = { readonly deps: EngineDeps } & {
-  readonly [K in UseCaseName]: Bound<(typeof USE_CASES)[K]['run']>;
+  readonly [K in UseCaseName]: EngineMethod<(typeof USE_CASES)[K]>;
 };
 
 export type { RecallOptions };
@@ -37,12 +40,12 @@ export function createEngine(opts: EngineOptions): Engine {
     keyedHash: keyedHasher(auditSecret ?? newAuditSecret()),
   };
   const methods = Object.fromEntries(
-    (Object.entries(USE_CASES) as [UseCaseName, UseCase][]).map(([name, uc]) => [
+    (Object.entries(USE_CASES) as unknown as [UseCaseName, UseCase][]).map(([name, uc]) => [
       name,
-      async (caller: Parameters<UseCase['run']>[1], ...args: unknown[]) => {
+      async (caller: Caller, ...args: unknown[]) => {
         checkCaller(caller);
         requireRole(caller, uc.roles, uc.action);
-        return uc.run(d, caller, ...args);
+        return uc.run(d, caller, parseUseCaseInput(uc, args));
       },
     ]),
   );

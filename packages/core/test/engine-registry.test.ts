@@ -32,23 +32,61 @@ const engine = createEngine({
 
 describe('the engine is derived from the use-case registry', () => {
   it('has exactly one method per registry entry', () => {
-    const methods = Object.keys(engine).filter((k) => k !== 'deps').sort();
+    const methods = Object.keys(engine)
+      .filter((k) => k !== 'deps')
+      .sort();
     expect(methods).toEqual(Object.keys(USE_CASES).sort());
     for (const name of methods) expect(typeof engine[name as UseCaseName]).toBe('function');
   });
 
   it('refuses every role an entry does not declare, before the use-case runs', async () => {
     let checked = 0;
-    for (const [name, uc] of Object.entries(USE_CASES) as [UseCaseName, (typeof USE_CASES)[UseCaseName]][]) {
+    for (const [name, uc] of Object.entries(USE_CASES) as [
+      UseCaseName,
+      (typeof USE_CASES)[UseCaseName],
+    ][]) {
       for (const role of ROLES.filter((r) => !uc.roles.includes(r))) {
         const call = engine[name] as (...a: unknown[]) => Promise<unknown>;
-        const err = await call({ role, principal: 'p' }, 'owner', 'x', 'y').catch((e: unknown) => e);
+        const err = await call({ role, principal: 'p' }, 'owner', 'x', 'y').catch(
+          (e: unknown) => e,
+        );
         expect(isKeepGraphError(err) && err.code, `${name} as ${role}`).toBe('forbidden_role');
         expect((err as Error).message).toContain(uc.action);
         checked++;
       }
     }
     // Operators' and people's use-cases exist: the loop above is not empty.
+    expect(checked).toBeGreaterThanOrEqual(15);
+  });
+
+  it('names every input schema of an entry exactly once among its positional arguments', () => {
+    for (const [name, uc] of Object.entries(USE_CASES)) {
+      const positional = [...uc.args, ...(uc.optionalArgs ?? [])];
+      expect(new Set(positional).size, name).toBe(positional.length);
+      expect([...positional].sort(), name).toEqual(Object.keys(uc.input).sort());
+    }
+  });
+
+  it('parses the owner and the input before a body runs: bad input never reaches the store', async () => {
+    let checked = 0;
+    for (const [name, uc] of Object.entries(USE_CASES) as [
+      UseCaseName,
+      (typeof USE_CASES)[UseCaseName],
+    ][]) {
+      if (!('ownerId' in uc.input)) continue;
+      const call = engine[name] as (...a: unknown[]) => Promise<unknown>;
+      const blank = await call({ role: 'operator', principal: 'p' }, '  ').catch((e: unknown) => e);
+      expect(isKeepGraphError(blank) && blank.code, name).toBe('owner_required');
+      // A well-formed owner, then an argument of the wrong type (a number where
+      // every use-case wants a string, list or object).
+      if (uc.args.length > 1) {
+        const bad = await call({ role: 'operator', principal: 'p' }, 'owner', 42, 42, 42).catch(
+          (e: unknown) => e,
+        );
+        expect(isKeepGraphError(bad) && bad.code, name).toBe('invalid_input');
+      }
+      checked++;
+    }
     expect(checked).toBeGreaterThanOrEqual(15);
   });
 

@@ -76,7 +76,8 @@ export function requireRole(caller: Caller, allowed: readonly Role[], what: stri
 const LONE_SURROGATE = /\p{Cs}/u;
 
 function illFormedString(value: unknown, path: (string | number)[] = []): string | null {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path.join('.') || '(root)' : null;
+  if (typeof value === 'string')
+    return LONE_SURROGATE.test(value) ? path.join('.') || '(root)' : null;
   if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) {
       const p = illFormedString(v, [...path, i]);
@@ -95,7 +96,9 @@ function illFormedString(value: unknown, path: (string | number)[] = []): string
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const bad = illFormedString(value);
   if (bad !== null) {
-    const issues = [{ path: bad, message: 'must be well-formed Unicode (it holds a lone surrogate)' }];
+    const issues = [
+      { path: bad, message: 'must be well-formed Unicode (it holds a lone surrogate)' },
+    ];
     throw new KeepGraphError('invalid_input', `${bad}: ${issues[0]!.message}`, { issues });
   }
   const r = schema.safeParse(value);

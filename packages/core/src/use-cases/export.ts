@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { isHeldAt } from '../liveness.ts';
 import { copyMemory, identifierSchema, type Memory } from '../record.ts';
-import { auditEvent, checkOwner, parseInput, type Caller, type EngineDeps } from './deps.ts';
+import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
+import { OWNER_ID, PEOPLE, defineUseCase, type ParsedInput } from './define.ts';
 
 /** The most memories one export page holds. */
 export const MAX_EXPORT_PAGE = 1000;
@@ -28,14 +29,13 @@ export interface ExportPage {
   next: string | null;
 }
 
-export async function exportPage(
+const ExportPageInput = { ownerId: OWNER_ID, options: ExportPageSchema.prefault({}) };
+
+async function exportPage(
   deps: EngineDeps,
   caller: Caller,
-  ownerIdRaw: unknown,
-  optsRaw: ExportPageOptions = {},
+  { ownerId, options: opts }: ParsedInput<typeof ExportPageInput>,
 ): Promise<ExportPage> {
-  const ownerId = checkOwner(ownerIdRaw);
-  const opts = parseInput(ExportPageSchema, optsRaw);
   const at = deps.clock.now().toISOString();
   const ids = await deps.store.listIds(ownerId, {
     ...(opts.after !== undefined ? { after: opts.after } : {}),
@@ -58,3 +58,12 @@ export async function exportPage(
     next: ids.length < opts.limit ? null : ids[ids.length - 1]!,
   };
 }
+
+export const exportPageUseCase = defineUseCase({
+  action: "exporting an owner's memories",
+  roles: PEOPLE,
+  input: ExportPageInput,
+  args: ['ownerId'],
+  optionalArgs: ['options'],
+  run: exportPage,
+});

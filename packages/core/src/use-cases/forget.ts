@@ -6,15 +6,16 @@ import { KeepGraphError, isKeepGraphError } from '../errors.ts';
 import { DELETION_AUDIT_TYPE } from '../ports/cascade-audit.ts';
 import type { DeletionReason, DeletionReceipt, Trace } from '../ports/memory-store.ts';
 import { z } from 'zod';
+import { IdListSchema, auditEvent, type Caller, type EngineDeps } from './deps.ts';
 import {
-  IdListSchema,
-  auditEvent,
-  checkCaller,
-  checkOwner,
-  parseInput,
-  type Caller,
-  type EngineDeps,
-} from './deps.ts';
+  DELETERS,
+  EVERYONE,
+  OPERATORS,
+  OWNER_ID,
+  PEOPLE,
+  defineUseCase,
+  type ParsedInput,
+} from './define.ts';
 
 /** Merge receipts of several cascades into one (forgetOwner, expiry, revoke). */
 export function mergeReceipts(
@@ -74,26 +75,26 @@ export async function cascade(
   return receipt;
 }
 
-export async function forget(
-  deps: EngineDeps,
-  caller: Caller,
-  ownerIdRaw: unknown,
-  ids: readonly string[],
-): Promise<DeletionReceipt> {
-  checkCaller(caller);
-  const ownerId = checkOwner(ownerIdRaw);
-  const list = parseInput(IdListSchema.min(1, 'name at least one memory id to forget'), ids);
-  return cascade(deps, caller, ownerId, [...new Set(list)], 'forget');
-}
+export const forgetUseCase = defineUseCase({
+  action: 'forgetting memories',
+  roles: DELETERS,
+  input: {
+    ownerId: OWNER_ID,
+    ids: IdListSchema.min(1, 'name at least one memory id to forget'),
+  },
+  args: ['ownerId', 'ids'],
+  run: (deps, caller, { ownerId, ids }) =>
+    cascade(deps, caller, ownerId, [...new Set(ids)], 'forget'),
+});
+
+const OwnerInput = { ownerId: OWNER_ID };
 
 /** Delete everything an owner has. Operators and the user themself may do it. */
-export async function forgetOwner(
+async function forgetOwner(
   deps: EngineDeps,
   caller: Caller,
-  ownerIdRaw: unknown,
+  { ownerId }: ParsedInput<typeof OwnerInput>,
 ): Promise<DeletionReceipt> {
-  checkCaller(caller);
-  const ownerId = checkOwner(ownerIdRaw);
   const ids = await deps.store.listIds(ownerId);
   const receipts =
     ids.length > 0 ? [await cascade(deps, caller, ownerId, ids, 'forget_owner')] : [];
@@ -139,15 +140,13 @@ const VerifySchema = z.object({
 });
 
 /** Delete every memory whose origin (own or inherited) names this URL, document or tool. */
-export async function revokeSource(
+const RevokeSourceInput = { ownerId: OWNER_ID, source: RevokeSourceSchema };
+
+async function revokeSource(
   deps: EngineDeps,
   caller: Caller,
-  ownerIdRaw: unknown,
-  source: { uri?: string; tool?: string },
+  { ownerId, source }: ParsedInput<typeof RevokeSourceInput>,
 ): Promise<DeletionReceipt> {
-  checkCaller(caller);
-  const ownerId = checkOwner(ownerIdRaw);
-  source = parseInput(RevokeSourceSchema, source);
   const ids = await deps.store.findBySource(ownerId, source);
   if (ids.length === 0) {
     const at = deps.clock.now().toISOString();
@@ -169,15 +168,13 @@ export interface ForgottenCheck {
 }
 
 /** Look for the ids and content hashes everywhere the store keeps anything. */
-export async function verifyForgotten(
+const VerifyInput = { ownerId: OWNER_ID, what: VerifySchema };
+
+async function verifyForgotten(
   deps: EngineDeps,
-  caller: Caller,
-  ownerIdRaw: unknown,
-  what: { ids: readonly string[]; contentHashes?: readonly string[] },
+  _caller: Caller,
+  { ownerId, what }: ParsedInput<typeof VerifyInput>,
 ): Promise<ForgottenCheck> {
-  checkCaller(caller);
-  const ownerId = checkOwner(ownerIdRaw);
-  what = parseInput(VerifySchema, what);
   if (what.ids.length === 0 && (what.contentHashes?.length ?? 0) === 0) {
     throw new KeepGraphError('invalid_input', 'name ids or content hashes to verify');
   }
@@ -221,12 +218,15 @@ export interface ExpiryRun {
  * scheduled and actual purge times in the audit log so the on-schedule share
  * is measured. Retrieval already excludes them at query time.
  */
-export async function expireDue(
+const ExpireInput = {
+  options: z.strictObject({ limit: z.number().int().min(1).max(100_000).optional() }).prefault({}),
+};
+
+async function expireDue(
   deps: EngineDeps,
   caller: Caller,
-  opts: { limit?: number } = {},
+  { options: opts }: ParsedInput<typeof ExpireInput>,
 ): Promise<ExpiryRun> {
-  checkCaller(caller);
   const now = deps.clock.now();
   const due = await deps.store.dueForExpiry(now.toISOString(), opts.limit ?? 1000);
   const byOwner = new Map<string, { id: string; expiresAt: string }[]>();
@@ -257,3 +257,36 @@ export async function expireDue(
   }
   return { purged: lagsMs.length, owners: byOwner.size, lagsMs, receipts };
 }
+
+export const forgetOwnerUseCase = defineUseCase({
+  action: 'forgetting a whole owner',
+  roles: PEOPLE,
+  input: OwnerInput,
+  args: ['ownerId'],
+  run: forgetOwner,
+});
+
+export const revokeSourceUseCase = defineUseCase({
+  action: 'revoking a source',
+  roles: PEOPLE,
+  input: RevokeSourceInput,
+  args: ['ownerId', 'source'],
+  run: revokeSource,
+});
+
+export const verifyForgottenUseCase = defineUseCase({
+  action: 'verifying a deletion',
+  roles: EVERYONE,
+  input: VerifyInput,
+  args: ['ownerId', 'what'],
+  run: verifyForgotten,
+});
+
+export const expireDueUseCase = defineUseCase({
+  action: 'running expiry',
+  roles: OPERATORS,
+  input: ExpireInput,
+  args: [],
+  optionalArgs: ['options'],
+  run: expireDue,
+});

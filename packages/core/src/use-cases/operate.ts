@@ -2,14 +2,27 @@
 // the only reads not scoped to one owner (invariant 1), so they are
 // operator-only.
 import { verifyAuditChain, type AuditEvent, type AuditVerification } from '../audit.ts';
-import { checkCaller, type Caller, type EngineDeps } from './deps.ts';
+import { z } from 'zod';
+import { identifierSchema } from '../record.ts';
+import type { Caller, EngineDeps } from './deps.ts';
+import { OPERATORS, defineUseCase, type ParsedInput } from './define.ts';
 
-export async function auditList(
+const AuditListInput = {
+  filter: z
+    .strictObject({
+      ownerId: identifierSchema('ownerId').optional(),
+      afterSeq: z.number().int().min(0).optional(),
+      /** At most 1000 events a page (more is read as 1000). */
+      limit: z.number().int().min(1).optional(),
+    })
+    .prefault({}),
+};
+
+async function auditList(
   deps: EngineDeps,
-  caller: Caller,
-  opts: { ownerId?: string; afterSeq?: number; limit?: number } = {},
+  _caller: Caller,
+  { filter: opts }: ParsedInput<typeof AuditListInput>,
 ): Promise<AuditEvent[]> {
-  checkCaller(caller);
   return deps.store.listAudit({
     ownerId: opts.ownerId,
     afterSeq: opts.afterSeq,
@@ -18,8 +31,7 @@ export async function auditList(
 }
 
 /** Walk the whole chain in pages and verify every link. */
-export async function auditVerify(deps: EngineDeps, caller: Caller): Promise<AuditVerification> {
-  checkCaller(caller);
+async function auditVerify(deps: EngineDeps): Promise<AuditVerification> {
   const all: AuditEvent[] = [];
   let afterSeq = 0;
   for (;;) {
@@ -58,12 +70,21 @@ export interface Kpis {
  * With `ownerId`, the audit-based figures (refusals, writes, deletions,
  * reads, expiry) are that owner's; the store counts stay global.
  */
-export async function kpis(
+const KpisInput = {
+  options: z
+    .strictObject({
+      /** How late an expiry may be and still count as on schedule. */
+      toleranceMs: z.number().int().min(0).optional(),
+      ownerId: identifierSchema('ownerId').optional(),
+    })
+    .prefault({}),
+};
+
+async function kpis(
   deps: EngineDeps,
-  caller: Caller,
-  opts: { toleranceMs?: number; ownerId?: string } = {},
+  _caller: Caller,
+  { options: opts }: ParsedInput<typeof KpisInput>,
 ): Promise<Kpis> {
-  checkCaller(caller);
   const toleranceMs = opts.toleranceMs ?? 60_000;
   const counts = await deps.store.counts();
   const refusals: Record<string, number> = {};
@@ -118,3 +139,29 @@ export async function kpis(
     auditEvents: events,
   };
 }
+
+export const auditListUseCase = defineUseCase({
+  action: 'reading the audit log',
+  roles: OPERATORS,
+  input: AuditListInput,
+  args: [],
+  optionalArgs: ['filter'],
+  run: auditList,
+});
+
+export const auditVerifyUseCase = defineUseCase({
+  action: 'verifying the audit log',
+  roles: OPERATORS,
+  input: {},
+  args: [],
+  run: auditVerify,
+});
+
+export const kpisUseCase = defineUseCase({
+  action: 'reading KPIs',
+  roles: OPERATORS,
+  input: KpisInput,
+  args: [],
+  optionalArgs: ['options'],
+  run: kpis,
+});

@@ -31,15 +31,8 @@ import { isLiveAt } from '../liveness.ts';
 import { lendScoreToReplies } from '../session-replies.ts';
 import { queryTimeWindows } from '../query-time.ts';
 import { renderMemoriesForPrompt } from '../render-context.ts';
-import {
-  IdSchema,
-  auditEvent,
-  checkCaller,
-  checkOwner,
-  parseInput,
-  type Caller,
-  type EngineDeps,
-} from './deps.ts';
+import { IdSchema, auditEvent, type Caller, type EngineDeps } from './deps.ts';
+import { EVERYONE, OWNER_ID, defineUseCase, uncheckedArg, type ParsedInput } from './define.ts';
 
 export const RecallOptionsSchema = z.strictObject({
   recipe: z.enum(RECALL_RECIPE_NAMES as [RecallRecipe, ...RecallRecipe[]]).default('default'),
@@ -85,17 +78,17 @@ export function resolveRecallConfig(opts: z.output<typeof RecallOptionsSchema>):
   };
 }
 
+export const RecallInput = {
+  ownerId: OWNER_ID,
+  query: uncheckedArg(QuerySchema),
+  options: RecallOptionsSchema.prefault({}),
+};
+
 export async function recall(
   deps: EngineDeps,
   caller: Caller,
-  ownerIdRaw: unknown,
-  queryRaw: unknown,
-  optsRaw: RecallOptions = {},
+  { ownerId, query, options: opts }: ParsedInput<typeof RecallInput>,
 ): Promise<RecallResult> {
-  checkCaller(caller);
-  const ownerId = checkOwner(ownerIdRaw);
-  const query = parseInput(QuerySchema, queryRaw);
-  const opts = parseInput(RecallOptionsSchema, optsRaw);
   const config = resolveRecallConfig(opts);
   const clockNow = deps.clock.now();
   // asOf may look back, never past what has already expired by now.
@@ -234,30 +227,26 @@ export async function recall(
   };
 }
 
+const MemoryIdInput = { ownerId: OWNER_ID, id: IdSchema };
+
 export async function getMemory(
   deps: EngineDeps,
-  caller: Caller,
-  ownerIdRaw: unknown,
-  idRaw: string,
+  _caller: Caller,
+  { ownerId, id }: ParsedInput<typeof MemoryIdInput>,
 ): Promise<Memory> {
-  checkCaller(caller);
-  const ownerId = checkOwner(ownerIdRaw);
-  const id = parseInput(IdSchema, idRaw);
   const m = await deps.store.getById(ownerId, id);
   if (!m) throw new KeepGraphError('not_found', `no memory ${id} for this owner`);
   return copyMemory(m);
 }
 
 /** The current value under (owner, key), or null; never another owner's. */
+const KeyInput = { ownerId: OWNER_ID, key: identifierSchema('key') };
+
 export async function getByKey(
   deps: EngineDeps,
-  caller: Caller,
-  ownerIdRaw: unknown,
-  key: string,
+  _caller: Caller,
+  { ownerId, key }: ParsedInput<typeof KeyInput>,
 ): Promise<{ current: Memory | null; conflicts: Memory[] }> {
-  checkCaller(caller);
-  const ownerId = checkOwner(ownerIdRaw);
-  key = parseInput(identifierSchema('key'), key);
   const at = deps.clock.now().toISOString();
   const live = (await deps.store.getByKey(ownerId, key)).filter(
     (m) => m.supersededBy === null && m.expiresAt > at && m.validFrom <= at,
@@ -280,13 +269,9 @@ export interface SerializedGraph {
 /** The derivation DAG from a memory down to its episodes, with their origins. */
 export async function lineage(
   deps: EngineDeps,
-  caller: Caller,
-  ownerIdRaw: unknown,
-  idRaw: string,
+  _caller: Caller,
+  { ownerId, id }: ParsedInput<typeof MemoryIdInput>,
 ): Promise<SerializedGraph> {
-  checkCaller(caller);
-  const ownerId = checkOwner(ownerIdRaw);
-  const id = parseInput(IdSchema, idRaw);
   const root = await deps.store.getById(ownerId, id);
   if (!root) throw new KeepGraphError('not_found', `no memory ${id} for this owner`);
   const graph: SerializedGraph = {
@@ -344,15 +329,55 @@ export interface WhyResult extends RecallResult {
 export async function why(
   deps: EngineDeps,
   caller: Caller,
-  ownerIdRaw: unknown,
-  query: unknown,
-  opts: RecallOptions = {},
+  input: ParsedInput<typeof RecallInput>,
 ): Promise<WhyResult> {
-  const r = await recall(deps, caller, ownerIdRaw, query, opts);
+  const r = await recall(deps, caller, input);
   const lineageById: Record<string, SerializedGraph> = {};
   // Each result's lineage, and for a result reached through derived
   // memories, theirs too: the chain from the key the query found to it.
   const ids = [...new Set(r.results.flatMap((hit) => [hit.memory.id, ...hit.via]))];
-  for (const id of ids) lineageById[id] = await lineage(deps, caller, r.ownerId, id);
+  for (const id of ids) lineageById[id] = await lineage(deps, caller, { ownerId: r.ownerId, id });
   return { ...r, lineage: lineageById, prompt: renderMemoriesForPrompt(r.results) };
 }
+
+export const recallUseCase = defineUseCase({
+  action: 'recalling',
+  roles: EVERYONE,
+  input: RecallInput,
+  args: ['ownerId', 'query'],
+  optionalArgs: ['options'],
+  run: recall,
+});
+
+export const whyUseCase = defineUseCase({
+  action: 'explaining a recall',
+  roles: EVERYONE,
+  input: RecallInput,
+  args: ['ownerId', 'query'],
+  optionalArgs: ['options'],
+  run: why,
+});
+
+export const getUseCase = defineUseCase({
+  action: 'reading a memory',
+  roles: EVERYONE,
+  input: MemoryIdInput,
+  args: ['ownerId', 'id'],
+  run: getMemory,
+});
+
+export const lineageUseCase = defineUseCase({
+  action: 'reading a lineage',
+  roles: EVERYONE,
+  input: MemoryIdInput,
+  args: ['ownerId', 'id'],
+  run: lineage,
+});
+
+export const getByKeyUseCase = defineUseCase({
+  action: 'reading by key',
+  roles: EVERYONE,
+  input: KeyInput,
+  args: ['ownerId', 'key'],
+  run: getByKey,
+});

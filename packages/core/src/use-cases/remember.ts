@@ -20,14 +20,9 @@ import {
 } from '../record.ts';
 import type { AuditEventInput } from '../audit.ts';
 import type { KeyExpectation, MemoryWrite } from '../ports/memory-store.ts';
-import {
-  auditEvent,
-  checkCaller,
-  checkOwner,
-  parseInput,
-  type Caller,
-  type EngineDeps,
-} from './deps.ts';
+import { z } from 'zod';
+import { auditEvent, parseInput, type Caller, type EngineDeps } from './deps.ts';
+import { EVERYONE, OWNER_ID, defineUseCase, uncheckedArg, type ParsedInput } from './define.ts';
 import { evictOverCap } from './forget.ts';
 import { embeddingText } from '../indexed-text.ts';
 import { triggeredJobs } from '../jobs/triggers.ts';
@@ -276,15 +271,13 @@ export function isAuditedRefusal(e: unknown): e is KeepGraphError {
 }
 
 /** Store one memory, or throw a KeepGraphError with a code (refusals are audited). */
+const RememberInput = { ownerId: OWNER_ID, input: uncheckedArg(MemoryInputSchema) };
+
 export async function remember(
   deps: EngineDeps,
   caller: Caller,
-  ownerIdRaw: unknown,
-  raw: MemoryInput | unknown,
+  { ownerId, input }: ParsedInput<typeof RememberInput>,
 ): Promise<RememberResult> {
-  checkCaller(caller);
-  const ownerId = checkOwner(ownerIdRaw);
-  const input = parseInput(MemoryInputSchema, raw);
   const now = deps.clock.now();
   let prepared: Awaited<ReturnType<typeof prepareWrite>>;
   try {
@@ -297,7 +290,8 @@ export async function remember(
   const id = prepared.memory.id;
   await writeDecidingAgain(deps, async (attempt) => {
     // Another writer of the key won: decide supersession again from what it left (same id, same vector).
-    if (attempt > 0) prepared = await prepareWrite({ ...deps, newId: () => id }, caller, ownerId, input, now);
+    if (attempt > 0)
+      prepared = await prepareWrite({ ...deps, newId: () => id }, caller, ownerId, input, now);
     const memories = [{ memory: prepared.memory, embedding: embedding ?? null }];
     await deps.store.write({
       memories,
@@ -311,6 +305,14 @@ export async function remember(
   await evictOverCap(deps, caller, ownerId, ownerCap(deps.policy));
   return { memory: copyMemory(prepared.memory), superseded: prepared.supersede[0]?.id ?? null };
 }
+
+export const rememberUseCase = defineUseCase({
+  action: 'writing a memory',
+  roles: EVERYONE,
+  input: RememberInput,
+  args: ['ownerId', 'input'],
+  run: remember,
+});
 
 /** How often a keyed write decides again after losing a race for its key before it gives up. */
 export const KEY_RACE_ATTEMPTS = 100;
@@ -328,7 +330,8 @@ export async function writeDecidingAgain(
     try {
       return await attempt(n);
     } catch (e) {
-      const raced = isKeepGraphError(e) && e.code === 'conflict' && e.details?.reason === 'key_changed';
+      const raced =
+        isKeepGraphError(e) && e.code === 'conflict' && e.details?.reason === 'key_changed';
       if (!raced || n + 1 >= KEY_RACE_ATTEMPTS) throw e;
       // Let the winner's followers (its eviction, its jobs) go first.
       await yieldToEventLoop();
@@ -340,15 +343,23 @@ export async function writeDecidingAgain(
 export const MAX_BATCH = 1000;
 
 /** Put a value under (owner, key): a `kv` memory unless another kind is given. */
-export function putByKey(
-  deps: EngineDeps,
-  caller: Caller,
-  ownerId: unknown,
-  key: string,
-  input: Omit<MemoryInput, 'key' | 'kind'> & { kind?: MemoryInput['kind'] },
-): Promise<RememberResult> {
-  return remember(deps, caller, ownerId, { kind: 'kv', ...input, key });
-}
+export const putByKeyUseCase = defineUseCase({
+  action: 'putting a value by key',
+  roles: EVERYONE,
+  input: {
+    ownerId: OWNER_ID,
+    key: z.custom<string>(),
+    // A memory input without its key; parsed as a whole memory below, so the
+    // key from the argument wins over one in the body.
+    input: z.custom<Omit<MemoryInput, 'key' | 'kind'> & { kind?: MemoryInput['kind'] }>(),
+  },
+  args: ['ownerId', 'key', 'input'],
+  run: (deps, caller, { ownerId, key, input }) =>
+    remember(deps, caller, {
+      ownerId,
+      input: parseInput(MemoryInputSchema, { kind: 'kv', ...input, key }),
+    }),
+});
 
 /**
  * Store many memories of one owner with batched embeddings: the import and
@@ -357,14 +368,17 @@ export function putByKey(
  * an item may name an earlier one in derivedFrom only after it is stored:
  * split such batches.
  */
+const RememberManyInput = {
+  ownerId: OWNER_ID,
+  // Each item is parsed on its own below, so one bad item fails alone.
+  items: z.custom<readonly unknown[]>(),
+};
+
 export async function rememberMany(
   deps: EngineDeps,
   caller: Caller,
-  ownerIdRaw: unknown,
-  raws: readonly unknown[],
+  { ownerId, items: raws }: ParsedInput<typeof RememberManyInput>,
 ): Promise<RememberManyResult> {
-  checkCaller(caller);
-  const ownerId = checkOwner(ownerIdRaw);
   if (!Array.isArray(raws) || raws.length === 0 || raws.length > MAX_BATCH)
     throw new KeepGraphError(
       'invalid_input',
@@ -428,3 +442,11 @@ export async function rememberMany(
   }
   return { stored: ok.map((o) => copyMemory(o.p.memory)), failed };
 }
+
+export const rememberManyUseCase = defineUseCase({
+  action: 'writing memories',
+  roles: EVERYONE,
+  input: RememberManyInput,
+  args: ['ownerId', 'items'],
+  run: rememberMany,
+});

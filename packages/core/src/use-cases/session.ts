@@ -7,17 +7,19 @@ import { KeepGraphError } from '../errors.ts';
 import { evaluateSessionMessage, evaluateStoredFields, sessionCap } from '../policy/index.ts';
 import type { SessionMessage } from '../ports/memory-store.ts';
 import { identifierSchema } from '../record.ts';
+import { auditEvent, parseInput, type Caller, type EngineDeps } from './deps.ts';
 import {
-  auditEvent,
-  checkCaller,
-  checkOwner,
-  parseInput,
-  type Caller,
-  type EngineDeps,
-} from './deps.ts';
+  DELETERS,
+  EVERYONE,
+  OWNER_ID,
+  defineUseCase,
+  uncheckedArg,
+  type ParsedInput,
+} from './define.ts';
 import { renderContextForPrompt } from '../render-context.ts';
-import { recall, type RecallOptions, type RecallResult } from './recall.ts';
+import { RecallOptionsSchema, recall, type RecallResult } from './recall.ts';
 import { refusalEvent, remember } from './remember.ts';
+import { MemoryInputSchema } from '../record.ts';
 
 export const SessionAppendSchema = z.strictObject({
   messages: z
@@ -42,17 +44,17 @@ export interface SessionAppendResult {
   rememberedIds: string[];
 }
 
-export async function sessionAppend(
+const SessionAppendInput = {
+  ownerId: OWNER_ID,
+  sessionId: SessionIdSchema,
+  input: uncheckedArg(SessionAppendSchema),
+};
+
+async function sessionAppend(
   deps: EngineDeps,
   caller: Caller,
-  ownerIdRaw: unknown,
-  sessionIdRaw: unknown,
-  raw: unknown,
+  { ownerId, sessionId, input }: ParsedInput<typeof SessionAppendInput>,
 ): Promise<SessionAppendResult> {
-  checkCaller(caller);
-  const ownerId = checkOwner(ownerIdRaw);
-  const sessionId = parseInput(SessionIdSchema, sessionIdRaw);
-  const input = parseInput(SessionAppendSchema, raw);
   const cap = sessionCap(deps.policy);
   // Invariant 9: the buffer hands messages back in their roles, so only the
   // callers the policy names may speak as the system or as a tool.
@@ -107,10 +109,13 @@ export async function sessionAppend(
   for (const [i, m] of input.messages.entries()) {
     if (input.remember && m.role === 'user') {
       try {
-        const r = await remember(deps, caller, ownerId, {
-          kind: 'episode',
-          text: texts[i]!,
-          origin: { sessionId, observedAt: at },
+        const r = await remember(deps, caller, {
+          ownerId,
+          input: parseInput(MemoryInputSchema, {
+            kind: 'episode',
+            text: texts[i]!,
+            origin: { sessionId, observedAt: at },
+          }),
         });
         rememberedIds.push(r.memory.id);
         continue;
@@ -167,17 +172,19 @@ export interface SessionContext {
   prompt: string;
 }
 
-export async function sessionContext(
+const SessionContextInput = {
+  ownerId: OWNER_ID,
+  sessionId: SessionIdSchema,
+  /** When given (and not blank), long-term memories are recalled for it. */
+  query: z.string().max(4000).optional(),
+  options: RecallOptionsSchema.prefault({}),
+};
+
+async function sessionContext(
   deps: EngineDeps,
   caller: Caller,
-  ownerIdRaw: unknown,
-  sessionIdRaw: unknown,
-  query?: string,
-  opts: RecallOptions = {},
+  { ownerId, sessionId, query, options: opts }: ParsedInput<typeof SessionContextInput>,
 ): Promise<SessionContext> {
-  checkCaller(caller);
-  const ownerId = checkOwner(ownerIdRaw);
-  const sessionId = parseInput(SessionIdSchema, sessionIdRaw);
   const cap = sessionCap(deps.policy);
   const now = deps.clock.now().toISOString();
   const messages = await deps.store.sessionMessages(ownerId, sessionId, {
@@ -185,7 +192,11 @@ export async function sessionContext(
     now,
   });
   const longTerm = query?.trim()
-    ? await recall(deps, caller, ownerId, query, { ...opts, sessionId })
+    ? await recall(deps, caller, {
+        ownerId,
+        query: query.trim(),
+        options: { ...opts, sessionId },
+      })
     : null;
   const session = messages.map((m) => ({ seq: m.seq ?? 0, role: m.role, text: m.text, at: m.at }));
   return {
@@ -222,17 +233,17 @@ const SeqSchema = z.union(
  * long-term memories kept from it stay: forgetting those is `forget`.
  * Audited as a deletion with the session id's keyed hash.
  */
-export async function deleteSession(
+const DeleteSessionInput = {
+  ownerId: OWNER_ID,
+  sessionId: SessionIdSchema,
+  seq: SeqSchema.optional(),
+};
+
+async function deleteSession(
   deps: EngineDeps,
   caller: Caller,
-  ownerIdRaw: unknown,
-  sessionIdRaw: unknown,
-  seqRaw?: unknown,
+  { ownerId, sessionId, seq }: ParsedInput<typeof DeleteSessionInput>,
 ): Promise<SessionDeletion> {
-  checkCaller(caller);
-  const ownerId = checkOwner(ownerIdRaw);
-  const sessionId = parseInput(SessionIdSchema, sessionIdRaw);
-  const seq = seqRaw === undefined ? undefined : parseInput(SeqSchema, seqRaw);
   const n = await deps.store.deleteSessionMessages(ownerId, {
     sessionId,
     ...(seq !== undefined && { seq }),
@@ -248,3 +259,29 @@ export async function deleteSession(
   ]);
   return { ownerId, sessionId, seq: seq ?? null, sessionMessagesDeleted: n };
 }
+
+export const sessionAppendUseCase = defineUseCase({
+  action: 'appending to a session',
+  roles: EVERYONE,
+  input: SessionAppendInput,
+  args: ['ownerId', 'sessionId', 'input'],
+  run: sessionAppend,
+});
+
+export const sessionContextUseCase = defineUseCase({
+  action: 'reading a session context',
+  roles: EVERYONE,
+  input: SessionContextInput,
+  args: ['ownerId', 'sessionId'],
+  optionalArgs: ['query', 'options'],
+  run: sessionContext,
+});
+
+export const deleteSessionUseCase = defineUseCase({
+  action: 'deleting session messages',
+  roles: DELETERS,
+  input: DeleteSessionInput,
+  args: ['ownerId', 'sessionId'],
+  optionalArgs: ['seq'],
+  run: deleteSession,
+});
