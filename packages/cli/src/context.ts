@@ -5,7 +5,13 @@
 // closes it.
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { Caller, Engine, MemoryStore, Role } from '@keepgraph/core';
+import {
+  KeepGraphError,
+  type Caller,
+  type Engine,
+  type Role,
+  type UseCaseName,
+} from '@keepgraph/core';
 import type { TransformersModelId } from '@keepgraph/embedder';
 
 /** Options accepted before or after any command. */
@@ -18,6 +24,41 @@ export interface GlobalOptions {
   modelId: TransformersModelId | undefined;
   role: Role;
   principal: string;
+  /** The use-cases the command declared (runsUseCases): its engine offers those only. */
+  useCases: readonly UseCaseName[];
+}
+
+const DECLARED = new WeakMap<Command, readonly UseCaseName[]>();
+
+/**
+ * Declare the registry use-cases a command runs. Its engine then offers
+ * those and no others (an undeclared one throws), so the declaration a test
+ * reads is the command's real reach.
+ */
+export function runsUseCases(cmd: Command, names: readonly UseCaseName[]): Command {
+  DECLARED.set(cmd, names);
+  return cmd;
+}
+
+/** What a command declared with runsUseCases, or undefined for one that runs none. */
+export function declaredUseCases(cmd: Command): readonly UseCaseName[] | undefined {
+  return DECLARED.get(cmd);
+}
+
+/** The engine with only `names` callable; `deps` stays readable (benchmarks read retrievers). */
+export function engineLimitedTo(engine: Engine, names: readonly UseCaseName[]): Engine {
+  return new Proxy(engine, {
+    get(target, prop, receiver) {
+      if (prop === 'deps' || typeof prop !== 'string' || !(prop in target))
+        return Reflect.get(target, prop, receiver) as unknown;
+      if (!names.includes(prop as UseCaseName))
+        throw new KeepGraphError(
+          'internal',
+          `this command declared ${names.join(', ') || 'no use-cases'}, not ${prop} (runsUseCases)`,
+        );
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
 }
 
 /** Default data directory when neither --data nor KEEPGRAPH_DATA_DIR is set. */
@@ -63,6 +104,7 @@ export function globalOptions(
     modelId: g.model,
     role: opts.operatorByDefault && !roleGiven ? 'operator' : g.role,
     principal: g.principal,
+    useCases: DECLARED.get(cmd) ?? [],
   };
 }
 
@@ -74,7 +116,6 @@ export function callerOf(g: GlobalOptions): Caller {
 /** What a command body receives. */
 export interface LocalRuntime {
   engine: Engine;
-  store: MemoryStore;
   caller: Caller;
   globals: GlobalOptions;
 }
@@ -105,8 +146,7 @@ export async function withRuntime<T>(
   });
   try {
     return await fn({
-      engine: runtime.engine,
-      store: runtime.store,
+      engine: engineLimitedTo(runtime.engine, g.useCases),
       caller: callerOf(g),
       globals: g,
     });

@@ -30,6 +30,13 @@ Exit codes:
   deletion not proven), 2 write refused by the policy (refused_*).
   Set KEEPGRAPH_DEBUG=1 for stack traces.`;
 
+/**
+ * Commands that run no use-case: they start the long-running processes
+ * (the HTTP server, a BullMQ worker) whose requests and jobs do. Every other
+ * command declares its use-cases (runsUseCases), which a test checks.
+ */
+export const NOT_USE_CASE_COMMANDS = ['start', 'worker'] as const;
+
 /** Build the `keepgraph` program. Errors surface as thrown exceptions (exitOverride). */
 export function buildProgram(io: Io): Command {
   const program = new Command('keepgraph')

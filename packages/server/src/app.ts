@@ -30,10 +30,21 @@ import { forgetRoutes } from './routes/forget.ts';
 import { healthRoutes } from './routes/health.ts';
 import { kvRoutes } from './routes/kv.ts';
 import { memoryRoutes } from './routes/memories.ts';
-import { operateRoutes } from './routes/operate.ts';
+import { operateRoutes, queueRoutes } from './routes/operate.ts';
 import { recallRoutes } from './routes/recall.ts';
 import { sessionRoutes } from './routes/sessions.ts';
+import { registerUseCaseRoutes } from './routes/use-case-route.ts';
 import { isValidatedByEngine } from './schemas/requests.ts';
+
+/** Every use-case route under /v1, by family. */
+export const USE_CASE_ROUTES = [
+  ...memoryRoutes,
+  ...recallRoutes,
+  ...forgetRoutes,
+  ...kvRoutes,
+  ...sessionRoutes,
+  ...operateRoutes,
+];
 
 /**
  * Request body limit: 256 KiB. Memory text is capped at 32 000 characters by
@@ -137,12 +148,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   void app.register(
     async (v1) => {
-      await v1.register(memoryRoutes, routeOptions);
-      await v1.register(recallRoutes, routeOptions);
-      await v1.register(forgetRoutes, routeOptions);
-      await v1.register(kvRoutes, routeOptions);
-      await v1.register(sessionRoutes, routeOptions);
-      await v1.register(operateRoutes, {
+      registerUseCaseRoutes(v1, USE_CASE_ROUTES, routeOptions);
+      await v1.register(queueRoutes, {
         ...routeOptions,
         ...(opts.queues && { queueMetrics: opts.queues.metrics }),
       });

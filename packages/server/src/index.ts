@@ -20,5 +20,5 @@ export {
 export { BODY_LIMIT_BYTES, buildApp, type AppOptions } from './app.ts';
 export { HTTP_STATUS, httpStatusOf } from './http-status.ts';
 export { BULL_BOARD_PATH } from './plugins/bull-board.ts';
-export { type OperateRouteOptions } from './routes/operate.ts';
+export { type QueueRouteOptions } from './routes/operate.ts';
 export { startServer, type RunningServer } from './main.ts';

@@ -547,3 +547,40 @@ describe('operations and documentation', () => {
     expect(page.body).toContain('<html');
   });
 });
+
+describe('export over HTTP', () => {
+  it('pages through the owner held memories, for people only, and refuses a bad page size', async () => {
+    const o = owner();
+    for (const t of [
+      'The user keeps bees on the roof',
+      'The user sings tenor in a choir',
+      'The user repairs old radios',
+    ])
+      expect((await post(apps.user, `/v1/owners/${o}/memories`, fact(t))).statusCode).toBe(201);
+    const first = await apps.user.inject({ method: 'GET', url: `/v1/owners/${o}/export?limit=2` });
+    expect(first.statusCode).toBe(200);
+    expect(first.json().memories).toHaveLength(2);
+    const next = first.json().next as string;
+    expect(typeof next).toBe('string');
+    const last = await apps.user.inject({
+      method: 'GET',
+      url: `/v1/owners/${o}/export?limit=2&after=${encodeURIComponent(next)}`,
+    });
+    expect(last.json()).toMatchObject({ ownerId: o, next: null });
+    const texts = [...first.json().memories, ...last.json().memories].map(
+      (m: { text: string }) => m.text,
+    );
+    expect(texts.sort()).toEqual([
+      'The user keeps bees on the roof',
+      'The user repairs old radios',
+      'The user sings tenor in a choir',
+    ]);
+
+    const asTool = await apps.tool.inject({ method: 'GET', url: `/v1/owners/${o}/export` });
+    expect(asTool.statusCode).toBe(403);
+    expect(asTool.json().error.code).toBe('forbidden_role');
+    const bad = await apps.user.inject({ method: 'GET', url: `/v1/owners/${o}/export?limit=0` });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.code).toBe('invalid_input');
+  });
+});

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Option, type Command } from 'commander';
 import type { Caller, Engine } from '@keepgraph/core';
-import { globalOptions, userPath, withRuntime } from '../context.ts';
+import { globalOptions, runsUseCases, userPath, withRuntime } from '../context.ts';
 import { CliExit, EXIT } from '../exit.ts';
 import type { Io } from '../io.ts';
 import { intOption } from '../parse-options.ts';
@@ -242,8 +242,7 @@ function formatCounts(byKind: Record<string, number>): string {
 /** Register `keepgraph bench recall`. */
 export function registerBench(program: Command, io: Io): void {
   const bench = program.command('bench').description('benchmarks over the local engine');
-  bench
-    .command('recall')
+  runsUseCases(bench.command('recall'), ['rememberMany', 'recall', 'lineage'])
     .description('retrieval benchmark on a memory-retrieval-eval/v1 dataset')
     .requiredOption('--dataset <file>', 'dataset (memory-retrieval-eval/v1 JSON)')
     .option('--results <file>', 'where to write the per-question results (JSONL)')

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { checkOwner, type Caller, type Engine, type Memory } from '@keepgraph/core';
-import { globalOptions, userPath, withRuntime } from '../context.ts';
+import { globalOptions, runsUseCases, userPath, withRuntime } from '../context.ts';
 import type { Io } from '../io.ts';
 
 const PAGE = 500;
@@ -37,8 +37,7 @@ async function write(stream: NodeJS.WritableStream, chunk: string): Promise<void
 }
 
 export function registerExport(program: Command, io: Io): void {
-  program
-    .command('export')
+  runsUseCases(program.command('export'), ['exportPage'])
     .description("write an owner's current memories as JSONL (one memory per line, all fields)")
     .requiredOption('--owner <id>', 'owner to export')
     .option('--out <file>', 'write to this file instead of stdout')

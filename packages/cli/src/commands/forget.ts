@@ -2,7 +2,7 @@
 // print the receipt, then prove it: verifyForgotten looks for the deleted
 // ids and content hashes in every store, index and cache.
 import type { Command } from 'commander';
-import { globalOptions, withRuntime } from '../context.ts';
+import { globalOptions, runsUseCases, withRuntime } from '../context.ts';
 import { EXIT, CliExit } from '../exit.ts';
 import { formatReceipt, formatVerification } from '../format.ts';
 import type { Io } from '../io.ts';
@@ -14,8 +14,7 @@ interface ForgetFlags {
 }
 
 export function registerForget(program: Command, io: Io): void {
-  program
-    .command('forget')
+  runsUseCases(program.command('forget'), ['forget', 'verifyForgotten'])
     .description('delete memories and everything derived from them, then verify they are gone')
     .requiredOption('--owner <id>', 'owner of the memories')
     .requiredOption('--id <id...>', 'memory id to forget (repeatable)')

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { checkOwner, type Caller, type Engine } from '@keepgraph/core';
-import { globalOptions, userPath, withRuntime } from '../context.ts';
+import { globalOptions, runsUseCases, userPath, withRuntime } from '../context.ts';
 import { parseImportLine } from '../import-input.ts';
 import type { Io } from '../io.ts';
 import { intOption } from '../parse-options.ts';
@@ -82,8 +82,7 @@ export function formatImportSummary(s: ImportSummary): string {
 }
 
 export function registerImport(program: Command, io: Io): void {
-  program
-    .command('import')
+  runsUseCases(program.command('import'), ['rememberMany'])
     .description(
       'store JSONL memory inputs (or exported memories) for an owner; exported derived memories are skipped',
     )

@@ -4,7 +4,7 @@
 // (The HTTP server takes roles from its configuration, never from here.)
 import type { Command } from 'commander';
 import type { Engine, Caller, ExpiryRun } from '@keepgraph/core';
-import { globalOptions, withRuntime } from '../context.ts';
+import { globalOptions, runsUseCases, withRuntime } from '../context.ts';
 import { CliExit, EXIT } from '../exit.ts';
 import { formatAuditEvent, formatExpiry, formatKpis } from '../format.ts';
 import type { Io } from '../io.ts';
@@ -14,8 +14,7 @@ const asOperator = { operatorByDefault: true } as const;
 
 export function registerAudit(program: Command, io: Io): void {
   const audit = program.command('audit').description('the hash-chained audit log (operator)');
-  audit
-    .command('verify')
+  runsUseCases(audit.command('verify'), ['auditVerify'])
     .description('recompute the hash chain from genesis; exit 1 when broken')
     .option('--json', 'print the verification as JSON')
     .action(async (f: { json?: boolean }, cmd: Command) => {
@@ -31,8 +30,7 @@ export function registerAudit(program: Command, io: Io): void {
         if (!v.ok) throw new CliExit(EXIT.error);
       });
     });
-  audit
-    .command('list')
+  runsUseCases(audit.command('list'), ['auditList'])
     .description('list audit events, oldest first (ids and hashes, never content)')
     .option('--owner <id>', 'only events of this owner')
     .option('--after <seq>', 'only events after this sequence number', intOption(0))
@@ -58,8 +56,7 @@ export function registerAudit(program: Command, io: Io): void {
 }
 
 export function registerKpis(program: Command, io: Io): void {
-  program
-    .command('kpis')
+  runsUseCases(program.command('kpis'), ['kpis'])
     .description(
       'aggregate figures: memories, attribution, refusals, expiry on schedule (operator)',
     )
@@ -94,8 +91,7 @@ export async function sweepOnce(
 }
 
 export function registerExpire(program: Command, io: Io): void {
-  program
-    .command('expire')
+  runsUseCases(program.command('expire'), ['expireDue'])
     .description('run one expiry sweep now and print what was purged (operator)')
     .option('--json', 'print the sweep as JSON')
     .action(async (f: { json?: boolean }, cmd: Command) => {

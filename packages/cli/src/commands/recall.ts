@@ -3,7 +3,7 @@
 // to the episodes it grew from.
 import { Option, type Command } from 'commander';
 import { RECALL_RECIPE_NAMES, type RecallOptions } from '@keepgraph/core';
-import { globalOptions, withRuntime } from '../context.ts';
+import { globalOptions, runsUseCases, withRuntime } from '../context.ts';
 import { formatHit, formatLineage } from '../format.ts';
 import type { Io } from '../io.ts';
 import { intOption } from '../parse-options.ts';
@@ -37,7 +37,9 @@ function addRecallFlags(cmd: Command): Command {
 
 export function registerRecall(program: Command, io: Io): void {
   addRecallFlags(
-    program.command('recall').description('find what is known about an owner for a query'),
+    runsUseCases(program.command('recall'), ['recall']).description(
+      'find what is known about an owner for a query',
+    ),
   ).action(async (f: RecallFlags, cmd: Command) => {
     await withRuntime(globalOptions(cmd), async ({ engine, caller }) => {
       const r = await engine.recall(caller, f.owner, f.query, recallOptions(f));
@@ -50,9 +52,9 @@ export function registerRecall(program: Command, io: Io): void {
 
 export function registerWhy(program: Command, io: Io): void {
   addRecallFlags(
-    program
-      .command('why')
-      .description('recall, plus where each result came from (its derivation tree)'),
+    runsUseCases(program.command('why'), ['why']).description(
+      'recall, plus where each result came from (its derivation tree)',
+    ),
   ).action(async (f: RecallFlags, cmd: Command) => {
     await withRuntime(globalOptions(cmd), async ({ engine, caller }) => {
       const r = await engine.why(caller, f.owner, f.query, recallOptions(f));

@@ -8,7 +8,7 @@ import {
   type MemoryInput,
   type OriginInput,
 } from '@keepgraph/core';
-import { globalOptions, withRuntime } from '../context.ts';
+import { globalOptions, runsUseCases, withRuntime } from '../context.ts';
 import type { Io } from '../io.ts';
 import { intOption, numberOption } from '../parse-options.ts';
 
@@ -57,8 +57,7 @@ export function rememberInput(o: RememberOptions): MemoryInput {
 }
 
 export function registerRemember(program: Command, io: Io): void {
-  program
-    .command('remember')
+  runsUseCases(program.command('remember'), ['remember'])
     .description(
       'store one memory (origin: give at least one of --session, --turn, --source-url, --tool)',
     )

@@ -351,7 +351,9 @@ export const putByKeyUseCase = defineUseCase({
     key: z.custom<string>(),
     // A memory input without its key; parsed as a whole memory below, so the
     // key from the argument wins over one in the body.
-    input: z.custom<Omit<MemoryInput, 'key' | 'kind'> & { kind?: MemoryInput['kind'] }>(),
+    input: uncheckedArg(
+      z.custom<Omit<MemoryInput, 'key' | 'kind'> & { kind?: MemoryInput['kind'] }>(),
+    ),
   },
   args: ['ownerId', 'key', 'input'],
   run: (deps, caller, { ownerId, key, input }) =>

@@ -1,72 +1,54 @@
 // Deletion routes: forget ids, forget a whole owner, revoke a source, and
 // verify that what was forgotten cannot be found anywhere.
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   ForgetBody,
   OwnerParams,
   RevokeSourceBody,
   VerifyForgottenBody,
 } from '../schemas/requests.ts';
-import { ForgottenOut, ReceiptOut, withErrors } from '../schemas/responses.ts';
-import type { RouteOptions } from './context.ts';
+import { ForgottenOut, ReceiptOut } from '../schemas/responses.ts';
+import { useCaseRoute } from './use-case-route.ts';
 
-export const forgetRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
-  app,
-  { engine, callerOf },
-) => {
-  app.post(
-    '/owners/:ownerId/forget',
-    {
-      schema: {
-        tags: ['forget'],
-        summary: 'Forget memories and everything derived from them; answers with a receipt',
-        params: OwnerParams,
-        body: ForgetBody,
-        response: withErrors({ 200: ReceiptOut }),
-      },
-    },
-    async (request) => engine.forget(callerOf(request), request.params.ownerId, request.body.ids),
-  );
+const tags = ['forget'];
 
-  app.post(
-    '/owners/:ownerId/verify-forgotten',
-    {
-      schema: {
-        tags: ['forget'],
-        summary: 'Prove that ids and content hashes are gone from every store, index and cache',
-        params: OwnerParams,
-        body: VerifyForgottenBody,
-        response: withErrors({ 200: ForgottenOut }),
-      },
-    },
-    async (request) =>
-      engine.verifyForgotten(callerOf(request), request.params.ownerId, request.body),
-  );
-
-  app.delete(
-    '/owners/:ownerId',
-    {
-      schema: {
-        tags: ['forget'],
-        summary: 'Forget everything an owner has (operator or user role)',
-        params: OwnerParams,
-        response: withErrors({ 200: ReceiptOut }),
-      },
-    },
-    async (request) => engine.forgetOwner(callerOf(request), request.params.ownerId),
-  );
-
-  app.post(
-    '/owners/:ownerId/revoke-source',
-    {
-      schema: {
-        tags: ['forget'],
-        summary: 'Forget every memory whose origin names this URL, document or tool',
-        params: OwnerParams,
-        body: RevokeSourceBody,
-        response: withErrors({ 200: ReceiptOut }),
-      },
-    },
-    async (request) => engine.revokeSource(callerOf(request), request.params.ownerId, request.body),
-  );
-};
+export const forgetRoutes = [
+  useCaseRoute('forget')({
+    method: 'POST',
+    url: '/owners/:ownerId/forget',
+    tags,
+    summary: 'Forget memories and everything derived from them; answers with a receipt',
+    params: OwnerParams,
+    body: ForgetBody,
+    response: ReceiptOut,
+    args: ({ params, body }) => [params.ownerId, body.ids],
+  }),
+  useCaseRoute('verifyForgotten')({
+    method: 'POST',
+    url: '/owners/:ownerId/verify-forgotten',
+    tags,
+    summary: 'Prove that ids and content hashes are gone from every store, index and cache',
+    params: OwnerParams,
+    body: VerifyForgottenBody,
+    response: ForgottenOut,
+    args: ({ params, body }) => [params.ownerId, body],
+  }),
+  useCaseRoute('forgetOwner')({
+    method: 'DELETE',
+    url: '/owners/:ownerId',
+    tags,
+    summary: 'Forget everything an owner has (operator or user role)',
+    params: OwnerParams,
+    response: ReceiptOut,
+    args: ({ params }) => [params.ownerId],
+  }),
+  useCaseRoute('revokeSource')({
+    method: 'POST',
+    url: '/owners/:ownerId/revoke-source',
+    tags,
+    summary: 'Forget every memory whose origin names this URL, document or tool',
+    params: OwnerParams,
+    body: RevokeSourceBody,
+    response: ReceiptOut,
+    args: ({ params, body }) => [params.ownerId, body],
+  }),
+];

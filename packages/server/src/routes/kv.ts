@@ -1,59 +1,34 @@
 // Key-value routes: the current value under (owner, key), with any
 // lower-authority conflicting claims kept beside it.
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { KeepGraphError, type MemoryInput } from '@keepgraph/core';
+import { KeepGraphError } from '@keepgraph/core';
 import { KeyParams, KvPutBody } from '../schemas/requests.ts';
-import { KvOut, RememberOut, withErrors } from '../schemas/responses.ts';
-import type { RouteOptions } from './context.ts';
+import { KvOut, RememberOut } from '../schemas/responses.ts';
+import { useCaseRoute } from './use-case-route.ts';
 
-type PutInput = Omit<MemoryInput, 'key' | 'kind'> & { kind?: MemoryInput['kind'] };
-
-export const kvRoutes: FastifyPluginAsyncZod<RouteOptions> = async (app, { engine, callerOf }) => {
-  app.get(
-    '/owners/:ownerId/kv/:key',
-    {
-      schema: {
-        tags: ['kv'],
-        summary: "The owner's current value under a key (never another owner's)",
-        params: KeyParams,
-        response: withErrors({ 200: KvOut }),
-      },
-    },
-    async (request) => {
-      const r = await engine.getByKey(
-        callerOf(request),
-        request.params.ownerId,
-        request.params.key,
-      );
-      if (r.current === null && r.conflicts.length === 0) {
-        throw new KeepGraphError(
-          'not_found',
-          `no value under key ${request.params.key} for this owner`,
-        );
-      }
+export const kvRoutes = [
+  useCaseRoute('getByKey')({
+    method: 'GET',
+    url: '/owners/:ownerId/kv/:key',
+    tags: ['kv'],
+    summary: "The owner's current value under a key (never another owner's)",
+    params: KeyParams,
+    response: KvOut,
+    args: ({ params }) => [params.ownerId, params.key],
+    reply: (r, { params }) => {
+      if (r.current === null && r.conflicts.length === 0)
+        throw new KeepGraphError('not_found', `no value under key ${params.key} for this owner`);
       return r;
     },
-  );
-
-  app.put(
-    '/owners/:ownerId/kv/:key',
-    {
-      schema: {
-        tags: ['kv'],
-        summary:
-          'Put a value under a key; supersedes the current one unless that has higher authority',
-        params: KeyParams,
-        body: KvPutBody,
-        response: withErrors({ 200: RememberOut }),
-      },
-    },
-    // The engine parses the whole input (the key from the URL wins over any in the body).
-    async (request) =>
-      engine.putByKey(
-        callerOf(request),
-        request.params.ownerId,
-        request.params.key,
-        request.body as PutInput,
-      ),
-  );
-};
+  }),
+  // The engine parses the whole input (the key from the URL wins over any in the body).
+  useCaseRoute('putByKey')({
+    method: 'PUT',
+    url: '/owners/:ownerId/kv/:key',
+    tags: ['kv'],
+    summary: 'Put a value under a key; supersedes the current one unless that has higher authority',
+    params: KeyParams,
+    body: KvPutBody,
+    response: RememberOut,
+    args: ({ params, body }) => [params.ownerId, params.key, body],
+  }),
+];

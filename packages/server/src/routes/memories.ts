@@ -1,16 +1,22 @@
-// Memory routes: write one, write a batch, read one, its lineage, delete one.
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+// Memory routes: write one, write a batch, read one, its lineage, delete one,
+// and export an owner's held memories page by page.
 import { KeepGraphError } from '@keepgraph/core';
-import { MemoryBatchBody, MemoryBody, MemoryParams, OwnerParams } from '../schemas/requests.ts';
 import {
+  ExportQuery,
+  MemoryBatchBody,
+  MemoryBody,
+  MemoryParams,
+  OwnerParams,
+} from '../schemas/requests.ts';
+import {
+  ExportPageOut,
   MemoryOut,
   ReceiptOut,
   RememberManyOut,
   RememberOut,
   SerializedGraphOut,
-  withErrors,
 } from '../schemas/responses.ts';
-import type { RouteOptions } from './context.ts';
+import { useCaseRoute } from './use-case-route.ts';
 
 /**
  * Bigger than the default body limit: a batch carries up to 1000 memories.
@@ -18,89 +24,86 @@ import type { RouteOptions } from './context.ts';
  */
 export const BATCH_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
-export const memoryRoutes: FastifyPluginAsyncZod<RouteOptions> = async (
-  app,
-  { engine, callerOf },
-) => {
-  app.post(
-    '/owners/:ownerId/memories',
-    {
-      schema: {
-        tags: ['memories'],
-        summary: 'Store one memory (through the policy gate)',
-        params: OwnerParams,
-        body: MemoryBody,
-        response: withErrors({ 201: RememberOut }),
-      },
-    },
-    async (request, reply) => {
-      const result = await engine.remember(callerOf(request), request.params.ownerId, request.body);
-      return reply.status(201).send(result);
-    },
-  );
+const tags = ['memories'];
 
+/** The batch's list is ours to check; the engine validates each item. */
+function batchItems(body: unknown): unknown[] {
+  const { memories } = body as { memories?: unknown };
+  if (!Array.isArray(memories)) {
+    throw new KeepGraphError('invalid_input', 'memories: must be a list of memories', {
+      issues: [{ path: 'memories', message: 'must be a list of memories' }],
+    });
+  }
+  return memories;
+}
+
+export const memoryRoutes = [
+  useCaseRoute('remember')({
+    method: 'POST',
+    url: '/owners/:ownerId/memories',
+    tags,
+    summary: 'Store one memory (through the policy gate)',
+    params: OwnerParams,
+    body: MemoryBody,
+    status: 201,
+    response: RememberOut,
+    args: ({ params, body }) => [params.ownerId, body],
+  }),
   // `::` is find-my-way's escape for a literal colon (Google-style custom method).
-  app.post(
-    '/owners/:ownerId/memories::batch',
-    {
-      bodyLimit: BATCH_BODY_LIMIT_BYTES,
-      schema: {
-        tags: ['memories'],
-        summary: 'Store many memories; refusals are reported by index and do not stop the rest',
-        params: OwnerParams,
-        body: MemoryBatchBody,
-        response: withErrors({ 200: RememberManyOut }),
-      },
-    },
-    async (request) => {
-      const { memories } = request.body as { memories?: unknown };
-      // The engine validates each item; the list itself is ours to check.
-      if (!Array.isArray(memories)) {
-        throw new KeepGraphError('invalid_input', 'memories: must be a list of memories', {
-          issues: [{ path: 'memories', message: 'must be a list of memories' }],
-        });
-      }
-      return engine.rememberMany(callerOf(request), request.params.ownerId, memories);
-    },
-  );
+  useCaseRoute('rememberMany')({
+    method: 'POST',
+    url: '/owners/:ownerId/memories::batch',
+    tags,
+    summary: 'Store many memories; refusals are reported by index and do not stop the rest',
+    params: OwnerParams,
+    body: MemoryBatchBody,
+    bodyLimit: BATCH_BODY_LIMIT_BYTES,
+    response: RememberManyOut,
+    args: ({ params, body }) => [params.ownerId, batchItems(body)],
+  }),
+  useCaseRoute('get')({
+    method: 'GET',
+    url: '/owners/:ownerId/memories/:id',
+    tags,
+    summary: 'Read one memory of this owner',
+    params: MemoryParams,
+    response: MemoryOut,
+    args: ({ params }) => [params.ownerId, params.id],
+  }),
+  useCaseRoute('lineage')({
+    method: 'GET',
+    url: '/owners/:ownerId/memories/:id/lineage',
+    tags,
+    summary: 'The derivation graph from a memory down to its episodes (graphology format)',
+    params: MemoryParams,
+    response: SerializedGraphOut,
+    args: ({ params }) => [params.ownerId, params.id],
+  }),
+  useCaseRoute('forget')({
+    method: 'DELETE',
+    url: '/owners/:ownerId/memories/:id',
+    tags: ['forget'],
+    summary: 'Forget a memory and everything derived from it; answers with a receipt',
+    params: MemoryParams,
+    response: ReceiptOut,
+    args: ({ params }) => [params.ownerId, [params.id]],
+  }),
+  useCaseRoute('exportPage')({
+    method: 'GET',
+    url: '/owners/:ownerId/export',
+    tags,
+    summary:
+      "One page of the owner's held memories, oldest first (operator or user); audited as a read",
+    description:
+      'Pass `next` of a page as `after` for the following one; `next` is null on the last.',
+    params: OwnerParams,
+    querystring: ExportQuery,
+    response: ExportPageOut,
+    args: ({ params, query }) => [params.ownerId, definedOnly(query)],
+  }),
+];
 
-  app.get(
-    '/owners/:ownerId/memories/:id',
-    {
-      schema: {
-        tags: ['memories'],
-        summary: 'Read one memory of this owner',
-        params: MemoryParams,
-        response: withErrors({ 200: MemoryOut }),
-      },
-    },
-    async (request) => engine.get(callerOf(request), request.params.ownerId, request.params.id),
-  );
-
-  app.get(
-    '/owners/:ownerId/memories/:id/lineage',
-    {
-      schema: {
-        tags: ['memories'],
-        summary: 'The derivation graph from a memory down to its episodes (graphology format)',
-        params: MemoryParams,
-        response: withErrors({ 200: SerializedGraphOut }),
-      },
-    },
-    async (request) => engine.lineage(callerOf(request), request.params.ownerId, request.params.id),
-  );
-
-  app.delete(
-    '/owners/:ownerId/memories/:id',
-    {
-      schema: {
-        tags: ['forget'],
-        summary: 'Forget a memory and everything derived from it; answers with a receipt',
-        params: MemoryParams,
-        response: withErrors({ 200: ReceiptOut }),
-      },
-    },
-    async (request) =>
-      engine.forget(callerOf(request), request.params.ownerId, [request.params.id]),
-  );
-};
+/** A query string's parameters without the absent ones (the engine's schemas are strict). */
+export function definedOnly<T extends Record<string, unknown>>(q: T): T {
+  return Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,7 +1,8 @@
-// Operator routes: the audit log, its verification, the KPIs, an expiry
-// run on demand and the job queues' figures. The engine refuses the first
-// four to any role but operator; the queue figures do not pass through the
-// engine, so their route checks the role itself with core's requireRole.
+// Operator routes: the audit log, its verification, the KPIs, an expiry run
+// on demand (use-cases the engine refuses to any role but operator) and the
+// job queues' figures. Those figures are the job runner's, not the memory
+// engine's, so their route is the one under /v1 that is not a use-case: it
+// checks the role itself with core's requireRole.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireRole, type QueueMetricsSource } from '@keepgraph/core';
@@ -15,72 +16,67 @@ import {
   withErrors,
 } from '../schemas/responses.ts';
 import type { RouteOptions } from './context.ts';
+import { definedOnly } from './memories.ts';
+import { useCaseRoute } from './use-case-route.ts';
 
-/** Options of {@link operateRoutes}: the shared ones plus where queue figures come from. */
-export interface OperateRouteOptions extends RouteOptions {
+const tags = ['operate'];
+
+export const operateRoutes = [
+  useCaseRoute('auditList')({
+    method: 'GET',
+    url: '/audit',
+    tags,
+    summary: 'Audit events in sequence order (operator)',
+    querystring: AuditQuery,
+    response: z.object({ events: z.array(AuditEventOut) }),
+    args: ({ query }) => [definedOnly(query)],
+    reply: (events) => ({ events }),
+  }),
+  useCaseRoute('auditVerify')({
+    method: 'GET',
+    url: '/audit/verify',
+    tags,
+    summary: 'Walk the hash chain and report the first edit or gap (operator)',
+    response: AuditVerifyOut,
+    args: () => [],
+  }),
+  useCaseRoute('kpis')({
+    method: 'GET',
+    url: '/kpis',
+    tags,
+    summary:
+      'Aggregate figures: attribution share, refusals, deletions, expiry on-schedule share (operator)',
+    response: KpisOut,
+    args: () => [],
+  }),
+  useCaseRoute('expireDue')({
+    method: 'POST',
+    url: '/expire',
+    tags,
+    summary: 'Purge what is due for expiry now, with the deletion cascade (operator)',
+    response: ExpiryRunOut,
+    args: () => [],
+  }),
+];
+
+/** Options of {@link queueRoutes}: the shared ones plus where queue figures come from. */
+export interface QueueRouteOptions extends RouteOptions {
   /** The job runner's figures; absent when the server runs without one. */
   queueMetrics?: QueueMetricsSource;
 }
 
-export const operateRoutes: FastifyPluginAsyncZod<OperateRouteOptions> = async (
+/** The routes under /v1 that are not use-cases, by `METHOD url` (checked by a test). */
+export const NOT_USE_CASE_ROUTES = ['GET /queues'] as const;
+
+export const queueRoutes: FastifyPluginAsyncZod<QueueRouteOptions> = async (
   app,
-  { engine, callerOf, queueMetrics },
+  { callerOf, queueMetrics },
 ) => {
-  app.get(
-    '/audit',
-    {
-      schema: {
-        tags: ['operate'],
-        summary: 'Audit events in sequence order (operator)',
-        querystring: AuditQuery,
-        response: withErrors({ 200: z.object({ events: z.array(AuditEventOut) }) }),
-      },
-    },
-    async (request) => ({ events: await engine.auditList(callerOf(request), request.query) }),
-  );
-
-  app.get(
-    '/audit/verify',
-    {
-      schema: {
-        tags: ['operate'],
-        summary: 'Walk the hash chain and report the first edit or gap (operator)',
-        response: withErrors({ 200: AuditVerifyOut }),
-      },
-    },
-    async (request) => engine.auditVerify(callerOf(request)),
-  );
-
-  app.get(
-    '/kpis',
-    {
-      schema: {
-        tags: ['operate'],
-        summary:
-          'Aggregate figures: attribution share, refusals, deletions, expiry on-schedule share (operator)',
-        response: withErrors({ 200: KpisOut }),
-      },
-    },
-    async (request) => engine.kpis(callerOf(request)),
-  );
-
-  app.post(
-    '/expire',
-    {
-      schema: {
-        tags: ['operate'],
-        summary: 'Purge what is due for expiry now, with the deletion cascade (operator)',
-        response: withErrors({ 200: ExpiryRunOut }),
-      },
-    },
-    async (request) => engine.expireDue(callerOf(request)),
-  );
-
   app.get(
     '/queues',
     {
       schema: {
-        tags: ['operate'],
+        tags,
         summary:
           'Per job queue: waiting, active, delayed, failed and completed counts, and recent processing times (operator)',
         description:

@@ -91,6 +91,11 @@ export const SessionContextQuery = z.object({
   topK: z.coerce.number().int().optional(),
 });
 
+export const ExportQuery = z.object({
+  after: z.string().optional().describe('The `next` of the previous page'),
+  limit: z.coerce.number().int().optional().describe('Memories a page, 1 to 1000 (default 500)'),
+});
+
 export const AuditQuery = z.object({
   ownerId: z.string().optional(),
   afterSeq: z.coerce.number().int().min(0).optional(),

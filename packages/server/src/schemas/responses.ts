@@ -17,6 +17,7 @@ import {
   type DeletionReceipt,
   type ErrorCode,
   type ExpiryRun,
+  type ExportPage,
   type ForgottenCheck,
   type Kpis,
   type Memory,
@@ -187,6 +188,12 @@ export const ForgottenOut = z.object({
     .describe("Only this owner's data was searched: another owner's id reads as forgotten"),
 });
 
+export const ExportPageOut = z.object({
+  ownerId: str,
+  memories: z.array(MemoryOut).describe('Held memories, oldest first'),
+  next: str.nullable().describe('Pass as `after` for the next page; null after the last'),
+});
+
 export const KvOut = z.object({ current: MemoryOut.nullable(), conflicts: z.array(MemoryOut) });
 
 export const SessionAppendOut = z.object({
@@ -322,6 +329,7 @@ export type ResponseSchemaChecks = [
   Check<Same<z.output<typeof SerializedGraphOut>, SerializedGraph>>,
   Check<Same<z.output<typeof ReceiptOut>, DeletionReceipt>>,
   Check<Same<z.output<typeof ForgottenOut>, ForgottenCheck>>,
+  Check<Same<z.output<typeof ExportPageOut>, ExportPage>>,
   Check<Same<z.output<typeof SessionAppendOut>, SessionAppendResult>>,
   Check<Same<z.output<typeof SessionContextOut>, SessionContext>>,
   Check<Same<z.output<typeof SessionDeletionOut>, SessionDeletion>>,

@@ -1,0 +1,111 @@
+// A route is a use-case of core's registry bound to a method and a URL: which
+// use-case, how its arguments come out of the request, and the schemas that
+// document and serialise it. One function registers them all (the handler
+// names the caller and calls the engine), so no route repeats handler
+// boilerplate and none can reach past the engine: a test checks that every
+// route under /v1 names a registry use-case (`config.useCase`).
+import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
+import type { z } from 'zod';
+import type { Caller, Engine, UseCaseName } from '@keepgraph/core';
+import { withErrors } from '../schemas/responses.ts';
+import type { RouteOptions } from './context.ts';
+
+/** The engine method's arguments after the caller. */
+export type UseCaseArgs<N extends UseCaseName> =
+  Parameters<Engine[N]> extends [Caller, ...infer A] ? A : never;
+
+/**
+ * The parts of a request a route reads its arguments from, as its schemas
+ * let them through (bodies the engine validates arrive as `unknown`; the
+ * engine parses every argument again either way).
+ */
+export interface RouteRequest<P = unknown, Q = unknown, B = unknown> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+type Out<S> = S extends z.ZodType ? z.output<S> : Record<string, never>;
+
+export interface UseCaseRoute<
+  N extends UseCaseName = UseCaseName,
+  P extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  /** The registry use-case this route runs. */
+  useCase: N;
+  method: HTTPMethods;
+  /** Under /v1. */
+  url: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  params?: P;
+  querystring?: Q;
+  body?: B;
+  bodyLimit?: number;
+  /** The success status (200 unless given) and its body's schema. */
+  status?: number;
+  response: z.ZodType;
+  args(request: RouteRequest<Out<P>, Out<Q>, Out<B>>): UseCaseArgs<N>;
+  /** Shape the engine's answer for HTTP (wrap a list, turn "nothing" into not_found). */
+  reply?(
+    result: Awaited<ReturnType<Engine[N]>>,
+    request: RouteRequest<Out<P>, Out<Q>, Out<B>>,
+  ): unknown;
+}
+
+/**
+ * Define a route: `useCaseRoute('forget')({ ... })`. Naming the use-case
+ * first fixes its argument types before TypeScript reads `args`, so an
+ * array literal there is checked as the engine method's argument list.
+ */
+export function useCaseRoute<N extends UseCaseName>(useCase: N) {
+  return <
+    P extends z.ZodType | undefined = undefined,
+    Q extends z.ZodType | undefined = undefined,
+    B extends z.ZodType | undefined = undefined,
+  >(
+    r: Omit<UseCaseRoute<N, P, Q, B>, 'useCase'>,
+  ): UseCaseRoute => ({ useCase, ...r }) as unknown as UseCaseRoute;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The registry use-case a route runs (set on every use-case route; tests read it). */
+    useCase?: UseCaseName;
+  }
+}
+
+export function registerUseCaseRoutes(
+  app: FastifyInstance,
+  routes: readonly UseCaseRoute[],
+  { engine, callerOf }: RouteOptions,
+): void {
+  for (const r of routes) {
+    const status = r.status ?? 200;
+    const call = engine[r.useCase] as (caller: Caller, ...args: unknown[]) => Promise<unknown>;
+    app.route({
+      method: r.method,
+      url: r.url,
+      ...(r.bodyLimit !== undefined && { bodyLimit: r.bodyLimit }),
+      config: { useCase: r.useCase },
+      schema: {
+        tags: r.tags,
+        summary: r.summary,
+        ...(r.description !== undefined && { description: r.description }),
+        ...(r.params && { params: r.params }),
+        ...(r.querystring && { querystring: r.querystring }),
+        ...(r.body && { body: r.body }),
+        response: withErrors({ [status]: r.response }),
+      },
+      handler: async (request: FastifyRequest, reply) => {
+        const req: RouteRequest = request;
+        const result = await call(callerOf(request), ...(r.args(req as never) as unknown[]));
+        void reply.status(status);
+        return r.reply ? r.reply(result as never, req as never) : result;
+      },
+    });
+  }
+}
