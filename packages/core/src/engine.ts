@@ -10,8 +10,8 @@ import { USE_CASES, type UseCaseName } from './use-cases/registry.ts';
 
 /** A use-case as an engine method: the caller, then its arguments in order. */
 export type EngineMethod<U> =
-  U extends UseCase<infer S, infer A, infer O, infer R>
-    ? (caller: Caller, ...args: PositionalArgs<S, A, O>) => Promise<R>
+  U extends UseCase<infer A, infer R>
+    ? (caller: Caller, ...args: PositionalArgs<A>) => Promise<R>
     : never;
 
 /** One method per use-case of the registry. */

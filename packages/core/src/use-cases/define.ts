@@ -1,9 +1,10 @@
-// How a use-case is defined: its roles, its input (one zod schema per
-// argument, in the engine's order) and its body, which receives the input
-// already parsed. The engine (engine.ts) checks the caller and the roles and
-// parses the input before any body runs, so no body repeats those lines;
-// interfaces (HTTP, CLI, later MCP) document their requests from the same
-// schemas. Each module defines its own use-cases; registry.ts lists them.
+// How a use-case is defined: what the caller is doing (for refusals), the
+// roles that may do it, its arguments (a name and a zod schema each, in the
+// engine method's order) and its body, which receives them parsed. The
+// engine (engine.ts) checks the caller and the roles and parses every
+// argument before a body runs, so no body repeats those lines; interfaces
+// (HTTP, CLI, later MCP) document their requests from the same schemas.
+// Modules define arguments and bodies; registry.ts names the use-cases.
 import { z } from 'zod';
 import { ROLES, type Role } from '../record.ts';
 import { checkOwner, parseInput, type Caller, type EngineDeps } from './deps.ts';
@@ -30,66 +31,79 @@ export const OPERATORS = ['operator'] as const satisfies readonly Role[];
 /** A tool writes what it observed; deleting memories is for people and agents. */
 export const DELETERS = ['operator', 'user', 'agent'] as const satisfies readonly Role[];
 
-type InputShape = Record<string, z.ZodType>;
-type Names<S> = readonly (keyof S & string)[];
-
-/** What a body receives: every argument parsed (defaults filled in). */
-export type ParsedInput<S extends InputShape> = { [K in keyof S]: z.output<S[K]> };
-
-type ArgsIn<S extends InputShape, N extends Names<S>> = {
-  -readonly [I in keyof N]: z.input<S[N[I]]>;
-};
-
-/** The engine method's arguments after the caller: required ones, then optional ones. */
-export type PositionalArgs<S extends InputShape, A extends Names<S>, O extends Names<S>> = [
-  ...ArgsIn<S, A>,
-  ...Partial<ArgsIn<S, O>>,
-];
-
-export interface UseCase<
-  S extends InputShape = InputShape,
-  A extends Names<S> = Names<S>,
-  O extends Names<S> = Names<S>,
-  R = unknown,
+/** One argument of a use-case: its name in the parsed input, its schema, whether it may be left out. */
+export interface Arg<
+  N extends string = string,
+  S extends z.ZodType = z.ZodType,
+  O extends boolean = boolean,
 > {
+  name: N;
+  schema: S;
+  optional: O;
+}
+
+export function arg<const N extends string, S extends z.ZodType>(
+  name: N,
+  schema: S,
+): Arg<N, S, false> {
+  return { name, schema, optional: false };
+}
+
+/** An argument callers may leave out (only after the required ones); `schema` parses `undefined`. */
+export function optionalArg<const N extends string, S extends z.ZodType>(
+  name: N,
+  schema: S,
+): Arg<N, S, true> {
+  return { name, schema, optional: true };
+}
+
+export type Args = readonly Arg[];
+
+/** What a body receives: every argument parsed (defaults filled in), by name. */
+export type ParsedArgs<A extends Args> = { [E in A[number] as E['name']]: z.output<E['schema']> };
+
+type Required<A> = A extends readonly [infer H extends Arg, ...infer T]
+  ? H['optional'] extends true
+    ? []
+    : [z.input<H['schema']>, ...Required<T>]
+  : [];
+type Optional<A> = A extends readonly [infer H extends Arg, ...infer T]
+  ? H['optional'] extends true
+    ? [z.input<H['schema']>, ...Optional<T>]
+    : Optional<T>
+  : [];
+
+/** The engine method's arguments after the caller: the required ones, then the optional ones. */
+export type PositionalArgs<A extends Args> = [...Required<A>, ...Partial<Optional<A>>];
+
+export interface UseCase<A extends Args = Args, R = unknown> {
   /** What the caller is doing, as a refusal says it: "forgetting a whole owner". */
   action: string;
   /** The caller roles that may run it; any other gets `forbidden_role` before it runs. */
   roles: readonly Role[];
-  /** One schema per argument. */
-  input: S;
-  /** The engine method's required arguments after the caller, in order. */
   args: A;
-  /** Then its optional ones, in order (a missing one is parsed from `undefined`). */
-  optionalArgs?: O;
-  run(deps: EngineDeps, caller: Caller, input: ParsedInput<S>): Promise<R>;
+  run(deps: EngineDeps, caller: Caller, input: ParsedArgs<A>): Promise<R>;
 }
 
-export function defineUseCase<
-  const S extends InputShape,
-  const A extends Names<S>,
-  R,
-  const O extends Names<S> = [],
->(u: UseCase<S, A, O, R>): UseCase<S, A, O, R> {
-  return u;
-}
-
-/** Every argument name of a use-case, in the engine's order. */
-export function argumentNames(u: UseCase): string[] {
-  return [...u.args, ...(u.optionalArgs ?? [])];
+/** One row of the registry: `defineUseCase('recalling', EVERYONE, RecallArgs, recall)`. */
+export function defineUseCase<const A extends Args, R>(
+  action: string,
+  roles: readonly Role[],
+  args: A,
+  run: (deps: EngineDeps, caller: Caller, input: ParsedArgs<A>) => Promise<R>,
+): UseCase<A, R> {
+  return { action, roles, args, run };
 }
 
 /**
  * Parse positional arguments into a use-case's input, in order, so the first
- * bad argument is the one reported (the owner before the body, as before).
- * Each argument is parsed on its own: error paths stay relative to it
- * (`text`, not `input.text`).
+ * bad argument is the one reported (the owner before the body). Each is
+ * parsed on its own: error paths stay relative to it (`text`, not `input.text`).
  */
-export function parseUseCaseInput(u: UseCase, args: readonly unknown[]): Record<string, unknown> {
+export function parseUseCaseInput(u: UseCase, values: readonly unknown[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [i, name] of argumentNames(u).entries()) {
-    const schema = u.input[name]!;
-    out[name] = schema === OWNER_ID ? checkOwner(args[i]) : parseInput(schema, args[i]);
+  for (const [i, a] of u.args.entries()) {
+    out[a.name] = a.schema === OWNER_ID ? checkOwner(values[i]) : parseInput(a.schema, values[i]);
   }
   return out;
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { isHeldAt } from '../liveness.ts';
 import { copyMemory, identifierSchema, type Memory } from '../record.ts';
 import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
-import { OWNER_ID, PEOPLE, defineUseCase, type ParsedInput } from './define.ts';
+import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** The most memories one export page holds. */
 export const MAX_EXPORT_PAGE = 1000;
@@ -29,12 +29,15 @@ export interface ExportPage {
   next: string | null;
 }
 
-const ExportPageInput = { ownerId: OWNER_ID, options: ExportPageSchema.prefault({}) };
+export const ExportPageArgs = [
+  arg('ownerId', OWNER_ID),
+  optionalArg('options', ExportPageSchema.prefault({})),
+] as const;
 
-async function exportPage(
+export async function exportPage(
   deps: EngineDeps,
   caller: Caller,
-  { ownerId, options: opts }: ParsedInput<typeof ExportPageInput>,
+  { ownerId, options: opts }: ParsedArgs<typeof ExportPageArgs>,
 ): Promise<ExportPage> {
   const at = deps.clock.now().toISOString();
   const ids = await deps.store.listIds(ownerId, {
@@ -58,12 +61,3 @@ async function exportPage(
     next: ids.length < opts.limit ? null : ids[ids.length - 1]!,
   };
 }
-
-export const exportPageUseCase = defineUseCase({
-  action: "exporting an owner's memories",
-  roles: PEOPLE,
-  input: ExportPageInput,
-  args: ['ownerId'],
-  optionalArgs: ['options'],
-  run: exportPage,
-});

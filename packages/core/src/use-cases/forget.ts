@@ -7,15 +7,7 @@ import { DELETION_AUDIT_TYPE } from '../ports/cascade-audit.ts';
 import type { DeletionReason, DeletionReceipt, Trace } from '../ports/memory-store.ts';
 import { z } from 'zod';
 import { IdListSchema, auditEvent, type Caller, type EngineDeps } from './deps.ts';
-import {
-  DELETERS,
-  EVERYONE,
-  OPERATORS,
-  OWNER_ID,
-  PEOPLE,
-  defineUseCase,
-  type ParsedInput,
-} from './define.ts';
+import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** Merge receipts of several cascades into one (forgetOwner, expiry, revoke). */
 export function mergeReceipts(
@@ -75,25 +67,26 @@ export async function cascade(
   return receipt;
 }
 
-export const forgetUseCase = defineUseCase({
-  action: 'forgetting memories',
-  roles: DELETERS,
-  input: {
-    ownerId: OWNER_ID,
-    ids: IdListSchema.min(1, 'name at least one memory id to forget'),
-  },
-  args: ['ownerId', 'ids'],
-  run: (deps, caller, { ownerId, ids }) =>
-    cascade(deps, caller, ownerId, [...new Set(ids)], 'forget'),
-});
+export const ForgetArgs = [
+  arg('ownerId', OWNER_ID),
+  arg('ids', IdListSchema.min(1, 'name at least one memory id to forget')),
+] as const;
 
-const OwnerInput = { ownerId: OWNER_ID };
-
-/** Delete everything an owner has. Operators and the user themself may do it. */
-async function forgetOwner(
+export function forget(
   deps: EngineDeps,
   caller: Caller,
-  { ownerId }: ParsedInput<typeof OwnerInput>,
+  { ownerId, ids }: ParsedArgs<typeof ForgetArgs>,
+): Promise<DeletionReceipt> {
+  return cascade(deps, caller, ownerId, [...new Set(ids)], 'forget');
+}
+
+export const OwnerArgs = [arg('ownerId', OWNER_ID)] as const;
+
+/** Delete everything an owner has. Operators and the user themself may do it. */
+export async function forgetOwner(
+  deps: EngineDeps,
+  caller: Caller,
+  { ownerId }: ParsedArgs<typeof OwnerArgs>,
 ): Promise<DeletionReceipt> {
   const ids = await deps.store.listIds(ownerId);
   const receipts =
@@ -140,12 +133,15 @@ const VerifySchema = z.object({
 });
 
 /** Delete every memory whose origin (own or inherited) names this URL, document or tool. */
-const RevokeSourceInput = { ownerId: OWNER_ID, source: RevokeSourceSchema };
+export const RevokeSourceArgs = [
+  arg('ownerId', OWNER_ID),
+  arg('source', RevokeSourceSchema),
+] as const;
 
-async function revokeSource(
+export async function revokeSource(
   deps: EngineDeps,
   caller: Caller,
-  { ownerId, source }: ParsedInput<typeof RevokeSourceInput>,
+  { ownerId, source }: ParsedArgs<typeof RevokeSourceArgs>,
 ): Promise<DeletionReceipt> {
   const ids = await deps.store.findBySource(ownerId, source);
   if (ids.length === 0) {
@@ -168,12 +164,12 @@ export interface ForgottenCheck {
 }
 
 /** Look for the ids and content hashes everywhere the store keeps anything. */
-const VerifyInput = { ownerId: OWNER_ID, what: VerifySchema };
+export const VerifyArgs = [arg('ownerId', OWNER_ID), arg('what', VerifySchema)] as const;
 
-async function verifyForgotten(
+export async function verifyForgotten(
   deps: EngineDeps,
   _caller: Caller,
-  { ownerId, what }: ParsedInput<typeof VerifyInput>,
+  { ownerId, what }: ParsedArgs<typeof VerifyArgs>,
 ): Promise<ForgottenCheck> {
   if (what.ids.length === 0 && (what.contentHashes?.length ?? 0) === 0) {
     throw new KeepGraphError('invalid_input', 'name ids or content hashes to verify');
@@ -218,14 +214,17 @@ export interface ExpiryRun {
  * scheduled and actual purge times in the audit log so the on-schedule share
  * is measured. Retrieval already excludes them at query time.
  */
-const ExpireInput = {
-  options: z.strictObject({ limit: z.number().int().min(1).max(100_000).optional() }).prefault({}),
-};
+export const ExpireArgs = [
+  optionalArg(
+    'options',
+    z.strictObject({ limit: z.number().int().min(1).max(100_000).optional() }).prefault({}),
+  ),
+] as const;
 
-async function expireDue(
+export async function expireDue(
   deps: EngineDeps,
   caller: Caller,
-  { options: opts }: ParsedInput<typeof ExpireInput>,
+  { options: opts }: ParsedArgs<typeof ExpireArgs>,
 ): Promise<ExpiryRun> {
   const now = deps.clock.now();
   const due = await deps.store.dueForExpiry(now.toISOString(), opts.limit ?? 1000);
@@ -257,36 +256,3 @@ async function expireDue(
   }
   return { purged: lagsMs.length, owners: byOwner.size, lagsMs, receipts };
 }
-
-export const forgetOwnerUseCase = defineUseCase({
-  action: 'forgetting a whole owner',
-  roles: PEOPLE,
-  input: OwnerInput,
-  args: ['ownerId'],
-  run: forgetOwner,
-});
-
-export const revokeSourceUseCase = defineUseCase({
-  action: 'revoking a source',
-  roles: PEOPLE,
-  input: RevokeSourceInput,
-  args: ['ownerId', 'source'],
-  run: revokeSource,
-});
-
-export const verifyForgottenUseCase = defineUseCase({
-  action: 'verifying a deletion',
-  roles: EVERYONE,
-  input: VerifyInput,
-  args: ['ownerId', 'what'],
-  run: verifyForgotten,
-});
-
-export const expireDueUseCase = defineUseCase({
-  action: 'running expiry',
-  roles: OPERATORS,
-  input: ExpireInput,
-  args: [],
-  optionalArgs: ['options'],
-  run: expireDue,
-});

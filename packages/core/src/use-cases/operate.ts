@@ -5,23 +5,26 @@ import { verifyAuditChain, type AuditEvent, type AuditVerification } from '../au
 import { z } from 'zod';
 import { identifierSchema } from '../record.ts';
 import type { Caller, EngineDeps } from './deps.ts';
-import { OPERATORS, defineUseCase, type ParsedInput } from './define.ts';
+import { optionalArg, type ParsedArgs } from './define.ts';
 
-const AuditListInput = {
-  filter: z
-    .strictObject({
-      ownerId: identifierSchema('ownerId').optional(),
-      afterSeq: z.number().int().min(0).optional(),
-      /** At most 1000 events a page (more is read as 1000). */
-      limit: z.number().int().min(1).optional(),
-    })
-    .prefault({}),
-};
+export const AuditListArgs = [
+  optionalArg(
+    'filter',
+    z
+      .strictObject({
+        ownerId: identifierSchema('ownerId').optional(),
+        afterSeq: z.number().int().min(0).optional(),
+        /** At most 1000 events a page (more is read as 1000). */
+        limit: z.number().int().min(1).optional(),
+      })
+      .prefault({}),
+  ),
+] as const;
 
-async function auditList(
+export async function auditList(
   deps: EngineDeps,
   _caller: Caller,
-  { filter: opts }: ParsedInput<typeof AuditListInput>,
+  { filter: opts }: ParsedArgs<typeof AuditListArgs>,
 ): Promise<AuditEvent[]> {
   return deps.store.listAudit({
     ownerId: opts.ownerId,
@@ -31,7 +34,7 @@ async function auditList(
 }
 
 /** Walk the whole chain in pages and verify every link. */
-async function auditVerify(deps: EngineDeps): Promise<AuditVerification> {
+export async function auditVerify(deps: EngineDeps): Promise<AuditVerification> {
   const all: AuditEvent[] = [];
   let afterSeq = 0;
   for (;;) {
@@ -70,20 +73,23 @@ export interface Kpis {
  * With `ownerId`, the audit-based figures (refusals, writes, deletions,
  * reads, expiry) are that owner's; the store counts stay global.
  */
-const KpisInput = {
-  options: z
-    .strictObject({
-      /** How late an expiry may be and still count as on schedule. */
-      toleranceMs: z.number().int().min(0).optional(),
-      ownerId: identifierSchema('ownerId').optional(),
-    })
-    .prefault({}),
-};
+export const KpisArgs = [
+  optionalArg(
+    'options',
+    z
+      .strictObject({
+        /** How late an expiry may be and still count as on schedule. */
+        toleranceMs: z.number().int().min(0).optional(),
+        ownerId: identifierSchema('ownerId').optional(),
+      })
+      .prefault({}),
+  ),
+] as const;
 
-async function kpis(
+export async function kpis(
   deps: EngineDeps,
   _caller: Caller,
-  { options: opts }: ParsedInput<typeof KpisInput>,
+  { options: opts }: ParsedArgs<typeof KpisArgs>,
 ): Promise<Kpis> {
   const toleranceMs = opts.toleranceMs ?? 60_000;
   const counts = await deps.store.counts();
@@ -139,29 +145,3 @@ async function kpis(
     auditEvents: events,
   };
 }
-
-export const auditListUseCase = defineUseCase({
-  action: 'reading the audit log',
-  roles: OPERATORS,
-  input: AuditListInput,
-  args: [],
-  optionalArgs: ['filter'],
-  run: auditList,
-});
-
-export const auditVerifyUseCase = defineUseCase({
-  action: 'verifying the audit log',
-  roles: OPERATORS,
-  input: {},
-  args: [],
-  run: auditVerify,
-});
-
-export const kpisUseCase = defineUseCase({
-  action: 'reading KPIs',
-  roles: OPERATORS,
-  input: KpisInput,
-  args: [],
-  optionalArgs: ['options'],
-  run: kpis,
-});

@@ -32,7 +32,7 @@ import { lendScoreToReplies } from '../session-replies.ts';
 import { queryTimeWindows } from '../query-time.ts';
 import { renderMemoriesForPrompt } from '../render-context.ts';
 import { IdSchema, auditEvent, type Caller, type EngineDeps } from './deps.ts';
-import { EVERYONE, OWNER_ID, defineUseCase, uncheckedArg, type ParsedInput } from './define.ts';
+import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
 
 export const RecallOptionsSchema = z.strictObject({
   recipe: z.enum(RECALL_RECIPE_NAMES as [RecallRecipe, ...RecallRecipe[]]).default('default'),
@@ -78,16 +78,16 @@ export function resolveRecallConfig(opts: z.output<typeof RecallOptionsSchema>):
   };
 }
 
-export const RecallInput = {
-  ownerId: OWNER_ID,
-  query: uncheckedArg(QuerySchema),
-  options: RecallOptionsSchema.prefault({}),
-};
+export const RecallArgs = [
+  arg('ownerId', OWNER_ID),
+  arg('query', uncheckedArg(QuerySchema)),
+  optionalArg('options', RecallOptionsSchema.prefault({})),
+] as const;
 
 export async function recall(
   deps: EngineDeps,
   caller: Caller,
-  { ownerId, query, options: opts }: ParsedInput<typeof RecallInput>,
+  { ownerId, query, options: opts }: ParsedArgs<typeof RecallArgs>,
 ): Promise<RecallResult> {
   const config = resolveRecallConfig(opts);
   const clockNow = deps.clock.now();
@@ -227,12 +227,12 @@ export async function recall(
   };
 }
 
-const MemoryIdInput = { ownerId: OWNER_ID, id: IdSchema };
+export const MemoryIdArgs = [arg('ownerId', OWNER_ID), arg('id', IdSchema)] as const;
 
 export async function getMemory(
   deps: EngineDeps,
   _caller: Caller,
-  { ownerId, id }: ParsedInput<typeof MemoryIdInput>,
+  { ownerId, id }: ParsedArgs<typeof MemoryIdArgs>,
 ): Promise<Memory> {
   const m = await deps.store.getById(ownerId, id);
   if (!m) throw new KeepGraphError('not_found', `no memory ${id} for this owner`);
@@ -240,12 +240,12 @@ export async function getMemory(
 }
 
 /** The current value under (owner, key), or null; never another owner's. */
-const KeyInput = { ownerId: OWNER_ID, key: identifierSchema('key') };
+export const KeyArgs = [arg('ownerId', OWNER_ID), arg('key', identifierSchema('key'))] as const;
 
 export async function getByKey(
   deps: EngineDeps,
   _caller: Caller,
-  { ownerId, key }: ParsedInput<typeof KeyInput>,
+  { ownerId, key }: ParsedArgs<typeof KeyArgs>,
 ): Promise<{ current: Memory | null; conflicts: Memory[] }> {
   const at = deps.clock.now().toISOString();
   const live = (await deps.store.getByKey(ownerId, key)).filter(
@@ -270,7 +270,7 @@ export interface SerializedGraph {
 export async function lineage(
   deps: EngineDeps,
   _caller: Caller,
-  { ownerId, id }: ParsedInput<typeof MemoryIdInput>,
+  { ownerId, id }: ParsedArgs<typeof MemoryIdArgs>,
 ): Promise<SerializedGraph> {
   const root = await deps.store.getById(ownerId, id);
   if (!root) throw new KeepGraphError('not_found', `no memory ${id} for this owner`);
@@ -329,7 +329,7 @@ export interface WhyResult extends RecallResult {
 export async function why(
   deps: EngineDeps,
   caller: Caller,
-  input: ParsedInput<typeof RecallInput>,
+  input: ParsedArgs<typeof RecallArgs>,
 ): Promise<WhyResult> {
   const r = await recall(deps, caller, input);
   const lineageById: Record<string, SerializedGraph> = {};
@@ -339,45 +339,3 @@ export async function why(
   for (const id of ids) lineageById[id] = await lineage(deps, caller, { ownerId: r.ownerId, id });
   return { ...r, lineage: lineageById, prompt: renderMemoriesForPrompt(r.results) };
 }
-
-export const recallUseCase = defineUseCase({
-  action: 'recalling',
-  roles: EVERYONE,
-  input: RecallInput,
-  args: ['ownerId', 'query'],
-  optionalArgs: ['options'],
-  run: recall,
-});
-
-export const whyUseCase = defineUseCase({
-  action: 'explaining a recall',
-  roles: EVERYONE,
-  input: RecallInput,
-  args: ['ownerId', 'query'],
-  optionalArgs: ['options'],
-  run: why,
-});
-
-export const getUseCase = defineUseCase({
-  action: 'reading a memory',
-  roles: EVERYONE,
-  input: MemoryIdInput,
-  args: ['ownerId', 'id'],
-  run: getMemory,
-});
-
-export const lineageUseCase = defineUseCase({
-  action: 'reading a lineage',
-  roles: EVERYONE,
-  input: MemoryIdInput,
-  args: ['ownerId', 'id'],
-  run: lineage,
-});
-
-export const getByKeyUseCase = defineUseCase({
-  action: 'reading by key',
-  roles: EVERYONE,
-  input: KeyInput,
-  args: ['ownerId', 'key'],
-  run: getByKey,
-});

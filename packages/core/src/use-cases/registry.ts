@@ -1,51 +1,75 @@
-// Every use-case, by the engine method name it gets. Each is defined once,
-// beside its body (defineUseCase: roles, input schemas, run); the engine is
+// Every use-case, one row each: the engine method's name, what the caller is
+// doing (as a refusal says it), the roles that may do it, its arguments and
+// its body (both beside the body, in the use-case's module). The engine is
 // derived from this table (engine.ts lists nothing by hand) and checks the
-// caller, the declared roles and the input before a body runs. The HTTP
-// routes, the CLI and later the MCP tools call through the engine, and tests
-// check that each of them names a use-case of this table.
-import { exportPageUseCase } from './export.ts';
+// caller, the roles and the arguments before a body runs. HTTP routes and
+// CLI commands name the use-case they run, and tests check that they do.
+import { ExportPageArgs, exportPage } from './export.ts';
 import {
-  expireDueUseCase,
-  forgetOwnerUseCase,
-  forgetUseCase,
-  revokeSourceUseCase,
-  verifyForgottenUseCase,
+  ExpireArgs,
+  ForgetArgs,
+  OwnerArgs,
+  RevokeSourceArgs,
+  VerifyArgs,
+  expireDue,
+  forget,
+  forgetOwner,
+  revokeSource,
+  verifyForgotten,
 } from './forget.ts';
-import { auditListUseCase, auditVerifyUseCase, kpisUseCase } from './operate.ts';
+import { AuditListArgs, KpisArgs, auditList, auditVerify, kpis } from './operate.ts';
 import {
-  getByKeyUseCase,
-  getUseCase,
-  lineageUseCase,
-  recallUseCase,
-  whyUseCase,
+  KeyArgs,
+  MemoryIdArgs,
+  RecallArgs,
+  getByKey,
+  getMemory,
+  lineage,
+  recall,
+  why,
 } from './recall.ts';
-import { putByKeyUseCase, rememberManyUseCase, rememberUseCase } from './remember.ts';
-import { deleteSessionUseCase, sessionAppendUseCase, sessionContextUseCase } from './session.ts';
+import {
+  PutByKeyArgs,
+  RememberArgs,
+  RememberManyArgs,
+  putByKey,
+  remember,
+  rememberMany,
+} from './remember.ts';
+import {
+  DeleteSessionArgs,
+  SessionAppendArgs,
+  SessionContextArgs,
+  deleteSession,
+  sessionAppend,
+  sessionContext,
+} from './session.ts';
+import { DELETERS, EVERYONE, OPERATORS, PEOPLE, defineUseCase as uc } from './define.ts';
 
 export { defineUseCase, type UseCase } from './define.ts';
 
+// prettier-ignore
 export const USE_CASES = {
-  remember: rememberUseCase,
-  rememberMany: rememberManyUseCase,
-  putByKey: putByKeyUseCase,
-  recall: recallUseCase,
-  why: whyUseCase,
-  get: getUseCase,
-  lineage: lineageUseCase,
-  getByKey: getByKeyUseCase,
-  exportPage: exportPageUseCase,
-  forget: forgetUseCase,
-  forgetOwner: forgetOwnerUseCase,
-  revokeSource: revokeSourceUseCase,
-  verifyForgotten: verifyForgottenUseCase,
-  expireDue: expireDueUseCase,
-  sessionAppend: sessionAppendUseCase,
-  sessionContext: sessionContextUseCase,
-  deleteSession: deleteSessionUseCase,
-  auditList: auditListUseCase,
-  auditVerify: auditVerifyUseCase,
-  kpis: kpisUseCase,
+  remember: uc('writing a memory', EVERYONE, RememberArgs, remember),
+  rememberMany: uc('writing memories', EVERYONE, RememberManyArgs, rememberMany),
+  putByKey: uc('putting a value by key', EVERYONE, PutByKeyArgs, putByKey),
+  recall: uc('recalling', EVERYONE, RecallArgs, recall),
+  why: uc('explaining a recall', EVERYONE, RecallArgs, why),
+  get: uc('reading a memory', EVERYONE, MemoryIdArgs, getMemory),
+  lineage: uc('reading a lineage', EVERYONE, MemoryIdArgs, lineage),
+  getByKey: uc('reading by key', EVERYONE, KeyArgs, getByKey),
+  exportPage: uc("exporting an owner's memories", PEOPLE, ExportPageArgs, exportPage),
+  forget: uc('forgetting memories', DELETERS, ForgetArgs, forget),
+  forgetOwner: uc('forgetting a whole owner', PEOPLE, OwnerArgs, forgetOwner),
+  revokeSource: uc('revoking a source', PEOPLE, RevokeSourceArgs, revokeSource),
+  verifyForgotten: uc('verifying a deletion', EVERYONE, VerifyArgs, verifyForgotten),
+  expireDue: uc('running expiry', OPERATORS, ExpireArgs, expireDue),
+  sessionAppend: uc('appending to a session', EVERYONE, SessionAppendArgs, sessionAppend),
+  sessionContext: uc('reading a session context', EVERYONE, SessionContextArgs, sessionContext),
+  deleteSession: uc('deleting session messages', DELETERS, DeleteSessionArgs, deleteSession),
+  auditList: uc('reading the audit log', OPERATORS, AuditListArgs, auditList),
+  auditVerify: uc('verifying the audit log', OPERATORS, [], auditVerify),
+  kpis: uc('reading KPIs', OPERATORS, KpisArgs, kpis),
 } as const;
 
 export type UseCaseName = keyof typeof USE_CASES;

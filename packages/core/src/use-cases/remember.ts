@@ -22,7 +22,7 @@ import type { AuditEventInput } from '../audit.ts';
 import type { KeyExpectation, MemoryWrite } from '../ports/memory-store.ts';
 import { z } from 'zod';
 import { auditEvent, parseInput, type Caller, type EngineDeps } from './deps.ts';
-import { EVERYONE, OWNER_ID, defineUseCase, uncheckedArg, type ParsedInput } from './define.ts';
+import { OWNER_ID, arg, uncheckedArg, type ParsedArgs } from './define.ts';
 import { evictOverCap } from './forget.ts';
 import { embeddingText } from '../indexed-text.ts';
 import { triggeredJobs } from '../jobs/triggers.ts';
@@ -271,12 +271,15 @@ export function isAuditedRefusal(e: unknown): e is KeepGraphError {
 }
 
 /** Store one memory, or throw a KeepGraphError with a code (refusals are audited). */
-const RememberInput = { ownerId: OWNER_ID, input: uncheckedArg(MemoryInputSchema) };
+export const RememberArgs = [
+  arg('ownerId', OWNER_ID),
+  arg('input', uncheckedArg(MemoryInputSchema)),
+] as const;
 
 export async function remember(
   deps: EngineDeps,
   caller: Caller,
-  { ownerId, input }: ParsedInput<typeof RememberInput>,
+  { ownerId, input }: ParsedArgs<typeof RememberArgs>,
 ): Promise<RememberResult> {
   const now = deps.clock.now();
   let prepared: Awaited<ReturnType<typeof prepareWrite>>;
@@ -306,14 +309,6 @@ export async function remember(
   return { memory: copyMemory(prepared.memory), superseded: prepared.supersede[0]?.id ?? null };
 }
 
-export const rememberUseCase = defineUseCase({
-  action: 'writing a memory',
-  roles: EVERYONE,
-  input: RememberInput,
-  args: ['ownerId', 'input'],
-  run: remember,
-});
-
 /** How often a keyed write decides again after losing a race for its key before it gives up. */
 export const KEY_RACE_ATTEMPTS = 100;
 
@@ -342,26 +337,26 @@ export async function writeDecidingAgain(
 /** The most memories one rememberMany call takes (every interface: HTTP, import, SDKs). */
 export const MAX_BATCH = 1000;
 
+export const PutByKeyArgs = [
+  arg('ownerId', OWNER_ID),
+  arg('key', z.custom<string>()),
+  // A memory input without its key; parsed as a whole memory below, so the
+  // key from the argument wins over one in the body.
+  arg(
+    'input',
+    uncheckedArg(z.custom<Omit<MemoryInput, 'key' | 'kind'> & { kind?: MemoryInput['kind'] }>()),
+  ),
+] as const;
+
 /** Put a value under (owner, key): a `kv` memory unless another kind is given. */
-export const putByKeyUseCase = defineUseCase({
-  action: 'putting a value by key',
-  roles: EVERYONE,
-  input: {
-    ownerId: OWNER_ID,
-    key: z.custom<string>(),
-    // A memory input without its key; parsed as a whole memory below, so the
-    // key from the argument wins over one in the body.
-    input: uncheckedArg(
-      z.custom<Omit<MemoryInput, 'key' | 'kind'> & { kind?: MemoryInput['kind'] }>(),
-    ),
-  },
-  args: ['ownerId', 'key', 'input'],
-  run: (deps, caller, { ownerId, key, input }) =>
-    remember(deps, caller, {
-      ownerId,
-      input: parseInput(MemoryInputSchema, { kind: 'kv', ...input, key }),
-    }),
-});
+export function putByKey(
+  deps: EngineDeps,
+  caller: Caller,
+  { ownerId, key, input }: ParsedArgs<typeof PutByKeyArgs>,
+): Promise<RememberResult> {
+  const memory = parseInput(MemoryInputSchema, { kind: 'kv', ...input, key });
+  return remember(deps, caller, { ownerId, input: memory });
+}
 
 /**
  * Store many memories of one owner with batched embeddings: the import and
@@ -370,16 +365,16 @@ export const putByKeyUseCase = defineUseCase({
  * an item may name an earlier one in derivedFrom only after it is stored:
  * split such batches.
  */
-const RememberManyInput = {
-  ownerId: OWNER_ID,
+export const RememberManyArgs = [
+  arg('ownerId', OWNER_ID),
   // Each item is parsed on its own below, so one bad item fails alone.
-  items: z.custom<readonly unknown[]>(),
-};
+  arg('items', z.custom<readonly unknown[]>()),
+] as const;
 
 export async function rememberMany(
   deps: EngineDeps,
   caller: Caller,
-  { ownerId, items: raws }: ParsedInput<typeof RememberManyInput>,
+  { ownerId, items: raws }: ParsedArgs<typeof RememberManyArgs>,
 ): Promise<RememberManyResult> {
   if (!Array.isArray(raws) || raws.length === 0 || raws.length > MAX_BATCH)
     throw new KeepGraphError(
@@ -444,11 +439,3 @@ export async function rememberMany(
   }
   return { stored: ok.map((o) => copyMemory(o.p.memory)), failed };
 }
-
-export const rememberManyUseCase = defineUseCase({
-  action: 'writing memories',
-  roles: EVERYONE,
-  input: RememberManyInput,
-  args: ['ownerId', 'items'],
-  run: rememberMany,
-});

@@ -8,14 +8,7 @@ import { evaluateSessionMessage, evaluateStoredFields, sessionCap } from '../pol
 import type { SessionMessage } from '../ports/memory-store.ts';
 import { identifierSchema } from '../record.ts';
 import { auditEvent, parseInput, type Caller, type EngineDeps } from './deps.ts';
-import {
-  DELETERS,
-  EVERYONE,
-  OWNER_ID,
-  defineUseCase,
-  uncheckedArg,
-  type ParsedInput,
-} from './define.ts';
+import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
 import { renderContextForPrompt } from '../render-context.ts';
 import { RecallOptionsSchema, recall, type RecallResult } from './recall.ts';
 import { refusalEvent, remember } from './remember.ts';
@@ -44,16 +37,16 @@ export interface SessionAppendResult {
   rememberedIds: string[];
 }
 
-const SessionAppendInput = {
-  ownerId: OWNER_ID,
-  sessionId: SessionIdSchema,
-  input: uncheckedArg(SessionAppendSchema),
-};
+export const SessionAppendArgs = [
+  arg('ownerId', OWNER_ID),
+  arg('sessionId', SessionIdSchema),
+  arg('input', uncheckedArg(SessionAppendSchema)),
+] as const;
 
-async function sessionAppend(
+export async function sessionAppend(
   deps: EngineDeps,
   caller: Caller,
-  { ownerId, sessionId, input }: ParsedInput<typeof SessionAppendInput>,
+  { ownerId, sessionId, input }: ParsedArgs<typeof SessionAppendArgs>,
 ): Promise<SessionAppendResult> {
   const cap = sessionCap(deps.policy);
   // Invariant 9: the buffer hands messages back in their roles, so only the
@@ -172,18 +165,18 @@ export interface SessionContext {
   prompt: string;
 }
 
-const SessionContextInput = {
-  ownerId: OWNER_ID,
-  sessionId: SessionIdSchema,
+export const SessionContextArgs = [
+  arg('ownerId', OWNER_ID),
+  arg('sessionId', SessionIdSchema),
   /** When given (and not blank), long-term memories are recalled for it. */
-  query: z.string().max(4000).optional(),
-  options: RecallOptionsSchema.prefault({}),
-};
+  optionalArg('query', z.string().max(4000).optional()),
+  optionalArg('options', RecallOptionsSchema.prefault({})),
+] as const;
 
-async function sessionContext(
+export async function sessionContext(
   deps: EngineDeps,
   caller: Caller,
-  { ownerId, sessionId, query, options: opts }: ParsedInput<typeof SessionContextInput>,
+  { ownerId, sessionId, query, options: opts }: ParsedArgs<typeof SessionContextArgs>,
 ): Promise<SessionContext> {
   const cap = sessionCap(deps.policy);
   const now = deps.clock.now().toISOString();
@@ -233,16 +226,16 @@ const SeqSchema = z.union(
  * long-term memories kept from it stay: forgetting those is `forget`.
  * Audited as a deletion with the session id's keyed hash.
  */
-const DeleteSessionInput = {
-  ownerId: OWNER_ID,
-  sessionId: SessionIdSchema,
-  seq: SeqSchema.optional(),
-};
+export const DeleteSessionArgs = [
+  arg('ownerId', OWNER_ID),
+  arg('sessionId', SessionIdSchema),
+  optionalArg('seq', SeqSchema.optional()),
+] as const;
 
-async function deleteSession(
+export async function deleteSession(
   deps: EngineDeps,
   caller: Caller,
-  { ownerId, sessionId, seq }: ParsedInput<typeof DeleteSessionInput>,
+  { ownerId, sessionId, seq }: ParsedArgs<typeof DeleteSessionArgs>,
 ): Promise<SessionDeletion> {
   const n = await deps.store.deleteSessionMessages(ownerId, {
     sessionId,
@@ -259,29 +252,3 @@ async function deleteSession(
   ]);
   return { ownerId, sessionId, seq: seq ?? null, sessionMessagesDeleted: n };
 }
-
-export const sessionAppendUseCase = defineUseCase({
-  action: 'appending to a session',
-  roles: EVERYONE,
-  input: SessionAppendInput,
-  args: ['ownerId', 'sessionId', 'input'],
-  run: sessionAppend,
-});
-
-export const sessionContextUseCase = defineUseCase({
-  action: 'reading a session context',
-  roles: EVERYONE,
-  input: SessionContextInput,
-  args: ['ownerId', 'sessionId'],
-  optionalArgs: ['query', 'options'],
-  run: sessionContext,
-});
-
-export const deleteSessionUseCase = defineUseCase({
-  action: 'deleting session messages',
-  roles: DELETERS,
-  input: DeleteSessionInput,
-  args: ['ownerId', 'sessionId'],
-  optionalArgs: ['seq'],
-  run: deleteSession,
-});
