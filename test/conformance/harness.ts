@@ -2,6 +2,7 @@
 // per-test fixture (engine over that store, a manual clock, the
 // real embedding model, fresh random owner ids).
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import {
   ManualClock,
   createEngine,
@@ -65,6 +66,28 @@ export async function makeFixture(
   const clock = new ManualClock(tweak.start ?? new Date().toISOString());
   const engine = createEngine({ store: sut.store, embedder, policy, clock });
   return { engine, clock, sut, policy, owner: () => `owner-${randomUUID()}` };
+}
+
+/**
+ * The fixture of a describe block: made in its beforeAll on a fresh store,
+ * closed in its afterAll. Returned at once as a stand-in that reads the
+ * fixture once it exists, so a suite writes `const f = sharedFixture(opts)`.
+ */
+export function sharedFixture(
+  opts: ConformanceOptions,
+  tweak: Parameters<typeof makeFixture>[2] = {},
+): Fixture {
+  let fixture: Fixture | undefined;
+  beforeAll(async () => {
+    fixture = await makeFixture(opts, await opts.makeStore(), tweak);
+  });
+  afterAll(() => fixture?.sut.close());
+  return new Proxy({} as Fixture, {
+    get(_t, prop) {
+      if (!fixture) throw new Error('the fixture is made in beforeAll: use it inside a test');
+      return fixture[prop as keyof Fixture];
+    },
+  });
 }
 
 /** A write batch with nothing in it but `over`. */

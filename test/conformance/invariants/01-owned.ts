@@ -1,15 +1,11 @@
 // Invariant 1, owned: no write without an owner; every read and delete is
 // scoped to one owner; (owner, key) never answers with another owner's value.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agent, episode, expectCode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { agent, episode, expectCode, sharedFixture, operator, user, type ConformanceOptions } from '../harness.ts';
 
 export function ownedSuite(opts: ConformanceOptions): void {
   describe('invariant 1: owned', () => {
-    let f: Fixture;
-    beforeAll(async () => {
-      f = await makeFixture(opts, await opts.makeStore());
-    });
-    afterAll(() => f.sut.close());
+    const f = sharedFixture(opts);
 
     it('two spellings of one name are one owner (NFC)', async () => {
       const base = f.owner();

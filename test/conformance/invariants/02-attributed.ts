@@ -1,15 +1,11 @@
 // Invariant 2, attributed: origin, authority, createdAt and expiresAt on every
 // memory; an agent_inferred memory names its sources.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agent, episode, expectCode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { agent, episode, expectCode, sharedFixture, operator, user, type ConformanceOptions } from '../harness.ts';
 
 export function attributedSuite(opts: ConformanceOptions): void {
   describe('invariant 2: attributed', () => {
-    let f: Fixture;
-    beforeAll(async () => {
-      f = await makeFixture(opts, await opts.makeStore());
-    });
-    afterAll(() => f.sut.close());
+    const f = sharedFixture(opts);
 
     it('stores origin, authority, createdAt and expiresAt, and the writer', async () => {
       const o = f.owner();

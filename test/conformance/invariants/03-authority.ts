@@ -1,15 +1,11 @@
 // Invariant 3, authority from credentials: the role caps the authority
 // written; lower authority never supersedes higher on the same key.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agent, expectCode, makeFixture, operator, tool, user, type ConformanceOptions, type Fixture } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { agent, expectCode, sharedFixture, operator, tool, user, type ConformanceOptions } from '../harness.ts';
 
 export function authoritySuite(opts: ConformanceOptions): void {
   describe('invariant 3: authority from credentials', () => {
-    let f: Fixture;
-    beforeAll(async () => {
-      f = await makeFixture(opts, await opts.makeStore());
-    });
-    afterAll(() => f.sut.close());
+    const f = sharedFixture(opts);
 
     it('the agent role cannot write user or operator authority', async () => {
       const o = f.owner();

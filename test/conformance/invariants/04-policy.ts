@@ -2,8 +2,8 @@
 // text, high sensitivity, untrusted sources and TTLs out of range are refused
 // with a reason code, audited by hash, and never reach the store.
 import { createHash, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { episode, expectCode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { episode, expectCode, makeFixture, sharedFixture, operator, user, type ConformanceOptions } from '../harness.ts';
 
 // Realistic-looking credentials built at run time, so this file itself holds
 // no literal secret for scanners to trip on.
@@ -14,11 +14,7 @@ const PEM_KEY = ['-----BEGIN RSA PRIVATE KEY-----', PEM_BODY, '-----END RSA PRIV
 
 export function policySuite(opts: ConformanceOptions): void {
   describe('invariant 4: policy first', () => {
-    let f: Fixture;
-    beforeAll(async () => {
-      f = await makeFixture(opts, await opts.makeStore());
-    });
-    afterAll(() => f.sut.close());
+    const f = sharedFixture(opts);
 
     const secrets: [string, string][] = [
       ['an AWS access key', `my deploy key is ${AWS_KEY} please remember it`],

@@ -1,14 +1,10 @@
 // Invariant 5, copies out: what the engine returns is a copy.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { episode, makeFixture, user, type ConformanceOptions, type Fixture } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { episode, sharedFixture, user, type ConformanceOptions } from '../harness.ts';
 
 export function copiesOutSuite(opts: ConformanceOptions): void {
   describe('invariant 5: copies out', () => {
-    let f: Fixture;
-    beforeAll(async () => {
-      f = await makeFixture(opts, await opts.makeStore());
-    });
-    afterAll(() => f.sut.close());
+    const f = sharedFixture(opts);
 
     it('mutating a returned memory changes nothing stored', async () => {
       const o = f.owner();

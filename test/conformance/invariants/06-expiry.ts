@@ -1,15 +1,11 @@
 // Invariant 6, expired means gone: never recalled after expiry, whatever the
 // sweeper's lag; the sweeper purges with the cascade and records schedule.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { derived, episode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { derived, episode, sharedFixture, operator, user, type ConformanceOptions } from '../harness.ts';
 
 export function expirySuite(opts: ConformanceOptions): void {
   describe('invariant 6: expired means gone', () => {
-    let f: Fixture;
-    beforeAll(async () => {
-      f = await makeFixture(opts, await opts.makeStore());
-    });
-    afterAll(() => f.sut.close());
+    const f = sharedFixture(opts);
 
     it('an expired memory is never recalled, even before the sweeper runs', async () => {
       const o = f.owner();

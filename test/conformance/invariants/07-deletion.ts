@@ -2,26 +2,21 @@
 // closure, embeddings, full-text entries, relation edges nobody else asserts,
 // orphan entities and session-buffer copies go in one cascade with a receipt;
 // verifyForgotten then finds nothing; survivors' summaries are re-derived.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   derived,
   episode,
   expectCode,
-  makeFixture,
+  sharedFixture,
   operator,
   tool,
   user,
   type ConformanceOptions,
-  type Fixture,
 } from '../harness.ts';
 
 export function deletionSuite(opts: ConformanceOptions): void {
   describe('invariant 7: deletion reaches everything derived', () => {
-    let f: Fixture;
-    beforeAll(async () => {
-      f = await makeFixture(opts, await opts.makeStore());
-    });
-    afterAll(() => f.sut.close());
+    const f = sharedFixture(opts);
 
     it('deleting an episode removes a 3-level derived chain with fan-out 20, its index rows and sole-asserted relations', async () => {
       const o = f.owner();

@@ -1,16 +1,12 @@
 // Invariant 8, no laundering: a derived memory carries the union of its
 // sources' origins, an edge to each, and expires no later than its earliest
 // source unless an operator confirms it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { derived, episode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { derived, episode, sharedFixture, operator, user, type ConformanceOptions } from '../harness.ts';
 
 export function noLaunderingSuite(opts: ConformanceOptions): void {
   describe('invariant 8: no laundering', () => {
-    let f: Fixture;
-    beforeAll(async () => {
-      f = await makeFixture(opts, await opts.makeStore());
-    });
-    afterAll(() => f.sut.close());
+    const f = sharedFixture(opts);
 
     it("a summary carries the union of its sources' origins and expires no later than the earliest", async () => {
       const o = f.owner();

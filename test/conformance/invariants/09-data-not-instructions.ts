@@ -1,16 +1,12 @@
 // Invariant 9, data not instructions: results carry origin and authority; the
 // prompt helper quotes every item and flags third-party ones as untrusted.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderMemoriesForPrompt } from '@keepgraph/core';
-import { expectCode, makeFixture, operator, tool, user, type ConformanceOptions, type Fixture } from '../harness.ts';
+import { expectCode, sharedFixture, operator, tool, user, type ConformanceOptions } from '../harness.ts';
 
 export function dataNotInstructionsSuite(opts: ConformanceOptions): void {
   describe('invariant 9: data, not instructions', () => {
-    let f: Fixture;
-    beforeAll(async () => {
-      f = await makeFixture(opts, await opts.makeStore());
-    });
-    afterAll(() => f.sut.close());
+    const f = sharedFixture(opts);
 
     it('renders recalled third-party text as quoted, untrusted data that cannot close its block', async () => {
       const o = f.owner();

@@ -1,17 +1,13 @@
 // Invariant 10, bounded: per-owner caps on records and on the session buffer;
 // over the cap the lowest-value memories go through the cascade, audited `cap`.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { derived, episode, makeFixture, operator, user, type ConformanceOptions, type Fixture } from '../harness.ts';
+import { describe, expect, it } from 'vitest';
+import { derived, episode, operator, sharedFixture, user, type ConformanceOptions } from '../harness.ts';
 
 export function boundedSuite(opts: ConformanceOptions): void {
   describe('invariant 10: bounded', () => {
-    let f: Fixture;
-    beforeAll(async () => {
-      f = await makeFixture(opts, await opts.makeStore(), {
-        policy: (p) => ({ ...p, caps: { maxMemoriesPerOwner: 5, sessionBuffer: { ...p.caps.sessionBuffer, maxExchanges: 2 } } }),
-      });
+    const f = sharedFixture(opts, {
+      policy: (p) => ({ ...p, caps: { maxMemoriesPerOwner: 5, sessionBuffer: { ...p.caps.sessionBuffer, maxExchanges: 2 } } }),
     });
-    afterAll(() => f.sut.close());
 
     it('evicts the lowest-value memories over the record cap, through the cascade', async () => {
       const o = f.owner();
