@@ -11,6 +11,7 @@ export * from './render-context.ts';
 export * from './ports/memory-store.ts';
 export * from './ports/store-checks.ts';
 export * from './ports/cascade-audit.ts';
+export * from './ports/store-kit.ts';
 export * from './ports/embedder.ts';
 export * from './ports/clock.ts';
 export * from './ports/job-queue.ts';

@@ -3,55 +3,44 @@
 // operations live in their own modules; this class owns the driver,
 // initialises the schema and maps errors at the boundary.
 import { enableTcpNoDelayForDriverSockets } from './tcp-no-delay.ts';
-import { KeepGraphError } from '@keepgraph/core';
-import type {
-  AuditEvent,
-  AuditEventInput,
-  CascadeRequest,
-  DeletionReceipt,
-  DerivedEdge,
-  EmbeddingUpdate,
-  ExpiryCandidate,
-  Memory,
-  MemoryStore,
-  OutboxEntry,
-  OwnerResidue,
-  ReadLogEntry,
-  SessionScope,
-  RelationEdge,
-  ScoredId,
-  SearchOptions,
-  SessionMessage,
-  SessionSuccessor,
-  StoreCounts,
-  Trace,
-  WriteBatch,
+import {
+  KeepGraphError,
+  KitStore,
+  storeOperations,
+  type ScoredId,
+  type SearchOptions,
 } from '@keepgraph/core';
 import neo4j from 'neo4j-driver';
 import type { Driver } from 'neo4j-driver';
 import { appendAuditEvents, listAuditEvents } from './audit-log.ts';
 import { deleteCascade } from './delete-cascade.ts';
-import { getEmbeddings, replaceEmbeddings, staleEmbeddings } from './embeddings.ts';
+import * as embeddings from './embeddings.ts';
 import { findTraces } from './find-traces.ts';
-import { counts, relations } from './graph-reads.ts';
-import * as reads from './memory-reads.ts';
+import * as graph from './graph-reads.ts';
+import * as records from './memory-reads.ts';
 import { migrate } from './migrate.ts';
-import { mapErrors } from './neo4j-errors.ts';
-import { outboxAck, outboxPending } from './outbox.ts';
-import { countUnreflected, recentSources, unreflectedEpisodes } from './reflection.ts';
-import { searchEntities, searchText, searchVector } from './search.ts';
+import { neo4jDriverError } from './neo4j-errors.ts';
+import * as outbox from './outbox.ts';
+import * as reflection from './reflection.ts';
+import * as search from './search.ts';
 import type { VectorPath } from './search.ts';
-import {
-  deleteOwnerResidue,
-  deleteSessionMessages,
-  logRead,
-  readLog,
-  sessionMessages,
-  trimSession,
-} from './session-buffer.ts';
+import * as sessions from './session-buffer.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite } from './transactions.ts';
 import { writeBatch } from './write-batch.ts';
+
+/** The port's members over a Neo4j context; every changing one is one managed transaction. */
+const OPERATIONS = storeOperations<StoreContext>()(
+  [records, graph, search, sessions, outbox, reflection, embeddings, { findTraces }],
+  {
+    write: writeBatch,
+    deleteCascade,
+    appendAudit: async (c, events) => {
+      await inWrite(c, (tx) => appendAuditEvents(tx, events));
+    },
+    listAudit: listAuditEvents,
+  },
+);
 
 /**
  * Default owner size from which vector search uses the ANN index instead of
@@ -90,16 +79,15 @@ export interface Neo4jStoreOptions {
 }
 
 /** The Neo4j MemoryStore, with the extras tests and the CLI use. */
-export class Neo4jMemoryStore implements MemoryStore {
+export class Neo4jMemoryStore extends KitStore<StoreContext> {
   readonly kind = 'neo4j';
   /** The driver (the store's own, or the caller's). Tests read through it. */
   readonly driver: Driver;
   readonly database: string | undefined;
   private readonly ownsDriver: boolean;
-  private ctx: StoreContext | null = null;
-  private closed = false;
 
   constructor(private readonly opts: Neo4jStoreOptions) {
+    super(OPERATIONS);
     if (opts.driver) {
       this.driver = opts.driver;
       this.ownsDriver = false;
@@ -122,29 +110,13 @@ export class Neo4jMemoryStore implements MemoryStore {
     this.database = opts.database;
   }
 
-  /** The initialised context; operations before init() are a programming error. */
-  private get c(): StoreContext {
-    if (this.closed) throw new KeepGraphError('store_unavailable', 'the store is closed');
-    if (!this.ctx)
-      throw new KeepGraphError('store_unavailable', 'call init() before using the store');
-    return this.ctx;
-  }
-
-  /** Run a store operation with its errors mapped to KeepGraphError codes. */
-  private op<T>(fn: (ctx: StoreContext) => Promise<T>): Promise<T> {
-    return mapErrors(() => fn(this.c));
-  }
-
-  async init(opts: { dimensions: number }): Promise<void> {
-    if (this.closed) throw new KeepGraphError('store_unavailable', 'the store is closed');
-    await mapErrors(() =>
-      migrate(this.driver, {
-        ...(this.database === undefined ? {} : { database: this.database }),
-        ...(this.opts.migrationsDir === undefined ? {} : { dir: this.opts.migrationsDir }),
-        dimensions: opts.dimensions,
-      }),
-    );
-    this.ctx = {
+  protected async open(opts: { dimensions: number }): Promise<StoreContext> {
+    await migrate(this.driver, {
+      ...(this.database === undefined ? {} : { database: this.database }),
+      ...(this.opts.migrationsDir === undefined ? {} : { dir: this.opts.migrationsDir }),
+      dimensions: opts.dimensions,
+    });
+    return {
       driver: this.driver,
       database: this.database,
       dimensions: opts.dimensions,
@@ -153,52 +125,14 @@ export class Neo4jMemoryStore implements MemoryStore {
     };
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.ctx = null;
+  protected async shutdown(): Promise<void> {
     if (this.ownsDriver) await this.driver.close();
   }
 
-  write(batch: WriteBatch): Promise<void> {
-    return this.op((c) => writeBatch(c, batch));
+  protected driverError(e: unknown) {
+    return neo4jDriverError(e);
   }
-  deleteCascade(req: CascadeRequest): Promise<DeletionReceipt> {
-    return this.op((c) => deleteCascade(c, req));
-  }
-  getById(ownerId: string, id: string): Promise<Memory | null> {
-    return this.op((c) => reads.getById(c, ownerId, id));
-  }
-  getByIds(ownerId: string, ids: readonly string[]): Promise<Memory[]> {
-    return this.op((c) => reads.getByIds(c, ownerId, ids));
-  }
-  getByKey(ownerId: string, key: string): Promise<Memory[]> {
-    return this.op((c) => reads.getByKey(c, ownerId, key));
-  }
-  findBySource(ownerId: string, source: { uri?: string; tool?: string }): Promise<string[]> {
-    return this.op((c) => reads.findBySource(c, ownerId, source));
-  }
-  listIds(ownerId: string, opts?: { after?: string; limit?: number }): Promise<string[]> {
-    return this.op((c) => reads.listIds(c, ownerId, opts));
-  }
-  listOwners(): Promise<string[]> {
-    return this.op((c) => reads.listOwners(c));
-  }
-  countMemories(ownerId: string): Promise<number> {
-    return this.op((c) => reads.countMemories(c, ownerId));
-  }
-  lowestValue(ownerId: string, limit: number): Promise<string[]> {
-    return this.op((c) => reads.lowestValue(c, ownerId, limit));
-  }
-  derivedFrom(ownerId: string, ids: readonly string[]): Promise<DerivedEdge[]> {
-    return this.op((c) => reads.derivedFrom(c, ownerId, ids));
-  }
-  nextInSession(ownerId: string, ids: readonly string[]): Promise<SessionSuccessor[]> {
-    return this.op((c) => reads.nextInSession(c, ownerId, ids));
-  }
-  searchVector(ownerId: string, vector: Float32Array, opts: SearchOptions): Promise<ScoredId[]> {
-    return this.op((c) => searchVector(c, ownerId, vector, opts));
-  }
+
   /** searchVector forced onto one path ('exact' or 'index'): for tests and benchmarks. */
   searchVectorVia(
     path: VectorPath,
@@ -206,91 +140,7 @@ export class Neo4jMemoryStore implements MemoryStore {
     vector: Float32Array,
     opts: SearchOptions,
   ): Promise<ScoredId[]> {
-    return this.op((c) => searchVector(c, ownerId, vector, opts, path));
-  }
-  searchText(ownerId: string, query: string, opts: SearchOptions): Promise<ScoredId[]> {
-    return this.op((c) => searchText(c, ownerId, query, opts));
-  }
-  searchEntities(
-    ownerId: string,
-    names: readonly string[],
-    opts: SearchOptions,
-  ): Promise<ScoredId[]> {
-    return this.op((c) => searchEntities(c, ownerId, names, opts));
-  }
-  relations(ownerId: string, memoryIds?: readonly string[]): Promise<RelationEdge[]> {
-    return this.op((c) => relations(c, ownerId, memoryIds));
-  }
-  dueForExpiry(now: string, limit: number): Promise<ExpiryCandidate[]> {
-    return this.op((c) => reads.dueForExpiry(c, now, limit));
-  }
-  sessionMessages(
-    ownerId: string,
-    sessionId: string,
-    opts: { limit: number; now: string },
-  ): Promise<SessionMessage[]> {
-    return this.op((c) => sessionMessages(c, ownerId, sessionId, opts));
-  }
-  trimSession(ownerId: string, sessionId: string, keep: number): Promise<number> {
-    return this.op((c) => trimSession(c, ownerId, sessionId, keep));
-  }
-
-  deleteSessionMessages(ownerId: string, scope: SessionScope): Promise<number> {
-    return this.op((c) => deleteSessionMessages(c, ownerId, scope));
-  }
-  deleteOwnerResidue(ownerId: string): Promise<OwnerResidue> {
-    return this.op((c) => deleteOwnerResidue(c, ownerId));
-  }
-  logRead(entry: ReadLogEntry): Promise<void> {
-    return this.op((c) => logRead(c, entry));
-  }
-  readLog(ownerId: string, opts: { limit: number }): Promise<ReadLogEntry[]> {
-    return this.op((c) => readLog(c, ownerId, opts));
-  }
-  outboxPending(limit: number): Promise<OutboxEntry[]> {
-    return this.op((c) => outboxPending(c, limit));
-  }
-  outboxAck(jobIds: readonly string[]): Promise<void> {
-    return this.op((c) => outboxAck(c, jobIds));
-  }
-  unreflectedEpisodes(ownerId: string, opts: { now: string; limit: number }): Promise<Memory[]> {
-    return this.op((c) => unreflectedEpisodes(c, ownerId, opts));
-  }
-  countUnreflected(ownerId: string, now: string, upTo?: number): Promise<number> {
-    return this.op((c) => countUnreflected(c, ownerId, now, upTo));
-  }
-  recentSources(ownerId: string, opts: { now: string; limit: number }): Promise<Memory[]> {
-    return this.op((c) => recentSources(c, ownerId, opts));
-  }
-  staleEmbeddings(ownerId: string, model: string, limit: number): Promise<string[]> {
-    return this.op((c) => staleEmbeddings(c, ownerId, model, limit));
-  }
-  replaceEmbeddings(ownerId: string, updates: readonly EmbeddingUpdate[]): Promise<void> {
-    return this.op((c) => replaceEmbeddings(c, ownerId, updates));
-  }
-  getEmbeddings(
-    ownerId: string,
-    ids: readonly string[],
-  ): Promise<{ id: string; embedding: Float32Array }[]> {
-    return this.op((c) => getEmbeddings(c, ownerId, ids));
-  }
-  appendAudit(events: AuditEventInput[]): Promise<void> {
-    return this.op(async (c) => {
-      await inWrite(c, (tx) => appendAuditEvents(tx, events));
-    });
-  }
-  listAudit(opts: { ownerId?: string; afterSeq?: number; limit: number }): Promise<AuditEvent[]> {
-    return this.op((c) => listAuditEvents(c, opts));
-  }
-  findTraces(
-    ownerId: string,
-    ids: readonly string[],
-    contentHashes: readonly string[],
-  ): Promise<Trace[]> {
-    return this.op((c) => findTraces(c, ownerId, ids, contentHashes));
-  }
-  counts(): Promise<StoreCounts> {
-    return this.op((c) => counts(c));
+    return this.run((c) => search.searchVector(c, ownerId, vector, opts, path));
   }
 }
 

@@ -8,4 +8,10 @@ export interface StoreContext {
   db: Db;
   st: Statements;
   dimensions: number;
+  /**
+   * Copy the WAL back into the main file and truncate it: after a deletion,
+   * so deleted rows' old pages do not linger in the log (secure_delete
+   * zeroes the main file's pages, not the log's). Returns `result`.
+   */
+  afterDelete<T>(result: T): T;
 }

@@ -199,20 +199,17 @@ export interface SessionSuccessor {
   memory: Memory;
 }
 
-/**
- * The store contract. Implementations: SQLite (embedded), Neo4j (server).
- * The conformance suite in `test/conformance` proves each one.
- *
- * Every read is scoped to one owner, except the audit log, the expiry scan
- * and the counts, which serve operators and the sweeper.
- */
-export interface MemoryStore {
+/** What every store does before and after the rest. */
+export interface StoreLifecycle {
   /** Short name for logs and receipts: 'sqlite', 'neo4j'. */
   readonly kind: string;
   /** Apply migrations; idempotent. `dimensions` sizes the vector index. */
   init(opts: { dimensions: number }): Promise<void>;
   close(): Promise<void>;
+}
 
+/** Memories as records: the atomic write and cascade, reads by id, key, source and owner. */
+export interface MemoryRecords {
   /**
    * Atomic: all of the batch or none of it. A duplicate id fails with
    * `conflict`; a derivedFrom naming a memory the owner lacks fails the whole
@@ -227,7 +224,6 @@ export interface MemoryStore {
    * keeps its validTo: a superseded claim never comes back by deletion.
    */
   deleteCascade(req: CascadeRequest): Promise<DeletionReceipt>;
-
   getById(ownerId: string, id: string): Promise<Memory | null>;
   getByIds(ownerId: string, ids: readonly string[]): Promise<Memory[]>;
   /** Every version stored under (owner, key), newest first, including superseded ones. */
@@ -241,7 +237,12 @@ export interface MemoryStore {
   countMemories(ownerId: string): Promise<number>;
   /** Lowest-value live memories first: for cap eviction. */
   lowestValue(ownerId: string, limit: number): Promise<string[]>;
+  /** Memories whose expiresAt <= now, oldest first, across owners (sweeper). */
+  dueForExpiry(now: string, limit: number): Promise<ExpiryCandidate[]>;
+}
 
+/** The graph around memories: DERIVED_FROM edges, session order, entity relations. */
+export interface MemoryGraph {
   /** The memories derived directly from any of `ids` (inbound DERIVED_FROM), as edges, by child id. */
   derivedFrom(ownerId: string, ids: readonly string[]): Promise<DerivedEdge[]>;
   /**
@@ -250,7 +251,11 @@ export interface MemoryStore {
    * valid; ids with no session or no later episode are left out.
    */
   nextInSession(ownerId: string, ids: readonly string[]): Promise<SessionSuccessor[]>;
+  relations(ownerId: string, memoryIds?: readonly string[]): Promise<RelationEdge[]>;
+}
 
+/** Owner-scoped candidate retrieval: vector, full text, entities. Expired and superseded memories are filtered here, at query time. */
+export interface MemorySearch {
   searchVector(ownerId: string, vector: Float32Array, opts: SearchOptions): Promise<ScoredId[]>;
   searchText(ownerId: string, query: string, opts: SearchOptions): Promise<ScoredId[]>;
   /** Live memories ABOUT, or asserting a relation involving, any of the named entities (names normalised by graph-schema's normalizeEntityName). */
@@ -259,11 +264,10 @@ export interface MemoryStore {
     names: readonly string[],
     opts: SearchOptions,
   ): Promise<ScoredId[]>;
-  relations(ownerId: string, memoryIds?: readonly string[]): Promise<RelationEdge[]>;
+}
 
-  /** Memories whose expiresAt <= now, oldest first, across owners (sweeper). */
-  dueForExpiry(now: string, limit: number): Promise<ExpiryCandidate[]>;
-
+/** The short-term session buffer. */
+export interface SessionBuffer {
   sessionMessages(
     ownerId: string,
     sessionId: string,
@@ -278,11 +282,17 @@ export interface MemoryStore {
    * session records), read-log row and pending outbox job of the owner.
    */
   deleteOwnerResidue(ownerId: string): Promise<OwnerResidue>;
+}
 
+/** Which memories were served to whom (blast radius of a poisoned memory). */
+export interface ReadLog {
   logRead(entry: ReadLogEntry): Promise<void>;
   /** The owner's read-log entries, newest first by `at` (entries of one instant in no set order): which memories were served to whom. */
   readLog(ownerId: string, opts: { limit: number }): Promise<ReadLogEntry[]>;
+}
 
+/** Jobs recorded in the same transaction as the write or cascade that caused them. */
+export interface JobOutbox {
   /**
    * The outbox: jobs recorded by write() and deleteCascade() (which records a
    * `rederive` job per receipt.rederive entry, built by core's rederiveJob, in
@@ -291,7 +301,10 @@ export interface MemoryStore {
   outboxPending(limit: number): Promise<OutboxEntry[]>;
   /** Remove relayed jobs from the outbox by job id; unknown ids are ignored. */
   outboxAck(jobIds: readonly string[]): Promise<void>;
+}
 
+/** What the background jobs read to decide their work. */
+export interface ReflectionBookkeeping {
   /** Live (not expired at `now`, not superseded) episodes not yet reflected, oldest first. */
   unreflectedEpisodes(ownerId: string, opts: { now: string; limit: number }): Promise<Memory[]>;
   /**
@@ -307,7 +320,10 @@ export interface MemoryStore {
    * inside the validity window).
    */
   recentSources(ownerId: string, opts: { now: string; limit: number }): Promise<Memory[]>;
+}
 
+/** Vectors by memory, for re-embedding and compaction. */
+export interface EmbeddingStore {
   /** Ids of the owner's memories whose embeddingModel is not `model`, oldest first. */
   staleEmbeddings(ownerId: string, model: string, limit: number): Promise<string[]>;
   /** Atomic: replace these memories' vectors and embeddingModel; ids the owner lacks are ignored. */
@@ -317,17 +333,45 @@ export interface MemoryStore {
     ownerId: string,
     ids: readonly string[],
   ): Promise<{ id: string; embedding: Float32Array }[]>;
+}
 
+/** The hash-chained audit log. */
+export interface AuditLog {
   /** Audit: operators and verification only. */
   appendAudit(events: AuditEventInput[]): Promise<void>;
   listAudit(opts: { ownerId?: string; afterSeq?: number; limit: number }): Promise<AuditEvent[]>;
+}
 
+/** Proof of deletion and figures for operators. */
+export interface Verification {
   /** Look everywhere (rows, vector index, full-text index, edges, session buffer, keys) for these ids or hashes. */
   findTraces(
     ownerId: string,
     ids: readonly string[],
     contentHashes: readonly string[],
   ): Promise<Trace[]>;
-
   counts(): Promise<StoreCounts>;
 }
+
+/**
+ * The store contract, by concern. Implementations: SQLite (embedded), Neo4j
+ * (server); each is assembled by the store kit (store-kit.ts) from one
+ * function per member, and the conformance suite in `test/conformance`
+ * proves each one (docs/implementing-a-store.md says what a store writes).
+ *
+ * Every read is scoped to one owner, except the audit log, the expiry scan
+ * and the counts, which serve operators and the sweeper.
+ */
+export interface MemoryStore
+  extends
+    StoreLifecycle,
+    MemoryRecords,
+    MemoryGraph,
+    MemorySearch,
+    SessionBuffer,
+    ReadLog,
+    JobOutbox,
+    ReflectionBookkeeping,
+    EmbeddingStore,
+    AuditLog,
+    Verification {}

@@ -1,0 +1,182 @@
+// The store kit: what every store does the same way, written once. A store
+// supplies its context (what init() opens: a connection, prepared
+// statements, tuning), the translation of its driver's errors, and one
+// function per port member taking that context first. The kit checks the
+// lifecycle (nothing before init(), nothing after close()), maps errors at
+// the boundary, and turns synchronous operations into promises; a store
+// class holds no pass-through methods.
+import { KeepGraphError, type ErrorCode } from '../errors.ts';
+import type { MemoryStore, StoreLifecycle } from './memory-store.ts';
+
+/** The port members a store implements as operations: all but the lifecycle. */
+export type StoreOperationName = Exclude<keyof MemoryStore, keyof StoreLifecycle>;
+
+/** Each port member as a function of the store's context, synchronous or not. */
+export type StoreOperations<C> = {
+  [K in StoreOperationName]: (
+    ctx: C,
+    ...args: Parameters<MemoryStore[K]>
+  ) => Awaited<ReturnType<MemoryStore[K]>> | ReturnType<MemoryStore[K]>;
+};
+
+/** Every operation name, at run time (the kit binds each). */
+export const STORE_OPERATIONS = [
+  'write',
+  'deleteCascade',
+  'getById',
+  'getByIds',
+  'getByKey',
+  'findBySource',
+  'listIds',
+  'listOwners',
+  'countMemories',
+  'lowestValue',
+  'dueForExpiry',
+  'derivedFrom',
+  'nextInSession',
+  'relations',
+  'searchVector',
+  'searchText',
+  'searchEntities',
+  'sessionMessages',
+  'trimSession',
+  'deleteSessionMessages',
+  'deleteOwnerResidue',
+  'logRead',
+  'readLog',
+  'outboxPending',
+  'outboxAck',
+  'unreflectedEpisodes',
+  'countUnreflected',
+  'recentSources',
+  'staleEmbeddings',
+  'replaceEmbeddings',
+  'getEmbeddings',
+  'appendAudit',
+  'listAudit',
+  'findTraces',
+  'counts',
+] as const satisfies readonly StoreOperationName[];
+
+// tsc fails here if a port member is missing from the list above.
+type Missing = Exclude<StoreOperationName, (typeof STORE_OPERATIONS)[number]>;
+const everyOperationListed: [Missing] extends [never] ? true : Missing = true;
+void everyOperationListed;
+
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (
+  x: infer I,
+) => void
+  ? I
+  : never;
+
+/**
+ * A store's operation table from its operation modules (imported as
+ * namespaces: a module's exports named as port members are those members)
+ * and its own entries, which win:
+ * `storeOperations<Context>()([records, search], { write: writeBatch })`.
+ * Passing the table to KitStore's constructor makes tsc check that every
+ * member is there with the port's signature.
+ */
+export function storeOperations<C>() {
+  return <const M extends readonly object[], O extends Partial<StoreOperations<C>>>(
+    modules: M,
+    own: O,
+  ): Omit<UnionToIntersection<M[number]>, keyof O> & O =>
+    Object.assign({}, ...modules, own) as Omit<UnionToIntersection<M[number]>, keyof O> & O;
+}
+
+/** A KeepGraphError for a driver error, the driver's own error kept on `cause` for logs. */
+export function storeError(code: ErrorCode, message: string, cause: unknown): KeepGraphError {
+  const err = new KeepGraphError(code, message);
+  (err as Error).cause = cause;
+  return err;
+}
+
+/**
+ * Map a thrown value to a KeepGraphError where a code applies: our own
+ * errors pass, a RangeError (a value the driver cannot encode) is
+ * `invalid_input`, and `driverError` names the driver's own (null: none
+ * applies, the value passes through).
+ */
+export function toStoreError(
+  e: unknown,
+  driverError: (e: unknown) => KeepGraphError | null,
+): unknown {
+  if (e instanceof KeepGraphError) return e;
+  // The driver's own wording (parameter counts, integer sizes) stays on `cause`.
+  if (e instanceof RangeError)
+    return storeError('invalid_input', 'a value is outside what the store can hold', e);
+  return driverError(e) ?? e;
+}
+
+/**
+ * The base of every store class: give it the operations; implement `open`
+ * (returns the context), `shutdown` and `driverError`. Each port member is
+ * then an own method that runs its operation on the open context.
+ */
+// The interface half of the pair declares the members the constructor binds.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export abstract class KitStore<C> {
+  abstract readonly kind: string;
+  // ES private fields: a store class's own fields can never collide with these.
+  #ctx: C | null = null;
+  #closed = false;
+
+  constructor(operations: StoreOperations<C>) {
+    const self = this as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    for (const name of STORE_OPERATIONS) {
+      const op = operations[name] as (ctx: C, ...args: unknown[]) => unknown;
+      self[name] = (...args: unknown[]) => this.run((c) => op(c, ...args));
+    }
+  }
+
+  /** Open what the operations need (migrations, statements); called once by init(). */
+  protected abstract open(opts: { dimensions: number }): Promise<C>;
+  /** Release the connection; called once by close(). */
+  protected abstract shutdown(): Promise<void>;
+  /** This driver's errors as KeepGraphErrors (see toStoreError), or null. */
+  protected abstract driverError(e: unknown): KeepGraphError | null;
+
+  async init(opts: { dimensions: number }): Promise<void> {
+    this.#ensureOpen();
+    this.#ctx = await this.#mapErrors(() => this.open(opts));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#ctx = null;
+    await this.shutdown();
+  }
+
+  /** Run `fn` on the open context, errors mapped; for store-specific extras beside the port. */
+  protected run<T>(fn: (ctx: C) => T | Promise<T>): Promise<T> {
+    return this.#mapErrors(() => {
+      this.#ensureOpen();
+      if (this.#ctx === null)
+        throw new KeepGraphError('store_unavailable', 'call init() before using the store');
+      return fn(this.#ctx);
+    });
+  }
+
+  protected get isClosed(): boolean {
+    return this.#closed;
+  }
+
+  #ensureOpen(): void {
+    if (this.#closed) throw new KeepGraphError('store_unavailable', 'the store is closed');
+  }
+
+  async #mapErrors<T>(fn: () => T | Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      throw toStoreError(e, (x) => this.driverError(x));
+    }
+  }
+}
+
+export interface KitStore<C> extends Omit<MemoryStore, keyof StoreLifecycle> {
+  /** The context type, for stores' own helpers (never read). */
+  readonly __context?: C;
+}

@@ -1,0 +1,100 @@
+// The store kit's own contract, on a toy store whose operations are stubs:
+// nothing runs before init() or after close(), a synchronous operation
+// answers with a promise, driver errors become codes with the driver's error
+// on `cause`, and each port member runs its own operation with the context.
+// (Real stores are proven by the conformance suite.)
+import { describe, expect, it } from 'vitest';
+import {
+  KeepGraphError,
+  KitStore,
+  STORE_OPERATIONS,
+  isKeepGraphError,
+  storeError,
+  type StoreOperations,
+} from '@keepgraph/core';
+
+class DriverError extends Error {}
+
+interface Ctx {
+  dimensions: number;
+  calls: string[];
+}
+
+const operations = Object.fromEntries(
+  STORE_OPERATIONS.map((name) => [
+    name,
+    (c: Ctx, ...args: unknown[]) => {
+      c.calls.push(name);
+      if (args[0] === 'driver-fails') throw new DriverError('disk on fire');
+      if (args[0] === 'range') throw new RangeError('too big');
+      if (args[0] === 'ours') throw new KeepGraphError('not_found', 'ours');
+      return `${name}:${c.dimensions}:${args.length}`;
+    },
+  ]),
+) as unknown as StoreOperations<Ctx>;
+
+class ToyStore extends KitStore<Ctx> {
+  readonly kind = 'toy';
+  shutdowns = 0;
+  readonly state: Ctx = { dimensions: 0, calls: [] };
+  constructor() {
+    super(operations);
+  }
+  protected open(opts: { dimensions: number }): Promise<Ctx> {
+    this.state.dimensions = opts.dimensions;
+    return Promise.resolve(this.state);
+  }
+  protected shutdown(): Promise<void> {
+    this.shutdowns++;
+    return Promise.resolve();
+  }
+  protected driverError(e: unknown) {
+    return e instanceof DriverError ? storeError('store_unavailable', 'the toy is down', e) : null;
+  }
+}
+
+const code = (e: unknown) => (isKeepGraphError(e) ? e.code : String(e));
+
+describe('the store kit', () => {
+  it('refuses every member before init() and after close(), and closes once', async () => {
+    const s = new ToyStore();
+    expect(code(await s.getById('o', 'x').catch((e: unknown) => e))).toBe('store_unavailable');
+    await s.init({ dimensions: 384 });
+    await s.close();
+    await s.close();
+    expect(s.shutdowns).toBe(1);
+    for (const name of STORE_OPERATIONS) {
+      const call = s[name] as (...a: unknown[]) => Promise<unknown>;
+      expect(code(await call('o').catch((e: unknown) => e)), name).toBe('store_unavailable');
+    }
+    expect(code(await s.init({ dimensions: 1 }).catch((e: unknown) => e))).toBe(
+      'store_unavailable',
+    );
+  });
+
+  it('runs each member as its own operation on the context, as a promise', async () => {
+    const s = new ToyStore();
+    await s.init({ dimensions: 384 });
+    for (const name of STORE_OPERATIONS) {
+      const call = s[name] as (...a: unknown[]) => Promise<unknown>;
+      const answer = call('o', 'y');
+      expect(answer).toBeInstanceOf(Promise);
+      expect(await answer).toBe(`${name}:384:2`);
+    }
+    expect(s.state.calls).toEqual([...STORE_OPERATIONS]);
+  });
+
+  it('maps driver errors and range errors to codes, keeping the original on cause', async () => {
+    const s = new ToyStore();
+    await s.init({ dimensions: 3 });
+    const down = await s.getById('driver-fails', 'x').catch((e: unknown) => e);
+    expect(code(down)).toBe('store_unavailable');
+    expect((down as Error).cause).toBeInstanceOf(DriverError);
+    const range = await s.countMemories('range').catch((e: unknown) => e);
+    expect(code(range)).toBe('invalid_input');
+    expect((range as Error).cause).toBeInstanceOf(RangeError);
+    const ours = await s.getByKey('ours', 'k').catch((e: unknown) => e);
+    expect(code(ours)).toBe('not_found');
+    expect((ours as Error).cause).toBeUndefined();
+  });
+});
