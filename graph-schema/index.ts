@@ -114,3 +114,4 @@ export const NEO4J_INDEXES = {
   /** Full-text index on Memory.text and Memory.ownerKey (0003-full-text). */
   memoryText: 'memory_text',
 } as const;
+export * from './migration-files.ts';

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { contentHash, type AuditEventInput, type AuditType } from './audit.ts';
 import type { Memory } from './record.ts';
+import type { MemoryWrite, WriteBatch } from './ports/memory-store.ts';
 
 export const FIXTURE_T0 = '2026-01-01T00:00:00.000Z';
 export const FIXTURE_FAR = '2030-01-01T00:00:00.000Z';
@@ -71,5 +72,37 @@ export function auditEventFixture(
     contentHashes: [],
     reason: null,
     details: {},
+  };
+}
+
+/** The audit event store tests write: the fixture, noted as a test's. */
+export function storeTestAuditEvent(
+  type: AuditType,
+  ownerId: string | null,
+  memoryIds: string[] = [],
+): AuditEventInput {
+  return { ...auditEventFixture(type, ownerId, memoryIds), details: { note: 'test' } };
+}
+
+/**
+ * A batch writing these memories (each with a random unit vector of `dim`
+ * unless given as a MemoryWrite) and one `write` audit event; `extra` wins.
+ */
+export function storeTestBatch(
+  writes: (Memory | MemoryWrite)[],
+  dim: number,
+  extra: Partial<WriteBatch> = {},
+): WriteBatch {
+  const memories = writes.map((w) =>
+    'memory' in w ? w : { memory: w, embedding: randomUnitVector(dim) },
+  );
+  const ownerId = memories[0]?.memory.ownerId ?? null;
+  const ids = memories.map((w) => w.memory.id);
+  return {
+    memories,
+    supersede: [],
+    sessionMessages: [],
+    audit: [storeTestAuditEvent('write', ownerId, ids)],
+    ...extra,
   };
 }

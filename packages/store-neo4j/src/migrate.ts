@@ -5,11 +5,18 @@
 // append-only. Neo4j runs schema commands in their own transactions, so a
 // migration is not atomic: its statements must be idempotent (IF NOT
 // EXISTS), and a file that failed half-way is simply re-run in full.
-import { createHash, randomUUID } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { KeepGraphError } from '@keepgraph/core';
-import { NEO4J_MIGRATIONS_DIR } from '@keepgraph/graph-schema';
+import { randomUUID } from 'node:crypto';
+import {
+  KeepGraphError,
+  checkMigrationLedger,
+  readMigrationsOrRefuse,
+  type LedgerRow,
+} from '@keepgraph/core';
+import {
+  NEO4J_MIGRATIONS_DIR,
+  migrationChecksum,
+  readMigrationFiles,
+} from '@keepgraph/graph-schema';
 import neo4j from 'neo4j-driver';
 import type { Driver } from 'neo4j-driver';
 import { acquireSchemaLock, releaseSchemaLock, tryAcquireSchemaLock } from './schema-lock.ts';
@@ -48,15 +55,10 @@ export interface MigrateOptions {
   now?: () => Date;
 }
 
-const FILE_PATTERN = /^(\d{4})-([a-z0-9][a-z0-9-]*)\.cypher$/;
-
 /** The default ledger of the store's own schema. */
 export const DEFAULT_LEDGER = 'keepgraph';
 
-/** Checksum over the text with line endings normalised, so a CRLF checkout is not a "change". */
-export function migrationChecksum(text: string): string {
-  return createHash('sha256').update(text.replace(/\r\n/g, '\n')).digest('hex');
-}
+export { migrationChecksum };
 
 /**
  * The statements of a migration file: `//` comment lines dropped, split at
@@ -76,33 +78,10 @@ export function splitStatements(text: string): string[] {
 
 /** Read and order the migration files of a directory. */
 export function readMigrations(dir: string = NEO4J_MIGRATIONS_DIR): MigrationFile[] {
-  const files: MigrationFile[] = [];
-  for (const entry of readdirSync(dir)) {
-    const m = FILE_PATTERN.exec(entry);
-    if (!m) continue;
-    const text = readFileSync(join(dir, entry), 'utf8');
-    files.push({
-      version: Number(m[1]),
-      name: m[2] ?? entry,
-      file: entry,
-      text,
-      statements: splitStatements(text),
-      checksum: migrationChecksum(text),
-    });
-  }
-  files.sort((a, b) => a.version - b.version);
-  for (let i = 1; i < files.length; i++) {
-    if (files[i]?.version === files[i - 1]?.version) {
-      throw new KeepGraphError(
-        'store_unavailable',
-        `two migrations share version ${files[i]?.version}`,
-        {
-          reason: 'migration_duplicate_version',
-        },
-      );
-    }
-  }
-  return files;
+  return readMigrationsOrRefuse(() => readMigrationFiles(dir, 'cypher')).map((f) => ({
+    ...f,
+    statements: splitStatements(f.text),
+  }));
 }
 
 /** The ledger's own constraints; idempotent, and tolerant of a racing runner creating them. */
@@ -132,12 +111,6 @@ async function bootstrapLedger(driver: Driver, database: string | undefined): Pr
   }
 }
 
-interface LedgerRow {
-  version: number;
-  name: string;
-  checksum: string;
-}
-
 async function readLedger(
   driver: Driver,
   database: string | undefined,
@@ -159,31 +132,6 @@ async function readLedger(
     }));
   } finally {
     await session.close();
-  }
-}
-
-/** Refuse a ledger naming a missing file or a file whose text changed. */
-function checkLedger(files: MigrationFile[], rows: LedgerRow[]): void {
-  const byVersion = new Map(files.map((f) => [f.version, f]));
-  for (const row of rows) {
-    const file = byVersion.get(row.version);
-    if (!file) {
-      throw new KeepGraphError(
-        'store_unavailable',
-        `applied migration ${row.version}-${row.name} is missing`,
-        {
-          reason: 'migration_missing',
-          version: row.version,
-        },
-      );
-    }
-    if (file.checksum !== row.checksum) {
-      throw new KeepGraphError(
-        'store_unavailable',
-        `migration ${file.file} changed after it was applied; add a new migration instead`,
-        { reason: 'migration_checksum_mismatch', version: row.version },
-      );
-    }
   }
 }
 
@@ -217,7 +165,7 @@ export async function migrate(driver: Driver, opts: MigrateOptions = {}): Promis
   try {
     // Read under the lease: what another runner applied before is seen here.
     const rows = await readLedger(driver, database, ledger);
-    checkLedger(files, rows);
+    checkMigrationLedger(files, rows);
     const done = new Set(rows.map((r) => r.version));
     const applied: number[] = [];
     const session = driver.session({ database, defaultAccessMode: neo4j.session.WRITE });

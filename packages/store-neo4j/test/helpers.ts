@@ -2,11 +2,12 @@
 // owners, hand-built Memory records, random unit vectors, and direct Cypher.
 import { randomUUID } from 'node:crypto';
 import {
-  auditEventFixture,
+  storeTestAuditEvent,
+  storeTestBatch,
   memoryFixture,
   randomUnitVector as unitVector,
 } from '@keepgraph/core/testing';
-import type { AuditEventInput, AuditType, Memory, MemoryWrite, WriteBatch } from '@keepgraph/core';
+import type { Memory, MemoryWrite, WriteBatch } from '@keepgraph/core';
 import neo4j from 'neo4j-driver';
 import { createNeo4jStore } from '../src/index.ts';
 import type { Neo4jMemoryStore, Neo4jStoreOptions } from '../src/index.ts';
@@ -80,36 +81,15 @@ export function near(v: Float32Array, noise = 0.05): Float32Array {
   return out;
 }
 
-export function auditEvent(
-  type: AuditType,
-  ownerId: string | null,
-  memoryIds: string[] = [],
-): AuditEventInput {
-  return { ...auditEventFixture(type, ownerId, memoryIds), at: T0, details: { note: 'test' } };
-}
+/** The audit event store tests write (core's fixture). */
+export const auditEvent = storeTestAuditEvent;
 
 /** A batch writing these memories (each with an embedding unless given null) and one audit event. */
 export function batchOf(
   writes: (Memory | MemoryWrite)[],
   extra: Partial<WriteBatch> = {},
 ): WriteBatch {
-  const memories = writes.map((w) =>
-    'memory' in w ? w : { memory: w, embedding: randomUnitVector() },
-  );
-  const ownerId = memories[0]?.memory.ownerId ?? null;
-  return {
-    memories,
-    supersede: [],
-    sessionMessages: [],
-    audit: [
-      auditEvent(
-        'write',
-        ownerId,
-        memories.map((w) => w.memory.id),
-      ),
-    ],
-    ...extra,
-  };
+  return storeTestBatch(writes, DIM, extra);
 }
 
 /** Letters only, so full-text tokenisation keeps it one distinctive word. */

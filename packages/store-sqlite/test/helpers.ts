@@ -5,11 +5,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  auditEventFixture,
+  storeTestAuditEvent,
+  storeTestBatch,
   memoryFixture,
   randomUnitVector as unitVector,
 } from '@keepgraph/core/testing';
-import type { AuditEventInput, AuditType, Memory, MemoryWrite, WriteBatch } from '@keepgraph/core';
+import type { Memory, MemoryWrite, WriteBatch } from '@keepgraph/core';
 import { createSqliteStore } from '../src/index.ts';
 import type { SqliteMemoryStore } from '../src/index.ts';
 
@@ -69,34 +70,13 @@ export function axis(i: number, dim = DIM): Float32Array {
   return v;
 }
 
-export function auditEvent(
-  type: AuditType,
-  ownerId: string | null,
-  memoryIds: string[] = [],
-): AuditEventInput {
-  return { ...auditEventFixture(type, ownerId, memoryIds), at: T0, details: { note: 'test' } };
-}
+/** The audit event store tests write (core's fixture). */
+export const auditEvent = storeTestAuditEvent;
 
 /** A batch writing these memories (each with an embedding unless given null) and one audit event. */
 export function batchOf(
   writes: (Memory | MemoryWrite)[],
   extra: Partial<WriteBatch> = {},
 ): WriteBatch {
-  const memories = writes.map((w) =>
-    'memory' in w ? w : { memory: w, embedding: randomUnitVector() },
-  );
-  const ownerId = memories[0]?.memory.ownerId ?? null;
-  return {
-    memories,
-    supersede: [],
-    sessionMessages: [],
-    audit: [
-      auditEvent(
-        'write',
-        ownerId,
-        memories.map((w) => w.memory.id),
-      ),
-    ],
-    ...extra,
-  };
+  return storeTestBatch(writes, DIM, extra);
 }

@@ -1,12 +1,7 @@
 // Deletion routes: forget ids, forget a whole owner, revoke a source, and
 // verify that what was forgotten cannot be found anywhere.
-import {
-  ForgetBody,
-  OwnerParams,
-  RevokeSourceBody,
-  VerifyForgottenBody,
-} from '../schemas/requests.ts';
-import { ForgottenOut, ReceiptOut } from '../schemas/responses.ts';
+import * as req from '../schemas/requests.ts';
+import * as res from '../schemas/responses.ts';
 import { useCaseRoute } from './use-case-route.ts';
 
 const tags = ['forget'];
@@ -17,9 +12,9 @@ export const forgetRoutes = [
     url: '/owners/:ownerId/forget',
     tags,
     summary: 'Forget memories and everything derived from them; answers with a receipt',
-    params: OwnerParams,
-    body: ForgetBody,
-    response: ReceiptOut,
+    params: req.OwnerParams,
+    body: req.ForgetBody,
+    response: res.ReceiptOut,
     args: ({ params, body }) => [params.ownerId, body.ids],
   }),
   useCaseRoute('verifyForgotten')({
@@ -27,9 +22,9 @@ export const forgetRoutes = [
     url: '/owners/:ownerId/verify-forgotten',
     tags,
     summary: 'Prove that ids and content hashes are gone from every store, index and cache',
-    params: OwnerParams,
-    body: VerifyForgottenBody,
-    response: ForgottenOut,
+    params: req.OwnerParams,
+    body: req.VerifyForgottenBody,
+    response: res.ForgottenOut,
     args: ({ params, body }) => [params.ownerId, body],
   }),
   useCaseRoute('forgetOwner')({
@@ -37,8 +32,8 @@ export const forgetRoutes = [
     url: '/owners/:ownerId',
     tags,
     summary: 'Forget everything an owner has (operator or user role)',
-    params: OwnerParams,
-    response: ReceiptOut,
+    params: req.OwnerParams,
+    response: res.ReceiptOut,
     args: ({ params }) => [params.ownerId],
   }),
   useCaseRoute('revokeSource')({
@@ -46,9 +41,9 @@ export const forgetRoutes = [
     url: '/owners/:ownerId/revoke-source',
     tags,
     summary: 'Forget every memory whose origin names this URL, document or tool',
-    params: OwnerParams,
-    body: RevokeSourceBody,
-    response: ReceiptOut,
+    params: req.OwnerParams,
+    body: req.RevokeSourceBody,
+    response: res.ReceiptOut,
     args: ({ params, body }) => [params.ownerId, body],
   }),
 ];

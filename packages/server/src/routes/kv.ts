@@ -1,8 +1,8 @@
 // Key-value routes: the current value under (owner, key), with any
 // lower-authority conflicting claims kept beside it.
 import { KeepGraphError } from '@keepgraph/core';
-import { KeyParams, KvPutBody } from '../schemas/requests.ts';
-import { KvOut, RememberOut } from '../schemas/responses.ts';
+import * as req from '../schemas/requests.ts';
+import * as res from '../schemas/responses.ts';
 import { useCaseRoute } from './use-case-route.ts';
 
 export const kvRoutes = [
@@ -11,8 +11,8 @@ export const kvRoutes = [
     url: '/owners/:ownerId/kv/:key',
     tags: ['kv'],
     summary: "The owner's current value under a key (never another owner's)",
-    params: KeyParams,
-    response: KvOut,
+    params: req.KeyParams,
+    response: res.KvOut,
     args: ({ params }) => [params.ownerId, params.key],
     reply: (r, { params }) => {
       if (r.current === null && r.conflicts.length === 0)
@@ -26,9 +26,9 @@ export const kvRoutes = [
     url: '/owners/:ownerId/kv/:key',
     tags: ['kv'],
     summary: 'Put a value under a key; supersedes the current one unless that has higher authority',
-    params: KeyParams,
-    body: KvPutBody,
-    response: RememberOut,
+    params: req.KeyParams,
+    body: req.KvPutBody,
+    response: res.RememberOut,
     args: ({ params, body }) => [params.ownerId, params.key, body],
   }),
 ];

@@ -1,21 +1,8 @@
 // Memory routes: write one, write a batch, read one, its lineage, delete one,
 // and export an owner's held memories page by page.
 import { KeepGraphError } from '@keepgraph/core';
-import {
-  ExportQuery,
-  MemoryBatchBody,
-  MemoryBody,
-  MemoryParams,
-  OwnerParams,
-} from '../schemas/requests.ts';
-import {
-  ExportPageOut,
-  MemoryOut,
-  ReceiptOut,
-  RememberManyOut,
-  RememberOut,
-  SerializedGraphOut,
-} from '../schemas/responses.ts';
+import * as req from '../schemas/requests.ts';
+import * as res from '../schemas/responses.ts';
 import { useCaseRoute } from './use-case-route.ts';
 
 /**
@@ -43,10 +30,10 @@ export const memoryRoutes = [
     url: '/owners/:ownerId/memories',
     tags,
     summary: 'Store one memory (through the policy gate)',
-    params: OwnerParams,
-    body: MemoryBody,
+    params: req.OwnerParams,
+    body: req.MemoryBody,
     status: 201,
-    response: RememberOut,
+    response: res.RememberOut,
     args: ({ params, body }) => [params.ownerId, body],
   }),
   // `::` is find-my-way's escape for a literal colon (Google-style custom method).
@@ -55,10 +42,10 @@ export const memoryRoutes = [
     url: '/owners/:ownerId/memories::batch',
     tags,
     summary: 'Store many memories; refusals are reported by index and do not stop the rest',
-    params: OwnerParams,
-    body: MemoryBatchBody,
+    params: req.OwnerParams,
+    body: req.MemoryBatchBody,
     bodyLimit: BATCH_BODY_LIMIT_BYTES,
-    response: RememberManyOut,
+    response: res.RememberManyOut,
     args: ({ params, body }) => [params.ownerId, batchItems(body)],
   }),
   useCaseRoute('get')({
@@ -66,8 +53,8 @@ export const memoryRoutes = [
     url: '/owners/:ownerId/memories/:id',
     tags,
     summary: 'Read one memory of this owner',
-    params: MemoryParams,
-    response: MemoryOut,
+    params: req.MemoryParams,
+    response: res.MemoryOut,
     args: ({ params }) => [params.ownerId, params.id],
   }),
   useCaseRoute('lineage')({
@@ -75,8 +62,8 @@ export const memoryRoutes = [
     url: '/owners/:ownerId/memories/:id/lineage',
     tags,
     summary: 'The derivation graph from a memory down to its episodes (graphology format)',
-    params: MemoryParams,
-    response: SerializedGraphOut,
+    params: req.MemoryParams,
+    response: res.SerializedGraphOut,
     args: ({ params }) => [params.ownerId, params.id],
   }),
   useCaseRoute('forget')({
@@ -84,8 +71,8 @@ export const memoryRoutes = [
     url: '/owners/:ownerId/memories/:id',
     tags: ['forget'],
     summary: 'Forget a memory and everything derived from it; answers with a receipt',
-    params: MemoryParams,
-    response: ReceiptOut,
+    params: req.MemoryParams,
+    response: res.ReceiptOut,
     args: ({ params }) => [params.ownerId, [params.id]],
   }),
   useCaseRoute('exportPage')({
@@ -96,9 +83,9 @@ export const memoryRoutes = [
       "One page of the owner's held memories, oldest first (operator or user); audited as a read",
     description:
       'Pass `next` of a page as `after` for the following one; `next` is null on the last.',
-    params: OwnerParams,
-    querystring: ExportQuery,
-    response: ExportPageOut,
+    params: req.OwnerParams,
+    querystring: req.ExportQuery,
+    response: res.ExportPageOut,
     args: ({ params, query }) => [params.ownerId, definedOnly(query)],
   }),
 ];

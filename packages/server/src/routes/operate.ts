@@ -6,15 +6,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireRole, type QueueMetricsSource } from '@keepgraph/core';
-import { AuditQuery } from '../schemas/requests.ts';
-import {
-  AuditEventOut,
-  AuditVerifyOut,
-  ExpiryRunOut,
-  KpisOut,
-  QueuesOut,
-  withErrors,
-} from '../schemas/responses.ts';
+import * as req from '../schemas/requests.ts';
+import * as res from '../schemas/responses.ts';
 import type { RouteOptions } from './context.ts';
 import { definedOnly } from './memories.ts';
 import { useCaseRoute } from './use-case-route.ts';
@@ -27,8 +20,8 @@ export const operateRoutes = [
     url: '/audit',
     tags,
     summary: 'Audit events in sequence order (operator)',
-    querystring: AuditQuery,
-    response: z.object({ events: z.array(AuditEventOut) }),
+    querystring: req.AuditQuery,
+    response: z.object({ events: z.array(res.AuditEventOut) }),
     args: ({ query }) => [definedOnly(query)],
     reply: (events) => ({ events }),
   }),
@@ -37,7 +30,7 @@ export const operateRoutes = [
     url: '/audit/verify',
     tags,
     summary: 'Walk the hash chain and report the first edit or gap (operator)',
-    response: AuditVerifyOut,
+    response: res.AuditVerifyOut,
     args: () => [],
   }),
   useCaseRoute('kpis')({
@@ -46,7 +39,7 @@ export const operateRoutes = [
     tags,
     summary:
       'Aggregate figures: attribution share, refusals, deletions, expiry on-schedule share (operator)',
-    response: KpisOut,
+    response: res.KpisOut,
     args: () => [],
   }),
   useCaseRoute('expireDue')({
@@ -54,7 +47,7 @@ export const operateRoutes = [
     url: '/expire',
     tags,
     summary: 'Purge what is due for expiry now, with the deletion cascade (operator)',
-    response: ExpiryRunOut,
+    response: res.ExpiryRunOut,
     args: () => [],
   }),
 ];
@@ -81,7 +74,7 @@ export const queueRoutes: FastifyPluginAsyncZod<QueueRouteOptions> = async (
           'Per job queue: waiting, active, delayed, failed and completed counts, and recent processing times (operator)',
         description:
           'A server started without a job runner answers `configured: false` and no queues rather than an error, so a dashboard can poll it either way.',
-        response: withErrors({ 200: QueuesOut }),
+        response: res.withErrors({ 200: res.QueuesOut }),
       },
     },
     async (request) => {

@@ -1,8 +1,8 @@
 // Read routes: recall (ranked memories with origins) and why (recall plus
 // the lineage of every result).
 import type { RecallOptions } from '@keepgraph/core';
-import { OwnerParams, RecallBody } from '../schemas/requests.ts';
-import { RecallOut, WhyOut } from '../schemas/responses.ts';
+import * as req from '../schemas/requests.ts';
+import * as res from '../schemas/responses.ts';
 import { useCaseRoute, type RouteRequest } from './use-case-route.ts';
 
 /** The body is the query plus the options; the engine validates both. */
@@ -21,9 +21,9 @@ export const recallRoutes = [
     tags: ['recall'],
     summary:
       'Recall what matters for a query: few results, each with origin, authority and score breakdown',
-    params: OwnerParams,
-    body: RecallBody,
-    response: RecallOut,
+    params: req.OwnerParams,
+    body: req.RecallBody,
+    response: res.RecallOut,
     args: recallArgs,
   }),
   useCaseRoute('why')({
@@ -31,9 +31,9 @@ export const recallRoutes = [
     url: '/owners/:ownerId/why',
     tags: ['recall'],
     summary: 'Recall plus the derivation graph of every result',
-    params: OwnerParams,
-    body: RecallBody,
-    response: WhyOut,
+    params: req.OwnerParams,
+    body: req.RecallBody,
+    response: res.WhyOut,
     args: recallArgs,
   }),
 ];

@@ -2,13 +2,8 @@
 // answer-writing agent needs (buffer plus long-term recall, labelled apart),
 // and delete a session or one message of it.
 import type { RecallOptions } from '@keepgraph/core';
-import {
-  SessionAppendBody,
-  SessionContextQuery,
-  SessionMessageParams,
-  SessionParams,
-} from '../schemas/requests.ts';
-import { SessionAppendOut, SessionContextOut, SessionDeletionOut } from '../schemas/responses.ts';
+import * as req from '../schemas/requests.ts';
+import * as res from '../schemas/responses.ts';
 import { definedOnly } from './memories.ts';
 import { useCaseRoute } from './use-case-route.ts';
 
@@ -20,9 +15,9 @@ export const sessionRoutes = [
     url: '/owners/:ownerId/sessions/:sessionId/messages',
     tags,
     summary: 'Append messages to the session buffer (each passes the session gate)',
-    params: SessionParams,
-    body: SessionAppendBody,
-    response: SessionAppendOut,
+    params: req.SessionParams,
+    body: req.SessionAppendBody,
+    response: res.SessionAppendOut,
     args: ({ params, body }) => [params.ownerId, params.sessionId, body],
   }),
   useCaseRoute('sessionContext')({
@@ -30,9 +25,9 @@ export const sessionRoutes = [
     url: '/owners/:ownerId/sessions/:sessionId/context',
     tags,
     summary: 'The session buffer and, for a query, long-term recall',
-    params: SessionParams,
-    querystring: SessionContextQuery,
-    response: SessionContextOut,
+    params: req.SessionParams,
+    querystring: req.SessionContextQuery,
+    response: res.SessionContextOut,
     args: ({ params, query: { query, ...opts } }) => [
       params.ownerId,
       params.sessionId,
@@ -45,8 +40,8 @@ export const sessionRoutes = [
     url: '/owners/:ownerId/sessions/:sessionId',
     tags,
     summary: 'Delete a session from the buffer (its long-term memories stay; forget those by id)',
-    params: SessionParams,
-    response: SessionDeletionOut,
+    params: req.SessionParams,
+    response: res.SessionDeletionOut,
     args: ({ params }) => [params.ownerId, params.sessionId],
   }),
   useCaseRoute('deleteSession')({
@@ -54,8 +49,8 @@ export const sessionRoutes = [
     url: '/owners/:ownerId/sessions/:sessionId/messages/:seq',
     tags,
     summary: 'Delete one message of a session, by the seq the context returns',
-    params: SessionMessageParams,
-    response: SessionDeletionOut,
+    params: req.SessionMessageParams,
+    response: res.SessionDeletionOut,
     args: ({ params }) => [params.ownerId, params.sessionId, params.seq],
   }),
 ];
