@@ -53,6 +53,46 @@ class ToyStore extends KitStore<Ctx> {
   }
 }
 
+// Arguments that pass the kit's checks, per member (the toy ignores them).
+const lim = { limit: 1 };
+const VALID_ARGS: Record<(typeof STORE_OPERATIONS)[number], unknown[]> = {
+  write: [{}],
+  deleteCascade: [{ ownerId: 'o' }],
+  getById: ['o', 'x'],
+  getByIds: ['o', []],
+  getByKey: ['o', 'k'],
+  findBySource: ['o', {}],
+  listIds: ['o', lim],
+  listOwners: [],
+  countMemories: ['o'],
+  lowestValue: ['o', 1],
+  dueForExpiry: ['now', 1],
+  derivedFrom: ['o', []],
+  nextInSession: ['o', []],
+  relations: ['o'],
+  searchVector: ['o', null, lim],
+  searchText: ['o', 'q', lim],
+  searchEntities: ['o', [], lim],
+  sessionMessages: ['o', 's', lim],
+  trimSession: ['o', 's', 1],
+  deleteSessionMessages: ['o', {}],
+  deleteOwnerResidue: ['o'],
+  logRead: [{ ownerId: 'o' }],
+  readLog: ['o', lim],
+  outboxPending: [1],
+  outboxAck: [[]],
+  unreflectedEpisodes: ['o', lim],
+  countUnreflected: ['o', 'now'],
+  recentSources: ['o', lim],
+  staleEmbeddings: ['o', 'm', 1],
+  replaceEmbeddings: ['o', []],
+  getEmbeddings: ['o', []],
+  appendAudit: [[]],
+  listAudit: [lim],
+  findTraces: ['o', [], []],
+  counts: [],
+};
+
 const code = (e: unknown) => (isKeepGraphError(e) ? e.code : String(e));
 
 describe('the store kit', () => {
@@ -77,11 +117,41 @@ describe('the store kit', () => {
     await s.init({ dimensions: 384 });
     for (const name of STORE_OPERATIONS) {
       const call = s[name] as (...a: unknown[]) => Promise<unknown>;
-      const answer = call('o', 'y');
+      const args = VALID_ARGS[name];
+      const answer = call(...args);
       expect(answer).toBeInstanceOf(Promise);
-      expect(await answer).toBe(`${name}:384:2`);
+      expect(await answer).toBe(`${name}:384:${args.length}`);
     }
     expect(s.state.calls).toEqual([...STORE_OPERATIONS]);
+  });
+
+  it('checks owners and limits at the boundary, before an operation runs', async () => {
+    const s = new ToyStore();
+    await s.init({ dimensions: 3 });
+    let ownerScoped = 0;
+    for (const name of STORE_OPERATIONS) {
+      const call = s[name] as (...a: unknown[]) => Promise<unknown>;
+      const args = VALID_ARGS[name];
+      // A blank owner where the member takes one (first argument, or the request's ownerId).
+      const blank = args.map((a, i) =>
+        i === 0 && a === 'o'
+          ? '  '
+          : i === 0 && typeof a === 'object' && a && 'ownerId' in a
+            ? { ownerId: '' }
+            : a,
+      );
+      if (JSON.stringify(blank) !== JSON.stringify(args)) {
+        expect(code(await call(...blank).catch((e: unknown) => e)), name).toBe('owner_required');
+        ownerScoped++;
+      }
+      // A negative limit where the member takes one.
+      const bad = args.map((a) => (a === 1 ? -1 : a === lim ? { limit: 1.5 } : a));
+      if (JSON.stringify(bad) !== JSON.stringify(args))
+        expect(code(await call(...bad).catch((e: unknown) => e)), name).toBe('invalid_input');
+    }
+    expect(ownerScoped).toBeGreaterThanOrEqual(25);
+    // None of the refused calls reached its operation.
+    expect(s.state.calls).toEqual([]);
   });
 
   it('maps driver errors and range errors to codes, keeping the original on cause', async () => {

@@ -15,7 +15,6 @@ import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, rows } from './transactions.ts';
 import type { Tx } from './transactions.ts';
-import { requireOwner } from '@keepgraph/core';
 
 interface ClosureRow {
   id: string;
@@ -96,7 +95,6 @@ export async function deleteCascade(
   ctx: StoreContext,
   req: CascadeRequest,
 ): Promise<DeletionReceipt> {
-  requireOwner(req.ownerId);
   const rootIds = [...new Set(req.rootIds)];
   return inWrite(ctx, async (tx): Promise<DeletionReceipt> => {
     const ownerId = req.ownerId;

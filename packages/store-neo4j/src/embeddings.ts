@@ -1,11 +1,10 @@
 // Re-embedding after a model change: which of an owner's memories carry a
 // vector from another model, and the atomic swap of vectors for new ones.
-import { KeepGraphError, checkEmbeddingUpdates, checkLimit } from '@keepgraph/core';
+import { KeepGraphError, checkEmbeddingUpdates } from '@keepgraph/core';
 import type { EmbeddingUpdate } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, readRows } from './transactions.ts';
-import { requireOwner } from '@keepgraph/core';
 
 /** Ids of the owner's memories not embedded by `model`, oldest first. */
 export async function staleEmbeddings(
@@ -14,8 +13,6 @@ export async function staleEmbeddings(
   model: string,
   limit: number,
 ): Promise<string[]> {
-  requireOwner(ownerId);
-  checkLimit(limit);
   const found = await readRows<{ id: string }>(ctx, cypher('stale-embeddings'), {
     ownerId,
     model,
@@ -30,7 +27,6 @@ export async function replaceEmbeddings(
   ownerId: string,
   updates: readonly EmbeddingUpdate[],
 ): Promise<void> {
-  requireOwner(ownerId);
   checkEmbeddingUpdates(updates, ctx.dimensions);
   if (updates.length === 0) return;
   const params = updates.map((u) => ({
@@ -50,7 +46,6 @@ export async function getEmbeddings(
   ownerId: string,
   ids: readonly string[],
 ): Promise<{ id: string; embedding: Float32Array }[]> {
-  requireOwner(ownerId);
   const unique = [...new Set(ids)];
   const out: { id: string; embedding: Float32Array }[] = [];
   for (let i = 0; i < unique.length; i += GET_BATCH) {

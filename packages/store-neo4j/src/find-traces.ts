@@ -16,7 +16,6 @@ import { NEO4J_INDEXES } from '@keepgraph/graph-schema';
 import { ownerKey } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readRows } from './transactions.ts';
-import { requireOwner } from '@keepgraph/core';
 
 /** One lookup: where it looks, and a query returning (id, detail) rows. */
 interface Probe {
@@ -79,7 +78,6 @@ export async function findTraces(
   ids: readonly string[],
   hashes: readonly string[],
 ): Promise<Trace[]> {
-  requireOwner(ownerId);
   const params = {
     ownerId,
     ids: [...ids],

@@ -4,7 +4,6 @@ import type { RelationEdge, StoreCounts } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { num, readRows } from './transactions.ts';
-import { requireOwner } from '@keepgraph/core';
 
 interface RelationRow {
   subjectName: string;
@@ -22,7 +21,6 @@ export async function relations(
   ownerId: string,
   memoryIds?: readonly string[],
 ): Promise<RelationEdge[]> {
-  requireOwner(ownerId);
   const found = await readRows<RelationRow>(ctx, cypher('list-relations'), {
     ownerId,
     memoryIds: memoryIds === undefined ? null : [...memoryIds],

@@ -5,7 +5,6 @@ import { MEMORY_PROJECTION, propsToMemory, toMs } from './record-mapping.ts';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readRows } from './transactions.ts';
-import { requireOwner } from '@keepgraph/core';
 
 type MemoryRow = { m: Record<string, unknown> };
 
@@ -14,7 +13,6 @@ export async function getById(
   ownerId: string,
   id: string,
 ): Promise<Memory | null> {
-  requireOwner(ownerId);
   const [row] = await readRows<MemoryRow>(
     ctx,
     `MATCH (m:Memory {id: $id}) WHERE m.ownerId = $ownerId RETURN ${MEMORY_PROJECTION} AS m`,
@@ -29,7 +27,6 @@ export async function getByIds(
   ownerId: string,
   ids: readonly string[],
 ): Promise<Memory[]> {
-  requireOwner(ownerId);
   if (ids.length === 0) return [];
   const unique = [...new Set(ids)];
   const found = await readRows<MemoryRow>(
@@ -52,7 +49,6 @@ export async function nextInSession(
   ownerId: string,
   ids: readonly string[],
 ): Promise<SessionSuccessor[]> {
-  requireOwner(ownerId);
   if (ids.length === 0) return [];
   const found = await readRows<{ after: string } & MemoryRow>(
     ctx,
@@ -70,7 +66,6 @@ export async function nextInSession(
 
 /** Every version under (owner, key), newest first (insertion order breaks ties), superseded ones included. */
 export async function getByKey(ctx: StoreContext, ownerId: string, key: string): Promise<Memory[]> {
-  requireOwner(ownerId);
   const found = await readRows<MemoryRow>(
     ctx,
     `MATCH (m:Memory {ownerId: $ownerId, key: $key})
@@ -89,7 +84,6 @@ export async function findBySource(
   ownerId: string,
   source: { uri?: string; tool?: string },
 ): Promise<string[]> {
-  requireOwner(ownerId);
   if (source.uri === undefined && source.tool === undefined) return [];
   const found = await readRows<{ id: string }>(ctx, cypher('find-by-source'), {
     ownerId,
@@ -104,7 +98,6 @@ export async function listIds(
   ownerId: string,
   opts: { after?: string; limit?: number } = {},
 ): Promise<string[]> {
-  requireOwner(ownerId);
   // A negative or absent limit means all, as in the SQLite store.
   const all = opts.limit === undefined || opts.limit < 0;
   const found = await readRows<{ id: string }>(
@@ -127,7 +120,6 @@ export async function listOwners(ctx: StoreContext): Promise<string[]> {
 }
 
 export async function countMemories(ctx: StoreContext, ownerId: string): Promise<number> {
-  requireOwner(ownerId);
   const [row] = await readRows<{ n: unknown }>(
     ctx,
     'MATCH (m:Memory {ownerId: $ownerId}) RETURN count(m) AS n',
@@ -152,7 +144,6 @@ export async function lowestValue(
   ownerId: string,
   limit: number,
 ): Promise<string[]> {
-  requireOwner(ownerId);
   const found = await readRows<{ id: string }>(
     ctx,
     `MATCH (m:Memory {ownerId: $ownerId})
@@ -169,7 +160,6 @@ export async function derivedFrom(
   ownerId: string,
   ids: readonly string[],
 ): Promise<DerivedEdge[]> {
-  requireOwner(ownerId);
   if (ids.length === 0) return [];
   return readRows<DerivedEdge>(
     ctx,

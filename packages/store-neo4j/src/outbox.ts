@@ -3,7 +3,6 @@
 // oldest first by the relay and deleted once the queue has them. Entries
 // hold ids only and hang off no memory: deleting memories or a whole owner
 // leaves them, and the job finds out for itself that what it names is gone.
-import { checkLimit } from '@keepgraph/core';
 import type { Job, OutboxEntry } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
@@ -38,7 +37,6 @@ interface OutboxRow {
 
 /** Pending jobs, oldest first, across owners: the relay's read. */
 export async function outboxPending(ctx: StoreContext, limit: number): Promise<OutboxEntry[]> {
-  checkLimit(limit);
   // `seq >= 0` lets the planner read the seq index in order and stop at LIMIT.
   const found = await readRows<OutboxRow>(
     ctx,

@@ -2,14 +2,12 @@
 // internal reflectedAt property, never part of a returned Memory) and which
 // live episodes still wait for it; and compaction's read, the newest live
 // source memories.
-import { checkLimit } from '@keepgraph/core';
 import type { Memory, WriteBatch } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import { propsToMemory, toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readRows } from './transactions.ts';
 import type { Tx } from './transactions.ts';
-import { requireOwner } from '@keepgraph/core';
 
 /**
  * Mark the batch's reflected episodes. Owner-scoped: ids of another owner
@@ -35,8 +33,6 @@ export async function unreflectedEpisodes(
   ownerId: string,
   opts: { now: string; limit: number },
 ): Promise<Memory[]> {
-  requireOwner(ownerId);
-  checkLimit(opts.limit);
   const nowMs = toMs(opts.now, 'now');
   if (opts.limit === 0) return [];
   const found = await readRows<{ m: Record<string, unknown> }>(
@@ -53,8 +49,6 @@ export async function recentSources(
   ownerId: string,
   opts: { now: string; limit: number },
 ): Promise<Memory[]> {
-  requireOwner(ownerId);
-  checkLimit(opts.limit);
   const nowMs = toMs(opts.now, 'now');
   if (opts.limit === 0) return [];
   const found = await readRows<{ m: Record<string, unknown> }>(ctx, cypher('recent-sources'), {
@@ -72,7 +66,6 @@ export async function countUnreflected(
   now: string,
   upTo?: number,
 ): Promise<number> {
-  requireOwner(ownerId);
   const [row] = await readRows<{ n: unknown }>(ctx, cypher('count-unreflected'), {
     ownerId,
     nowMs: toMs(now, 'now'),

@@ -1,7 +1,7 @@
 // The three candidate searches of recall: vector (cosine), full text (BM25)
 // and entity names. Each is scoped to one owner and returns live memories
 // only: not expired, not superseded, already valid (invariant 6).
-import { KeepGraphError, checkLimit } from '@keepgraph/core';
+import { KeepGraphError } from '@keepgraph/core';
 import type { ScoredId, SearchOptions } from '@keepgraph/core';
 import { NEO4J_INDEXES, normalizeEntityName } from '@keepgraph/graph-schema';
 import { toLuceneQuery } from './fulltext-query.ts';
@@ -10,13 +10,11 @@ import { cypher } from './queries.ts';
 import { ownerKey, toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readRows } from './transactions.ts';
-import { requireOwner } from '@keepgraph/core';
 
 /** Most candidates asked of an index in one query before falling back. */
 export const MAX_INDEX_K = 10_000;
 
 function checkOptions(opts: SearchOptions): { limit: number; nowMs: number } {
-  checkLimit(opts.limit);
   return { limit: opts.limit, nowMs: toMs(opts.now, 'now') };
 }
 
@@ -107,7 +105,6 @@ export async function searchVector(
   opts: SearchOptions,
   path?: VectorPath,
 ): Promise<ScoredId[]> {
-  requireOwner(ownerId);
   const { limit, nowMs } = checkOptions(opts);
   if (vector.length !== ctx.dimensions) {
     throw new KeepGraphError(
@@ -132,7 +129,6 @@ export async function searchText(
   query: string,
   opts: SearchOptions,
 ): Promise<ScoredId[]> {
-  requireOwner(ownerId);
   const { limit, nowMs } = checkOptions(opts);
   const lucene = toLuceneQuery(ownerKey(ownerId), query);
   if (lucene === null || limit === 0) return [];
@@ -161,7 +157,6 @@ export async function searchEntities(
   names: readonly string[],
   opts: SearchOptions,
 ): Promise<ScoredId[]> {
-  requireOwner(ownerId);
   const { limit, nowMs } = checkOptions(opts);
   const normalized = [...new Set(names.map(normalizeEntityName).filter((n) => n !== ''))];
   if (normalized.length === 0 || limit === 0) return [];

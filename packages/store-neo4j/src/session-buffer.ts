@@ -4,7 +4,6 @@ import type { OwnerResidue, ReadLogEntry, SessionMessage, SessionScope } from '@
 import { toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, readRows, rows } from './transactions.ts';
-import { checkLimit, requireOwner } from '@keepgraph/core';
 
 interface MessageRow {
   x: Record<string, unknown>;
@@ -17,7 +16,6 @@ export async function sessionMessages(
   sessionId: string,
   opts: { limit: number; now: string },
 ): Promise<SessionMessage[]> {
-  requireOwner(ownerId);
   const found = await readRows<MessageRow>(
     ctx,
     `MATCH (x:SessionMessage {ownerId: $ownerId, sessionId: $sessionId})
@@ -44,7 +42,6 @@ export async function trimSession(
   sessionId: string,
   keep: number,
 ): Promise<number> {
-  requireOwner(ownerId);
   return inWrite(ctx, async (tx) => {
     const [row] = rows<{ n: unknown }>(
       await tx.run(
@@ -69,9 +66,12 @@ export async function deleteSessionMessages(
   ownerId: string,
   scope: SessionScope,
 ): Promise<number> {
-  requireOwner(ownerId);
   return inWrite(ctx, async (tx) => {
-    const params = { ownerId, sessionId: scope.sessionId, seq: scope.seq === undefined ? null : int(scope.seq) };
+    const params = {
+      ownerId,
+      sessionId: scope.sessionId,
+      seq: scope.seq === undefined ? null : int(scope.seq),
+    };
     const [row] = rows<{ n: unknown }>(
       await tx.run(
         `MATCH (x:SessionMessage {ownerId: $ownerId, sessionId: $sessionId})
@@ -89,8 +89,10 @@ export async function deleteSessionMessages(
 }
 
 /** Delete the owner's sessions, read-log rows and pending outbox jobs, in one transaction. */
-export async function deleteOwnerResidue(ctx: StoreContext, ownerId: string): Promise<OwnerResidue> {
-  requireOwner(ownerId);
+export async function deleteOwnerResidue(
+  ctx: StoreContext,
+  ownerId: string,
+): Promise<OwnerResidue> {
   return inWrite(ctx, async (tx) => {
     const count = async (cypher: string) =>
       num(rows<{ n: unknown }>(await tx.run(cypher, { ownerId }))[0]?.n ?? 0);
@@ -110,7 +112,6 @@ export async function deleteOwnerResidue(ctx: StoreContext, ownerId: string): Pr
 
 /** Record which memories were served to whom. */
 export async function logRead(ctx: StoreContext, entry: ReadLogEntry): Promise<void> {
-  requireOwner(entry.ownerId);
   await inWrite(ctx, (tx) =>
     tx.run(
       `CREATE (:ReadLog {ownerId: $ownerId, requestId: $requestId, principal: $principal,
@@ -133,8 +134,6 @@ export async function readLog(
   ownerId: string,
   opts: { limit: number },
 ): Promise<ReadLogEntry[]> {
-  requireOwner(ownerId);
-  checkLimit(opts.limit);
   const found = await readRows<{ r: Record<string, unknown> }>(
     ctx,
     `MATCH (r:ReadLog {ownerId: $ownerId})

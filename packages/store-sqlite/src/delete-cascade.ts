@@ -11,7 +11,6 @@ import { appendAuditEvents } from './audit-log.ts';
 import { recordJobs } from './outbox.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
-import { requireOwner } from '@keepgraph/core';
 
 interface ClosureRow {
   id: string;
@@ -137,7 +136,6 @@ function deleteClosure(ctx: StoreContext, ownerId: string, rows: ClosureRow[]) {
 
 /** Run a cascade; throws not_found when none of the roots is this owner's. */
 export function deleteCascade(ctx: StoreContext, req: CascadeRequest): DeletionReceipt {
-  requireOwner(req.ownerId);
   const run = ctx.db.transaction((): DeletionReceipt => {
     const rootIds = JSON.stringify([...new Set(req.rootIds)]);
     const rows = ctx.st

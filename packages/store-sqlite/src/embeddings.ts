@@ -1,10 +1,9 @@
 // Re-embedding after a model change: which of an owner's memories carry a
 // vector from another model, and the atomic swap of vectors for new ones.
-import { checkEmbeddingUpdates, checkLimit } from '@keepgraph/core';
+import { checkEmbeddingUpdates } from '@keepgraph/core';
 import type { EmbeddingUpdate } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
-import { requireOwner } from '@keepgraph/core';
 
 /** Ids of the owner's memories not embedded by `model`, oldest first. */
 export function staleEmbeddings(
@@ -13,8 +12,6 @@ export function staleEmbeddings(
   model: string,
   limit: number,
 ): string[] {
-  requireOwner(ownerId);
-  checkLimit(limit);
   return ctx.st.file('stale-embeddings').pluck().all({ ownerId, model, limit }) as string[];
 }
 
@@ -29,7 +26,6 @@ export function replaceEmbeddings(
   ownerId: string,
   updates: readonly EmbeddingUpdate[],
 ): void {
-  requireOwner(ownerId);
   checkEmbeddingUpdates(updates, ctx.dimensions);
   if (updates.length === 0) return;
   const run = ctx.db.transaction(() => {
@@ -68,7 +64,6 @@ export function getEmbeddings(
   ownerId: string,
   ids: readonly string[],
 ): { id: string; embedding: Float32Array }[] {
-  requireOwner(ownerId);
   const unique = [...new Set(ids)];
   const stmt = ctx.st.file('get-embeddings');
   const out: { id: string; embedding: Float32Array }[] = [];

@@ -11,7 +11,6 @@ import { contentHash } from '@keepgraph/core';
 import type { Trace } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
-import { requireOwner } from '@keepgraph/core';
 
 /** One lookup: the table it names, and a query returning (id, detail) rows. */
 interface Probe {
@@ -74,7 +73,6 @@ export function findTraces(
   ids: readonly string[],
   hashes: readonly string[],
 ): Trace[] {
-  requireOwner(ownerId);
   const params = { ownerId, ids: JSON.stringify(ids), hashes: JSON.stringify(hashes) };
   const traces: Trace[] = [];
   for (const probe of PROBES) {

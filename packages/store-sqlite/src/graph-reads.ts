@@ -2,7 +2,6 @@
 // with the memories asserting them, and the store-wide counts.
 import type { RelationEdge, StoreCounts } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
-import { requireOwner } from '@keepgraph/core';
 
 interface RelationRow {
   owner_id: string;
@@ -21,7 +20,6 @@ export function relations(
   ownerId: string,
   memoryIds?: readonly string[],
 ): RelationEdge[] {
-  requireOwner(ownerId);
   const rows = ctx.st.file('list-relations').all({
     ownerId,
     memoryIds: memoryIds === undefined ? null : JSON.stringify(memoryIds),

@@ -4,10 +4,8 @@ import type { DerivedEdge, ExpiryCandidate, Memory, SessionSuccessor } from '@ke
 import { rowToMemory, toMs } from './row-mapping.ts';
 import type { MemoryRow } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
-import { requireOwner } from '@keepgraph/core';
 
 export function getById(ctx: StoreContext, ownerId: string, id: string): Memory | null {
-  requireOwner(ownerId);
   const row = ctx.st
     .sql('SELECT * FROM memories WHERE owner_id = ? AND id = ?')
     .get(ownerId, id) as MemoryRow | undefined;
@@ -16,7 +14,6 @@ export function getById(ctx: StoreContext, ownerId: string, id: string): Memory 
 
 /** The owner's memories among `ids`, in the order asked; unknown ids are skipped. */
 export function getByIds(ctx: StoreContext, ownerId: string, ids: readonly string[]): Memory[] {
-  requireOwner(ownerId);
   if (ids.length === 0) return [];
   const rows = ctx.st
     .sql('SELECT * FROM memories WHERE owner_id = ? AND id IN (SELECT value FROM json_each(?))')
@@ -32,7 +29,6 @@ export function getByIds(ctx: StoreContext, ownerId: string, ids: readonly strin
 
 /** Every version under (owner, key), newest first, superseded ones included. */
 export function getByKey(ctx: StoreContext, ownerId: string, key: string): Memory[] {
-  requireOwner(ownerId);
   const rows = ctx.st
     .sql('SELECT * FROM memories WHERE owner_id = ? AND key = ? ORDER BY created_ms DESC, rid DESC')
     .all(ownerId, key) as MemoryRow[];
@@ -48,7 +44,6 @@ export function findBySource(
   ownerId: string,
   source: { uri?: string; tool?: string },
 ): string[] {
-  requireOwner(ownerId);
   if (source.uri === undefined && source.tool === undefined) return [];
   return ctx.st
     .file('find-by-source')
@@ -65,7 +60,6 @@ export function listIds(
   ownerId: string,
   opts: { after?: string; limit?: number } = {},
 ): string[] {
-  requireOwner(ownerId);
   return ctx.st
     .sql(
       `SELECT id FROM memories WHERE owner_id = @ownerId AND (@after IS NULL OR id > @after)
@@ -83,7 +77,6 @@ export function listOwners(ctx: StoreContext): string[] {
 }
 
 export function countMemories(ctx: StoreContext, ownerId: string): number {
-  requireOwner(ownerId);
   return ctx.st
     .sql('SELECT count(*) FROM memories WHERE owner_id = ?')
     .pluck()
@@ -92,7 +85,6 @@ export function countMemories(ctx: StoreContext, ownerId: string): number {
 
 /** Eviction order: lowest confidence, then lowest authority, then oldest. */
 export function lowestValue(ctx: StoreContext, ownerId: string, limit: number): string[] {
-  requireOwner(ownerId);
   return ctx.st
     .sql(
       `SELECT id FROM memories WHERE owner_id = ?
@@ -108,7 +100,6 @@ export function derivedFrom(
   ownerId: string,
   ids: readonly string[],
 ): DerivedEdge[] {
-  requireOwner(ownerId);
   if (ids.length === 0) return [];
   return ctx.st
     .sql(
@@ -129,7 +120,6 @@ export function nextInSession(
   ownerId: string,
   ids: readonly string[],
 ): SessionSuccessor[] {
-  requireOwner(ownerId);
   if (ids.length === 0) return [];
   // Driven by the ids (CROSS JOIN keeps that order: otherwise the planner
   // walks the owner's session index), the successor's rid by one seek each,

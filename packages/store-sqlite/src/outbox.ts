@@ -3,7 +3,6 @@
 // relay and deleted once the queue has them. Entries hold ids only and are
 // owned by no memory: deleting memories or a whole owner leaves them, and
 // the job finds out for itself that what it names is gone.
-import { checkLimit } from '@keepgraph/core';
 import type { Job, OutboxEntry } from '@keepgraph/core';
 import type { Statements } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
@@ -33,7 +32,6 @@ export function recordJobs(st: Statements, jobs: readonly Job[], recordedAt: str
 
 /** Pending jobs, oldest first, across owners: the relay's read. */
 export function outboxPending(ctx: StoreContext, limit: number): OutboxEntry[] {
-  checkLimit(limit);
   const rows = ctx.st
     .sql(
       'SELECT job_id, name, owner_id, payload_json, recorded_at FROM outbox ORDER BY seq LIMIT ?',

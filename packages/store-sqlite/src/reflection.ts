@@ -2,13 +2,11 @@
 // internal reflected_at marker, never part of a returned Memory) and which
 // live episodes still wait for it; and compaction's read, the newest live
 // source memories.
-import { checkLimit } from '@keepgraph/core';
 import type { Memory, WriteBatch } from '@keepgraph/core';
 import { rowToMemory, toMs } from './row-mapping.ts';
 import type { MemoryRow } from './row-mapping.ts';
 import type { Statements } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
-import { requireOwner } from '@keepgraph/core';
 
 /**
  * Mark the batch's reflected episodes. Owner-scoped: ids of another owner
@@ -32,8 +30,6 @@ export function unreflectedEpisodes(
   ownerId: string,
   opts: { now: string; limit: number },
 ): Memory[] {
-  requireOwner(ownerId);
-  checkLimit(opts.limit);
   if (opts.limit === 0) return [];
   const rows = ctx.st
     .file('unreflected-episodes')
@@ -47,8 +43,6 @@ export function recentSources(
   ownerId: string,
   opts: { now: string; limit: number },
 ): Memory[] {
-  requireOwner(ownerId);
-  checkLimit(opts.limit);
   const nowMs = toMs(opts.now, 'now');
   if (opts.limit === 0) return [];
   const rows = ctx.st
@@ -64,7 +58,6 @@ export function countUnreflected(
   now: string,
   upTo?: number,
 ): number {
-  requireOwner(ownerId);
   return ctx.st
     .file('count-unreflected')
     .pluck()

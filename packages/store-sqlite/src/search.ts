@@ -1,19 +1,17 @@
 // The three candidate searches of recall: vector (cosine), full text (BM25)
 // and entity names. Each is scoped to one owner and returns live memories
 // only: not expired, not superseded, already valid (invariant 6).
-import { KeepGraphError, checkLimit } from '@keepgraph/core';
+import { KeepGraphError } from '@keepgraph/core';
 import type { ScoredId, SearchOptions } from '@keepgraph/core';
 import { normalizeEntityName } from '@keepgraph/graph-schema';
 import { toFtsMatch } from './fts-query.ts';
 import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
-import { requireOwner } from '@keepgraph/core';
 
 /** sqlite-vec's cap on k in one KNN query. */
 const MAX_K = 4096;
 
 function checkOptions(opts: SearchOptions): { limit: number; nowMs: number } {
-  checkLimit(opts.limit);
   return { limit: opts.limit, nowMs: toMs(opts.now, 'now') };
 }
 
@@ -24,7 +22,6 @@ export function searchVector(
   vector: Float32Array,
   opts: SearchOptions,
 ): ScoredId[] {
-  requireOwner(ownerId);
   const { limit, nowMs } = checkOptions(opts);
   if (vector.length !== ctx.dimensions) {
     throw new KeepGraphError(
@@ -52,7 +49,6 @@ export function searchText(
   query: string,
   opts: SearchOptions,
 ): ScoredId[] {
-  requireOwner(ownerId);
   const { limit, nowMs } = checkOptions(opts);
   const match = toFtsMatch(query, ownerId);
   if (match === null || limit === 0) return [];
@@ -70,7 +66,6 @@ export function searchEntities(
   names: readonly string[],
   opts: SearchOptions,
 ): ScoredId[] {
-  requireOwner(ownerId);
   const { limit, nowMs } = checkOptions(opts);
   const normalized = [...new Set(names.map(normalizeEntityName).filter((n) => n !== ''))];
   if (normalized.length === 0 || limit === 0) return [];

@@ -3,7 +3,6 @@
 import type { OwnerResidue, ReadLogEntry, SessionMessage, SessionScope } from '@keepgraph/core';
 import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
-import { checkLimit, requireOwner } from '@keepgraph/core';
 
 interface MessageRow {
   seq: number;
@@ -23,7 +22,6 @@ export function sessionMessages(
   sessionId: string,
   opts: { limit: number; now: string },
 ): SessionMessage[] {
-  requireOwner(ownerId);
   const rows = ctx.st
     .sql(
       `SELECT seq, owner_id, session_id, role, text, at, expires_at, memory_id FROM session_messages
@@ -50,7 +48,6 @@ export function trimSession(
   sessionId: string,
   keep: number,
 ): number {
-  requireOwner(ownerId);
   return ctx.st
     .sql(
       `DELETE FROM session_messages
@@ -68,7 +65,6 @@ export function deleteSessionMessages(
   ownerId: string,
   scope: SessionScope,
 ): number {
-  requireOwner(ownerId);
   return ctx.st
     .sql(
       `DELETE FROM session_messages WHERE owner_id = @ownerId AND session_id = @sessionId
@@ -79,7 +75,6 @@ export function deleteSessionMessages(
 
 /** Delete the owner's sessions, read-log rows and pending outbox jobs, in one transaction. */
 export function deleteOwnerResidue(ctx: StoreContext, ownerId: string): OwnerResidue {
-  requireOwner(ownerId);
   const { st } = ctx;
   return ctx.db.transaction(() => ({
     sessionMessages: st.sql('DELETE FROM session_messages WHERE owner_id = ?').run(ownerId).changes,
@@ -90,7 +85,6 @@ export function deleteOwnerResidue(ctx: StoreContext, ownerId: string): OwnerRes
 
 /** Record which memories were served to whom. */
 export function logRead(ctx: StoreContext, entry: ReadLogEntry): void {
-  requireOwner(entry.ownerId);
   ctx.st
     .sql(
       `INSERT INTO read_log (owner_id, request_id, principal, session_id, memory_ids_json, at)
@@ -107,9 +101,11 @@ export function logRead(ctx: StoreContext, entry: ReadLogEntry): void {
 }
 
 /** The owner's read-log entries, newest first. */
-export function readLog(ctx: StoreContext, ownerId: string, opts: { limit: number }): ReadLogEntry[] {
-  requireOwner(ownerId);
-  checkLimit(opts.limit);
+export function readLog(
+  ctx: StoreContext,
+  ownerId: string,
+  opts: { limit: number },
+): ReadLogEntry[] {
   const rows = ctx.st
     .sql(
       `SELECT owner_id, request_id, principal, session_id, memory_ids_json, at FROM read_log

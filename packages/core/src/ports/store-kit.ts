@@ -7,6 +7,7 @@
 // class holds no pass-through methods.
 import { KeepGraphError, type ErrorCode } from '../errors.ts';
 import type { MemoryStore, StoreLifecycle } from './memory-store.ts';
+import { checkLimit, requireOwner } from './store-checks.ts';
 
 /** The port members a store implements as operations: all but the lifecycle. */
 export type StoreOperationName = Exclude<keyof MemoryStore, keyof StoreLifecycle>;
@@ -84,6 +85,63 @@ export function storeOperations<C>() {
   ): Omit<UnionToIntersection<M[number]>, keyof O> & O =>
     Object.assign({}, ...modules, own) as Omit<UnionToIntersection<M[number]>, keyof O> & O;
 }
+
+const owner = (ownerId: string): void => requireOwner(ownerId);
+const ownerAndLimit = (ownerId: string, opts: { limit: number }): void => {
+  requireOwner(ownerId);
+  checkLimit(opts.limit);
+};
+const ownerThenLimit = (ownerId: string, _x: unknown, opts: { limit: number }): void =>
+  ownerAndLimit(ownerId, opts);
+
+/**
+ * What the kit checks of an operation's arguments before the store sees
+ * them: the owner of every owner-scoped member (`owner_required`) and every
+ * `limit` (`invalid_input`). Stores check only what needs their state (the
+ * vector dimension, a batch against `checkWriteBatch`).
+ */
+export const ARGUMENT_CHECKS: {
+  [K in StoreOperationName]: ((...args: Parameters<MemoryStore[K]>) => void) | null;
+} = {
+  write: null,
+  deleteCascade: (req) => requireOwner(req.ownerId),
+  getById: owner,
+  getByIds: owner,
+  getByKey: owner,
+  findBySource: owner,
+  listIds: (ownerId, opts) => {
+    requireOwner(ownerId);
+    if (opts?.limit !== undefined) checkLimit(opts.limit);
+  },
+  listOwners: null,
+  countMemories: owner,
+  lowestValue: (ownerId, limit) => ownerAndLimit(ownerId, { limit }),
+  dueForExpiry: (_now, limit) => checkLimit(limit),
+  derivedFrom: owner,
+  nextInSession: owner,
+  relations: owner,
+  searchVector: ownerThenLimit,
+  searchText: ownerThenLimit,
+  searchEntities: ownerThenLimit,
+  sessionMessages: ownerThenLimit,
+  trimSession: (ownerId, _s, keep) => ownerAndLimit(ownerId, { limit: keep }),
+  deleteSessionMessages: owner,
+  deleteOwnerResidue: owner,
+  logRead: (entry) => requireOwner(entry.ownerId),
+  readLog: ownerAndLimit,
+  outboxPending: checkLimit,
+  outboxAck: null,
+  unreflectedEpisodes: ownerAndLimit,
+  countUnreflected: owner,
+  recentSources: ownerAndLimit,
+  staleEmbeddings: (ownerId, _model, limit) => ownerAndLimit(ownerId, { limit }),
+  replaceEmbeddings: owner,
+  getEmbeddings: owner,
+  appendAudit: null,
+  listAudit: (opts) => checkLimit(opts.limit),
+  findTraces: owner,
+  counts: null,
+};
 
 /** A KeepGraphError for a driver error, the driver's own error kept on `cause` for logs. */
 export function storeError(code: ErrorCode, message: string, cause: unknown): KeepGraphError {
@@ -175,7 +233,12 @@ export abstract class KitStore<C> {
     const self = this as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
     for (const name of STORE_OPERATIONS) {
       const op = operations[name] as (ctx: C, ...args: unknown[]) => unknown;
-      self[name] = (...args: unknown[]) => this.run((c) => op(c, ...args));
+      const check = ARGUMENT_CHECKS[name] as ((...args: unknown[]) => void) | null;
+      self[name] = (...args: unknown[]) =>
+        this.run((c) => {
+          check?.(...args);
+          return op(c, ...args);
+        });
     }
   }
 
