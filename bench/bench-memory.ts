@@ -13,6 +13,7 @@ import {
   type Memory,
   type MemoryInput,
   type MemoryStore,
+  type MemoryWrite,
 } from '@keepgraph/core';
 import { memoryFixture } from '@keepgraph/core/testing';
 
@@ -75,6 +76,24 @@ export function workloadMemory(
     relations: input.relations,
     embeddingModel: 'bench',
   });
+}
+
+/**
+ * Loads ready-made memories straight into the store, `batch` to a write:
+ * nothing superseded, no session messages, no audit events.
+ */
+export async function writeInBatches(
+  store: MemoryStore,
+  writes: readonly MemoryWrite[],
+  batch = 500,
+): Promise<void> {
+  for (let i = 0; i < writes.length; i += batch)
+    await store.write({
+      memories: writes.slice(i, i + batch),
+      supersede: [],
+      sessionMessages: [],
+      audit: [],
+    });
 }
 
 /** The engine every benchmark measures: default policy, in-memory job queue, system clock unless given. */

@@ -7,34 +7,25 @@
 // each text carries every content word and every number of the other, after
 // lower-casing and dropping stop words; otherwise joining them loses what one
 // of them says.
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { carriesAllOf, cosine, embeddingText, seededRandom, wordOverlap } from '@keepgraph/core';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
-import { limitConversations, loadDataset } from '@keepgraph/cli/retrieval-eval';
+import { DATASET_FLAGS, flaggedDataset } from './lib/dataset-flags.ts';
 import { machineInfo } from './machine.ts';
 
 const { values } = parseArgs({
   options: {
-    dataset: { type: 'string' },
+    ...DATASET_FLAGS,
     threshold: { type: 'string', default: '0.9' },
     sample: { type: 'string', default: '300' },
     show: { type: 'string', default: '20' },
-    'limit-conversations': { type: 'string' },
   },
 });
-if (!values.dataset) {
-  console.error(
-    'usage: pnpm -s tsx bench/compaction-pairs.ts --dataset FILE [--threshold 0.9] [--sample 300]',
-  );
-  process.exit(2);
-}
-const threshold = Number(values.threshold);
-const limit = values['limit-conversations'];
-const dataset = limitConversations(
-  await loadDataset(resolve(values.dataset)),
-  limit === undefined ? undefined : Number(limit),
+const dataset = await flaggedDataset(
+  values,
+  'usage: pnpm -s tsx bench/compaction-pairs.ts --dataset FILE [--threshold 0.9] [--sample 300]',
 );
+const threshold = Number(values.threshold);
 const embedder = await createTransformersEmbedder();
 
 interface Pair {

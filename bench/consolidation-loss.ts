@@ -32,32 +32,19 @@ import { createSqliteStore } from '@keepgraph/store-sqlite';
 import {
   consolidateOwner,
   ingestConversation,
-  limitConversations,
-  loadDataset,
   type IngestedConversation,
 } from '@keepgraph/cli/retrieval-eval';
+import { DATASET_FLAGS, flaggedDataset } from './lib/dataset-flags.ts';
 import { machineInfo } from './machine.ts';
 
 const { values } = parseArgs({
-  options: {
-    dataset: { type: 'string' },
-    k: { type: 'string', default: '5' },
-    'limit-conversations': { type: 'string' },
-    out: { type: 'string' },
-  },
+  options: { ...DATASET_FLAGS, k: { type: 'string', default: '5' }, out: { type: 'string' } },
 });
-if (!values.dataset) {
-  console.error(
-    'usage: pnpm -s tsx bench/consolidation-loss.ts --dataset FILE [--k 5] [--limit-conversations N] [--out FILE.json]',
-  );
-  process.exit(2);
-}
-const k = Number(values.k);
-const limit = values['limit-conversations'];
-const dataset = limitConversations(
-  await loadDataset(resolve(values.dataset)),
-  limit === undefined ? undefined : Number(limit),
+const dataset = await flaggedDataset(
+  values,
+  'usage: pnpm -s tsx bench/consolidation-loss.ts --dataset FILE [--k 5] [--limit-conversations N] [--out FILE.json]',
 );
+const k = Number(values.k);
 
 /** One returned memory and the turns it stands for in the ranked list. */
 interface Slot {

@@ -26,7 +26,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { type Caller, type EmbedPurpose, type Embedder, type MemoryStore } from '@keepgraph/core';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
@@ -34,6 +33,7 @@ import { benchEngine, benchMemory, jitter } from './bench-memory.ts';
 import { createMem0Peer, mem0Version, type Peer } from './peers/mem0.ts';
 import { percentile, rng, syntheticQueries, syntheticTexts } from './synthetic.ts';
 import { machineInfo } from './machine.ts';
+import { parseFlags } from './lib/flags.ts';
 
 export interface Latency {
   p50: number;
@@ -353,29 +353,28 @@ export function formatRows(rows: readonly Row[]): string[] {
 const isMain =
   process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1]);
 if (isMain) {
-  const { values } = parseArgs({
-    options: {
-      sizes: { type: 'string', default: '1000,10000,100000' },
-      queries: { type: 'string', default: '100' },
-      owners: { type: 'string', default: '1' },
-      pool: { type: 'string', default: '1500' },
-      'top-k': { type: 'string', default: '10' },
-      'mem0-load-budget': { type: 'string', default: '900' },
-      'mem0-query-budget': { type: 'string', default: '300' },
-      out: { type: 'string', default: 'bench/results/peer-latency.json' },
-    },
+  const flags = parseFlags({
+    sizes: '1000,10000,100000',
+    queries: 100,
+    owners: 1,
+    pool: 1500,
+    // A string: the table's title repeats it as given.
+    'top-k': '10',
+    'mem0-load-budget': 900,
+    'mem0-query-budget': 300,
+    out: 'bench/results/peer-latency.json',
   });
   const machine = machineInfo;
   const startMachine = machine();
   const started = new Date().toISOString();
   const rows = await mem0SideBySide({
-    sizes: values.sizes.split(',').map(Number),
-    queries: Number(values.queries),
-    owners: Number(values.owners),
-    pool: Number(values.pool),
-    topK: Number(values['top-k']),
-    mem0LoadBudgetSec: Number(values['mem0-load-budget']),
-    mem0QueryBudgetSec: Number(values['mem0-query-budget']),
+    sizes: flags.sizes.split(',').map(Number),
+    queries: flags.queries,
+    owners: flags.owners,
+    pool: flags.pool,
+    topK: Number(flags['top-k']),
+    mem0LoadBudgetSec: flags['mem0-load-budget'],
+    mem0QueryBudgetSec: flags['mem0-query-budget'],
   });
   const result = {
     started,
@@ -387,9 +386,9 @@ if (isMain) {
     rows,
   };
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync(values.out, JSON.stringify(result, null, 2) + '\n');
+  writeFileSync(flags.out, JSON.stringify(result, null, 2) + '\n');
   console.log(
-    `recall latency p50 / p95 in ms, top ${values['top-k']}; speedup = mem0 / ours (${result.peer})`,
+    `recall latency p50 / p95 in ms, top ${flags['top-k']}; speedup = mem0 / ours (${result.peer})`,
   );
   for (const l of formatRows(rows)) console.log(l);
   console.log(

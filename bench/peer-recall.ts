@@ -14,39 +14,30 @@ import { embeddingText } from '@keepgraph/core';
 import {
   checkResultsFile,
   formatMetricsTable,
-  limitConversations,
-  loadDataset,
   MIN_TURN_IDS,
   scoreResults,
   writeResults,
   type ResultLine,
 } from '@keepgraph/cli/retrieval-eval';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
+import { DATASET_FLAGS, exitWithUsage, flaggedDataset } from './lib/dataset-flags.ts';
 import { createMem0Peer } from './peers/mem0.ts';
 import { machineInfo } from './machine.ts';
 
 const { values } = parseArgs({
   options: {
-    dataset: { type: 'string' },
+    ...DATASET_FLAGS,
     results: { type: 'string' },
     k: { type: 'string', default: String(MIN_TURN_IDS) },
-    'limit-conversations': { type: 'string' },
     summary: { type: 'string', default: 'bench/results/peer-recall-mem0.json' },
   },
 });
-if (!values.dataset || !values.results) {
-  console.error(
-    'usage: pnpm -s tsx bench/peer-recall.ts --dataset FILE --results OUT.jsonl [--k 25] [--limit-conversations N]',
-  );
-  process.exit(2);
-}
+const USAGE =
+  'usage: pnpm -s tsx bench/peer-recall.ts --dataset FILE --results OUT.jsonl [--k 25] [--limit-conversations N]';
+if (!values.results) exitWithUsage(USAGE);
+const dataset = await flaggedDataset(values, USAGE);
 // Like `bench recall`: the spec wants at least 25 ids per question.
 const k = Math.max(Number(values.k), MIN_TURN_IDS);
-const limit = values['limit-conversations'];
-const dataset = limitConversations(
-  await loadDataset(resolve(values.dataset)),
-  limit === undefined ? undefined : Number(limit),
-);
 const resultsPath = resolve(values.results);
 
 const embedder = await createTransformersEmbedder();

@@ -4,29 +4,22 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { type Caller } from '@keepgraph/core';
 import { createTransformersEmbedder, type TransformersModelId } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
-import { percentile, syntheticQueries, syntheticTexts } from './synthetic.ts';
+import { syntheticQueries, syntheticTexts } from './synthetic.ts';
 import { machineInfo } from './machine.ts';
 import { benchEngine } from './bench-memory.ts';
+import { parseFlags } from './lib/flags.ts';
+import { percentilesMs, timeRecalls } from './lib/recall-latency.ts';
 
-const { values } = parseArgs({
-  options: {
-    n: { type: 'string', default: '10000' },
-    queries: { type: 'string', default: '200' },
-    batch: { type: 'string', default: '64' },
-    model: { type: 'string' },
-  },
-});
-const n = Number(values.n);
-const nq = Number(values.queries);
-const batch = Number(values.batch);
+const flags = parseFlags({ n: 10_000, queries: 200, batch: 64 }, ['model']);
+const { n, batch } = flags;
+const nq = flags.queries;
 
 const dir = mkdtempSync(join(tmpdir(), 'kg-bench-'));
 const embedder = await createTransformersEmbedder(
-  values.model ? { modelId: values.model as TransformersModelId } : {},
+  flags.model ? { modelId: flags.model as TransformersModelId } : {},
 );
 const store = createSqliteStore({ path: join(dir, 'bench.db') });
 await store.init({ dimensions: embedder.dimensions });
@@ -59,14 +52,7 @@ const ingestRate = n / ingestSec;
 console.error(`\ningest: ${ingestRate.toFixed(0)} memories/s (${n} in ${ingestSec.toFixed(1)} s)`);
 
 const queries = syntheticQueries(nq);
-for (const q of queries.slice(0, 10)) await engine.recall(caller, owner, q); // warm-up
-const lat: number[] = [];
-for (const q of queries) {
-  const s = performance.now();
-  await engine.recall(caller, owner, q);
-  lat.push(performance.now() - s);
-}
-lat.sort((a, b) => a - b);
+const lat = await timeRecalls(queries, (q) => engine.recall(caller, owner, q));
 const result = {
   machine: machineInfo(),
   model: embedder.modelId,
@@ -75,12 +61,7 @@ const result = {
   rawEmbedderPerSec: Math.round(rawRate),
   ingestPerSec: Math.round(ingestRate),
   ingestShareOfRaw: +(ingestRate / rawRate).toFixed(2),
-  recallMs: {
-    p50: +percentile(lat, 50).toFixed(2),
-    p95: +percentile(lat, 95).toFixed(2),
-    p99: +percentile(lat, 99).toFixed(2),
-    queries: nq,
-  },
+  recallMs: { ...percentilesMs(lat), queries: nq },
 };
 console.log(JSON.stringify(result, null, 2));
 mkdirSync('bench/results', { recursive: true });

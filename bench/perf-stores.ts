@@ -7,34 +7,26 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { type Caller, type Embedder, type MemoryStore } from '@keepgraph/core';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { benchEngine, benchMemory, jitter } from './bench-memory.ts';
-import { percentile, rng, syntheticQueries, syntheticTexts } from './synthetic.ts';
+import { rng, syntheticQueries, syntheticTexts } from './synthetic.ts';
+import { parseFlags } from './lib/flags.ts';
+import { percentilesMs, timeRecalls } from './lib/recall-latency.ts';
 import { machineInfo } from './machine.ts';
 
-const { values } = parseArgs({
-  options: {
-    store: { type: 'string', default: 'sqlite' },
-    total: { type: 'string', default: '10000' },
-    owners: { type: 'string', default: '100' },
-    queries: { type: 'string', default: '200' },
-    pool: { type: 'string', default: '1500' },
-  },
-});
-const total = Number(values.total);
-const owners = Number(values.owners);
-const nq = Number(values.queries);
-const poolSize = Math.min(Number(values.pool), total);
+const flags = parseFlags({ store: 'sqlite', total: 10_000, owners: 100, queries: 200, pool: 1500 });
+const { total, owners } = flags;
+const nq = flags.queries;
+const poolSize = Math.min(flags.pool, total);
 
 const embedder = await createTransformersEmbedder();
 const dir = mkdtempSync(join(tmpdir(), 'kg-bench-stores-'));
 let store: MemoryStore;
-if (values.store === 'sqlite') store = createSqliteStore({ path: join(dir, 'bench.db') });
-else if (values.store === 'neo4j') {
+if (flags.store === 'sqlite') store = createSqliteStore({ path: join(dir, 'bench.db') });
+else if (flags.store === 'neo4j') {
   if (!process.env.NEO4J_URI)
     throw new Error('set NEO4J_URI (bash scripts/neo4j-test-server.sh start)');
   store = createNeo4jStore({ uri: process.env.NEO4J_URI });
@@ -89,38 +81,24 @@ const cached: Embedder = {
 };
 const engineNoEmbed = benchEngine(store, cached);
 
-async function measure(e: typeof engine): Promise<number[]> {
-  for (const q of queries.slice(0, 10)) await e.recall(caller, target, q); // warm-up
-  const lat: number[] = [];
-  for (const q of queries) {
-    const s = performance.now();
-    await e.recall(caller, target, q);
-    lat.push(performance.now() - s);
-  }
-  return lat.sort((a, b) => a - b);
-}
+const measure = (e: typeof engine) => timeRecalls(queries, (q) => e.recall(caller, target, q));
 const withEmbed = await measure(engine);
 const withoutEmbed = await measure(engineNoEmbed);
-const summary = (l: number[]) => ({
-  p50: +percentile(l, 50).toFixed(2),
-  p95: +percentile(l, 95).toFixed(2),
-  p99: +percentile(l, 99).toFixed(2),
-});
 const result = {
   machine: machineInfo(),
-  store: values.store,
+  store: flags.store,
   total,
   owners,
   ownerSize: Math.ceil(total / owners),
   queries: nq,
   loadPerSec: Math.round(total / loadSec),
-  recallMsWithQueryEmbedding: summary(withEmbed),
-  recallMsWithoutQueryEmbedding: summary(withoutEmbed),
+  recallMsWithQueryEmbedding: percentilesMs(withEmbed),
+  recallMsWithoutQueryEmbedding: percentilesMs(withoutEmbed),
 };
 console.log(JSON.stringify(result, null, 2));
 mkdirSync('bench/results', { recursive: true });
 writeFileSync(
-  `bench/results/perf-stores-${values.store}-${total}.json`,
+  `bench/results/perf-stores-${flags.store}-${total}.json`,
   JSON.stringify(result, null, 2),
 );
 await store.close();

@@ -8,11 +8,9 @@
 # step's summary is printed as it finishes. Takes ~40 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/results-dir.sh
 DATASET="${1:-../shared/datasets/locomo-dev.json}"
-OUT="bench/results/run-$(date -u +%Y%m%dT%H%MZ)"
-mkdir -p "$OUT"
-echo "results in $OUT" >&2
-uptime >"$OUT/uptime-start.txt"
+open_results_dir run
 
 for retriever in engine bm25 vector; do
   echo "== locomo: $retriever" >&2
@@ -38,5 +36,4 @@ pnpm -s tsx bench/peer-latency.ts --sizes 1000,10000,100000 --queries 100 \
   --out "$OUT/peer-latency.json" >"$OUT/peer-latency.md" 2>"$OUT/peer-latency.log"
 cat "$OUT/peer-latency.md" >&2
 
-uptime >"$OUT/uptime-end.txt"
-echo "done: $OUT" >&2
+close_results_dir

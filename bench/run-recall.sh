@@ -10,11 +10,9 @@
 # bench/results/recall-<UTC time>/ (not committed). ~10 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib/results-dir.sh
 DATASET="${1:-../shared/datasets/locomo-dev.json}"
-OUT="bench/results/recall-$(date -u +%Y%m%dT%H%MZ)"
-mkdir -p "$OUT"
-echo "results in $OUT (commit $(git rev-parse --short HEAD))" >&2
-uptime >"$OUT/uptime-start.txt"
+open_results_dir recall "commit $(git rev-parse --short HEAD)"
 
 recall() { # name, extra flags...
   local name="$1"
@@ -52,5 +50,4 @@ pnpm -s tsx bench/consolidation-loss.ts --dataset "$DATASET" --out "$OUT/consoli
 grep -E '"(evidenceLostFromRawTopK|evidenceGainedIntoTopK|shareOfTopKSlotsFromDerived|meanTurnsPerDerivedResult)"' \
   "$OUT/consolidation-loss.json" >&2
 
-uptime >"$OUT/uptime-end.txt"
-echo "done: $OUT" >&2
+close_results_dir

@@ -6,7 +6,7 @@
 // engine.verifyForgotten must find no trace of any deleted id or content
 // hash, and the unrelated memories must all still be there.
 import type { Caller, MemoryWrite } from '@keepgraph/core';
-import { jitter, workloadMemory } from '../bench-memory.ts';
+import { jitter, workloadMemory, writeInBatches } from '../bench-memory.ts';
 import { rng } from '../synthetic.ts';
 import { chainSize, derivedChain, generateWorkload } from '../workload/generator.ts';
 import type { BenchContext } from './context.ts';
@@ -84,13 +84,7 @@ export async function cascadeStep(
         embedding: vec(),
       }));
       let t0 = performance.now();
-      for (let i = 0; i < writes.length; i += 500)
-        await db.store.write({
-          memories: writes.slice(i, i + 500),
-          supersede: [],
-          sessionMessages: [],
-          audit: [],
-        });
+      await writeInBatches(db.store, writes);
       build.push(performance.now() - t0);
 
       t0 = performance.now();

@@ -12,7 +12,7 @@ import {
   expireJob,
   type MemoryWrite,
 } from '@keepgraph/core';
-import { jitter, workloadMemory } from '../bench-memory.ts';
+import { jitter, workloadMemory, writeInBatches } from '../bench-memory.ts';
 import { rng } from '../synthetic.ts';
 import { generateWorkload } from '../workload/generator.ts';
 import type { BenchContext } from './context.ts';
@@ -73,13 +73,7 @@ export async function expiryStep(
         embedding: jitter(o.pool[Math.floor(r() * o.pool.length)]!, r),
       };
     });
-    for (let k = 0; k < writes.length; k += 500)
-      await db.store.write({
-        memories: writes.slice(k, k + 500),
-        supersede: [],
-        sessionMessages: [],
-        audit: [],
-      });
+    await writeInBatches(db.store, writes);
     ctx.progress(`expiry: loaded ${i + 1}/${o.owners} owners`);
   }
   const loadSeconds = (performance.now() - t0) / 1000;

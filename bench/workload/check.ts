@@ -82,17 +82,11 @@ export class WorkloadChecker {
     }
     if (rec.sensitive || this.records % this.gateEvery === 0) {
       this.gateChecked++;
-      const input = parsed.data;
-      const authority: Authority = input.authority ?? ROLE_DEFAULT_AUTHORITY.user;
-      const d = await evaluateWrite(this.policy, {
-        kind: input.kind,
-        text: input.text,
-        authority,
-        sensitivity: input.sensitivity,
-        origin: input.origin,
-        ttlSeconds: input.ttlSeconds,
-        derived: input.derivedFrom.length > 0,
-      });
+      const { kind, text, sensitivity, origin, ttlSeconds, derivedFrom } = parsed.data;
+      const authority: Authority = parsed.data.authority ?? ROLE_DEFAULT_AUTHORITY.user;
+      const derived = derivedFrom.length > 0;
+      const gate = { kind, text, authority, sensitivity, origin, ttlSeconds, derived };
+      const d = await evaluateWrite(this.policy, gate);
       const got = !d.ok ? d.code : d.redactions.length > 0 ? 'redacted' : 'stored';
       if (got !== rec.expect)
         this.problem(

@@ -239,6 +239,29 @@ function sessionOrigin(st: OwnerState, speaker: string): WorkloadInput['origin']
   };
 }
 
+/** What a tool returned about the owner, within the current session. */
+function toolOutput(st: OwnerState): Pick<WorkloadInput, 'text' | 'origin'> {
+  const tool = pick(st.r, TOOLS);
+  return {
+    text: `${tool} result: ${pick(st.r, THINGS)} confirmed for ${st.name} ${pick(st.r, WHEN)}`,
+    origin: {
+      sessionId: `${st.ownerId}:s${st.session}`,
+      tool: { name: tool, callId: `call-${st.next}` },
+      observedAt: iso(st.t),
+    },
+  };
+}
+
+/** A page someone else published, outside any session. */
+function thirdPartyPage(st: OwnerState): Pick<WorkloadInput, 'text' | 'origin'> {
+  const site = pick(st.r, SITES);
+  const uri = `https://${site}/article/${st.next}`;
+  return {
+    text: `A review says ${pick(st.r, THINGS)} is worth it ${pick(st.r, WHY)}`,
+    origin: { source: { kind: 'url', uri }, observedAt: iso(st.t) },
+  };
+}
+
 function episodeSentence(r: () => number, name: string): string {
   return `${name} ${pick(r, VERBS)} ${pick(r, THINGS)} ${pick(r, WHEN)} ${pick(r, WHY)}`;
 }
@@ -481,44 +504,16 @@ function* ownerRecords(
       st.current.set(key, { id, value, kind: prev.kind });
       continue;
     }
-    if (!fallThrough && cat === 'tool') {
-      const tool = pick(r, TOOLS);
+    if (!fallThrough && (cat === 'tool' || cat === 'third_party')) {
+      // The id first: the origin names the next local counter after it.
+      const id = newId();
+      const { text, origin } = cat === 'tool' ? toolOutput(st) : thirdPartyPage(st);
       yield emit({
-        id: newId(),
+        id,
         ownerId,
-        role: 'tool_result',
+        role: cat === 'tool' ? 'tool_result' : 'third_party',
         expect: 'stored',
-        input: {
-          kind: 'episode',
-          text: `${tool} result: ${pick(r, THINGS)} confirmed for ${st.name} ${pick(r, WHEN)}`,
-          origin: {
-            sessionId: `${ownerId}:s${st.session}`,
-            tool: { name: tool, callId: `call-${st.next}` },
-            observedAt: iso(st.t),
-          },
-          authority: 'tool',
-          derivedFrom: [],
-        },
-      });
-      continue;
-    }
-    if (!fallThrough && cat === 'third_party') {
-      const site = pick(r, SITES);
-      yield emit({
-        id: newId(),
-        ownerId,
-        role: 'third_party',
-        expect: 'stored',
-        input: {
-          kind: 'episode',
-          text: `A review says ${pick(r, THINGS)} is worth it ${pick(r, WHY)}`,
-          origin: {
-            source: { kind: 'url', uri: `https://${site}/article/${st.next}` },
-            observedAt: iso(st.t),
-          },
-          authority: 'third_party',
-          derivedFrom: [],
-        },
+        input: { kind: 'episode', text, origin, authority: cat, derivedFrom: [] },
       });
       continue;
     }
