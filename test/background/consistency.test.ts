@@ -4,7 +4,7 @@
 // live, a contradiction read in one run leaves one claim, and a cluster that
 // outgrows the scan window keeps one summary. Embedded mode (the processors
 // are the same in server mode).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,31 +15,20 @@ import {
   type Policy,
 } from '@keepgraph/core';
 import { createOpenAiExtractor } from '@keepgraph/extractor-openai';
-import {
-  claimsCompletion,
-  startFakeChatServer,
-  type FakeChatServer,
-} from '@keepgraph/extractor-openai/testing';
+import { claimsCompletion, startFakeChatServer } from '@keepgraph/extractor-openai/testing';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import {
+  closeAfterEach,
   embeddedMode,
   engineOver,
+  settleConsolidation,
   user,
-  type BackgroundFixture,
   type FixtureOptions,
 } from './harness.ts';
 import { liveMemories } from './scenarios.ts';
 
-let f: BackgroundFixture | null = null;
-let chat: FakeChatServer | null = null;
-afterEach(async () => {
-  await f?.close();
-  await chat?.close();
-  f = null;
-  chat = null;
-});
-
-const open = async (opts: FixtureOptions = {}) => (f = await embeddedMode.fixture(opts));
+const closing = closeAfterEach();
+const open = async (opts: FixtureOptions = {}) => closing(await embeddedMode.fixture(opts));
 const episode = (text: string, turn: string) => ({
   kind: 'episode' as const,
   text,
@@ -55,11 +44,13 @@ describe('background consistency', () => {
     const held = new Promise<void>((ok) => (release = ok));
     let asked: () => void = () => {};
     const arrived = new Promise<void>((ok) => (asked = ok));
-    chat = await startFakeChatServer(async () => {
-      asked();
-      await held;
-      return claimsCompletion([]);
-    });
+    const chat = closing(
+      await startFakeChatServer(async () => {
+        asked();
+        await held;
+        return claimsCompletion([]);
+      }),
+    );
     const g = await open({
       extractor: createOpenAiExtractor({ baseUrl: chat.baseUrl, model: 'm', apiKey: 'k' }),
     });
@@ -125,9 +116,7 @@ describe('background consistency', () => {
     const say = async (text: string, turn: string) => {
       const r = await g.engine.remember(user, o, episode(text, turn));
       g.clock.advance(60_000);
-      await g.settle();
-      await g.tickConsolidation();
-      await g.settle();
+      await settleConsolidation(g);
       return r.memory;
     };
     const key = 'preference:user:cold calls';
@@ -178,9 +167,7 @@ describe('background consistency', () => {
         ).memory.id,
       );
       g.clock.advance(1000);
-      await g.settle();
-      await g.tickConsolidation();
-      await g.settle();
+      await settleConsolidation(g);
     }
     const summaries = (await liveMemories(g, o)).filter(isCompactionSummary);
     expect(summaries).toHaveLength(1);

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inject } from 'vitest';
+import { afterEach, inject } from 'vitest';
 import {
   ManualClock,
   createEngine,
@@ -55,6 +55,31 @@ export interface FixtureOptions {
 export interface BackgroundMode {
   name: string;
   fixture(opts?: FixtureOptions): Promise<BackgroundFixture>;
+}
+
+/**
+ * For a test file that opens fixtures or servers in its tests: registers an
+ * afterEach that closes, newest first, what each test handed to the returned
+ * function (which passes it through), so that nothing outlives its test.
+ */
+export function closeAfterEach(): <T extends { close(): Promise<void> }>(opened: T) => T {
+  let open: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    const closing = open.reverse();
+    open = [];
+    for (const c of closing) await c.close();
+  });
+  return (opened) => {
+    open.push(opened);
+    return opened;
+  };
+}
+
+/** Run what is pending, then the scheduled consolidation of every owner, then what that set off. */
+export async function settleConsolidation(f: BackgroundFixture): Promise<void> {
+  await f.settle();
+  await f.tickConsolidation();
+  await f.settle();
 }
 
 let embedder: Promise<Embedder> | null = null;

@@ -4,7 +4,7 @@
 // a reply that is malformed, off-schema or names episodes it was not given
 // is refused, audited, and writes nothing (its episodes count as read:
 // sending them again would only meet the same refusal).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOpenAiExtractor } from '@keepgraph/extractor-openai';
 import {
   chatCompletion,
@@ -12,28 +12,21 @@ import {
   requestEpisodes,
   startFakeChatServer,
   type FakeChatHandler,
-  type FakeChatServer,
 } from '@keepgraph/extractor-openai/testing';
-import { embeddedMode, operator, user, type BackgroundFixture } from './harness.ts';
+import { closeAfterEach, embeddedMode, operator, user } from './harness.ts';
 import { liveMemories } from './scenarios.ts';
 
-let chat: FakeChatServer | null = null;
-let f: BackgroundFixture | null = null;
-afterEach(async () => {
-  await f?.close();
-  await chat?.close();
-  f = null;
-  chat = null;
-});
+const closing = closeAfterEach();
+const alex = { name: 'Alex', type: 'person' };
 
 async function setUp(handler: FakeChatHandler) {
-  chat = await startFakeChatServer(handler);
+  const chat = closing(await startFakeChatServer(handler));
   const extractor = createOpenAiExtractor({
     baseUrl: chat.baseUrl,
     model: 'fake-model',
     apiKey: 'k',
   });
-  f = await embeddedMode.fixture({ extractor });
+  const f = closing(await embeddedMode.fixture({ extractor }));
   const o = f.owner();
   // A negative episode triggers reflection at once.
   const ep = await f.engine.remember(user, o, {
@@ -42,12 +35,12 @@ async function setUp(handler: FakeChatHandler) {
     origin: { sessionId: 'llm', turn: '1' },
   });
   await f.settle();
-  return { f, o, ep: ep.memory };
+  return { chat, f, o, ep: ep.memory };
 }
 
 describe('reflection through the OpenAI-compatible extractor', () => {
   it('writes the claims the model returns, with lineage and the prompt version', async () => {
-    const { f, o, ep } = await setUp((req) => {
+    const { chat, f, o, ep } = await setUp((req) => {
       const [first] = requestEpisodes(req);
       return claimsCompletion([
         {
@@ -55,10 +48,10 @@ describe('reflection through the OpenAI-compatible extractor', () => {
           text: 'Alex prefers to avoid finance clients.',
           confidence: 0.9,
           sourceIds: [first!.id],
-          about: [{ name: 'Alex', type: 'person' }],
+          about: [alex],
           relations: [
             {
-              subject: { name: 'Alex', type: 'person' },
+              subject: alex,
               type: 'PREFERS_AGAINST',
               object: { name: 'finance clients', type: 'thing' },
               reason: 'the last project',
@@ -67,7 +60,7 @@ describe('reflection through the OpenAI-compatible extractor', () => {
         },
       ]);
     });
-    expect(chat!.requests).toHaveLength(1);
+    expect(chat.requests).toHaveLength(1);
     const derived = (await liveMemories(f, o)).filter((m) => m.derivedFrom.length > 0);
     expect(derived).toHaveLength(1);
     expect(derived[0]).toMatchObject({
@@ -95,7 +88,7 @@ describe('reflection through the OpenAI-compatible extractor', () => {
             text: 'Alex works in finance.',
             confidence: 0.5,
             sourceIds: ['someone-elses-memory'],
-            about: [{ name: 'Alex', type: 'person' }],
+            about: [alex],
             relations: [],
           },
         ]),

@@ -3,7 +3,13 @@
 // reflection, compaction and its rebuild, and expiry on schedule.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isCompactionSummary, isContextSummary, type Memory } from '@keepgraph/core';
-import { operator, user, type BackgroundFixture, type BackgroundMode } from './harness.ts';
+import {
+  operator,
+  settleConsolidation,
+  user,
+  type BackgroundFixture,
+  type BackgroundMode,
+} from './harness.ts';
 
 export const SEED_EPISODES = [
   'Searched remote job boards for web development jobs.',
@@ -11,11 +17,41 @@ export const SEED_EPISODES = [
   'Searched for new client leads, leaving out anything in finance.',
 ];
 
+const CAMP_TURNS = [
+  'We went camping at the lake with the kids last weekend.',
+  'The kids loved roasting marshmallows by the campfire at the lake.',
+  'Next summer we want to go camping at the lake again with the kids.',
+];
+
 /** Every live memory of an owner (ids sorted), read through the store. */
 export async function liveMemories(f: BackgroundFixture, ownerId: string): Promise<Memory[]> {
   const now = f.clock.now().toISOString();
   const rows = await f.store.getByIds(ownerId, await f.store.listIds(ownerId));
   return rows.filter((m) => m.expiresAt > now && m.supersededBy === null);
+}
+
+/** Remember `texts` as episodes (turns "1", "2", ...), the clock moved `stepMs` on after each. */
+async function rememberEpisodes(
+  f: BackgroundFixture,
+  ownerId: string,
+  texts: string[],
+  { sessionId, ...more }: { sessionId: string; speaker?: string },
+  stepMs: number,
+): Promise<Memory[]> {
+  const eps: Memory[] = [];
+  for (const [i, text] of texts.entries()) {
+    eps.push(
+      (
+        await f.engine.remember(user, ownerId, {
+          kind: 'episode',
+          text,
+          origin: { sessionId, turn: String(i + 1), ...more },
+        })
+      ).memory,
+    );
+    f.clock.advance(stepMs);
+  }
+  return eps;
 }
 
 export function runBackgroundScenarios(mode: BackgroundMode): void {
@@ -30,19 +66,7 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
 
     it('the seed: reflection turns the feedback into PREFERS_AGAINST with its reason and lineage; recall puts it first; forgetting the feedback takes rule and relation', async () => {
       const o = f.owner();
-      const eps: Memory[] = [];
-      for (const [i, text] of SEED_EPISODES.entries()) {
-        eps.push(
-          (
-            await f.engine.remember(user, o, {
-              kind: 'episode',
-              text,
-              origin: { sessionId: 'seed', turn: String(i + 1) },
-            })
-          ).memory,
-        );
-        f.clock.advance(60_000);
-      }
+      const eps = await rememberEpisodes(f, o, SEED_EPISODES, { sessionId: 'seed' }, 60_000);
       await f.settle();
 
       const derived = (await liveMemories(f, o)).filter((m) => m.derivedFrom.length > 0);
@@ -118,9 +142,7 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
         });
         f.clock.advance(60_000);
         // The schedule's reflection of every owner, so each statement is read on its own.
-        await f.settle();
-        await f.tickConsolidation();
-        await f.settle();
+        await settleConsolidation(f);
         return r.memory;
       };
       const key = 'preference:user:cold calls';
@@ -216,24 +238,13 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
 
     it('related turns of a passage become a context summary: a key to them, never a result, rebuilt from the survivors when one goes', async () => {
       const o = f.owner();
-      const turns = [
-        'We went camping at the lake with the kids last weekend.',
-        'The kids loved roasting marshmallows by the campfire at the lake.',
-        'Next summer we want to go camping at the lake again with the kids.',
-      ];
-      const eps: Memory[] = [];
-      for (const [i, text] of turns.entries()) {
-        eps.push(
-          (
-            await f.engine.remember(user, o, {
-              kind: 'episode',
-              text,
-              origin: { sessionId: 'camp', turn: String(i + 1), speaker: 'Mel' },
-            })
-          ).memory,
-        );
-        f.clock.advance(1000);
-      }
+      const eps = await rememberEpisodes(
+        f,
+        o,
+        CAMP_TURNS,
+        { sessionId: 'camp', speaker: 'Mel' },
+        1000,
+      );
       await f.tickConsolidation();
       await f.settle();
 
@@ -243,7 +254,7 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
         kind: 'summary',
         authority: 'agent_inferred',
         derivedFrom: eps.map((e) => e.id),
-        text: turns.map((t) => `Mel: ${t}`).join('\n'),
+        text: CAMP_TURNS.map((t) => `Mel: ${t}`).join('\n'),
       });
       // No laundering: every turn's origin, no later expiry than the first to go.
       expect(context!.sourceOrigins.map((x) => x.turn).sort()).toEqual(['1', '2', '3']);
@@ -281,9 +292,7 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       }
       // Writes trigger compaction with reflection (every N episodes); the
       // schedule is what makes sure the last ones join the cluster too.
-      await f.settle();
-      await f.tickConsolidation();
-      await f.settle();
+      await settleConsolidation(f);
 
       const summaries = (await liveMemories(f, o)).filter(isCompactionSummary);
       expect(summaries).toHaveLength(1);

@@ -44,20 +44,14 @@ function keepgraph(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
 
 const owner = () => `owner-${randomUUID()}`;
 
+/** The arguments of `remember --owner <ownerId> --kind fact --text <text>`, then `extra`. */
+function rememberFact(ownerId: string, text: string, extra: string[] = []): string[] {
+  return ['remember', '--owner', ownerId, '--kind', 'fact', '--text', text, ...extra];
+}
+
 /** Remember with a session origin; returns the new id. */
 async function remember(ownerId: string, text: string, extra: string[] = []): Promise<string> {
-  const r = await keepgraph([
-    'remember',
-    '--owner',
-    ownerId,
-    '--kind',
-    'fact',
-    '--text',
-    text,
-    '--session',
-    's1',
-    ...extra,
-  ]);
+  const r = await keepgraph(rememberFact(ownerId, text, ['--session', 's1', ...extra]));
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   return r.stdout.trim();
@@ -111,17 +105,12 @@ describe('keepgraph CLI', { timeout: 180_000 }, () => {
   });
 
   it('refuses a memory holding an AWS access key id: exit 2 and the reason code', async () => {
-    const r = await keepgraph([
-      'remember',
-      '--owner',
-      owner(),
-      '--kind',
-      'fact',
-      '--session',
-      's1',
-      '--text',
-      'deploy with access key AKIAQ3RT7XZP2LMN4VBW for the staging account',
-    ]);
+    const r = await keepgraph(
+      rememberFact(owner(), 'deploy with access key AKIAQ3RT7XZP2LMN4VBW for the staging account', [
+        '--session',
+        's1',
+      ]),
+    );
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^refused: refused_secret: /);
@@ -129,15 +118,7 @@ describe('keepgraph CLI', { timeout: 180_000 }, () => {
   });
 
   it('shows the engine invalid_input error when no origin is given: exit 1', async () => {
-    const r = await keepgraph([
-      'remember',
-      '--owner',
-      owner(),
-      '--kind',
-      'fact',
-      '--text',
-      'The user likes long walks',
-    ]);
+    const r = await keepgraph(rememberFact(owner(), 'The user likes long walks'));
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: invalid_input: origin/);
   });

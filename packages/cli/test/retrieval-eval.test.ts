@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BenchRecallReport } from '../src/commands/bench-recall.ts';
 import type { Io } from '../src/io.ts';
 import { runCli } from '../src/run.ts';
@@ -132,10 +132,39 @@ function tinyDataset(): Dataset {
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'keepgraph-eval-'));
+  // A cleanup returned from beforeAll runs after the file's tests, as an afterAll.
+  return () => rm(dir, { recursive: true, force: true });
 });
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+
+/**
+ * Run `keepgraph --data <dataDir> bench recall --dataset <dataset> --results
+ * <results> ...extra` in process, keeping what it prints.
+ */
+async function benchRecall(
+  dataDir: string,
+  dataset: string,
+  results: string,
+  extra: string[] = [],
+): Promise<{ code: number; io: ReturnType<typeof captureIo> }> {
+  const io = captureIo();
+  const code = await runCli(
+    [
+      'node',
+      'keepgraph',
+      '--data',
+      dataDir,
+      'bench',
+      'recall',
+      '--dataset',
+      dataset,
+      '--results',
+      results,
+      ...extra,
+    ],
+    io,
+  );
+  return { code, io };
+}
 
 describe('padWithUnretrieved', () => {
   it('keeps a full list, and follows a short one with the unretrieved turns in write order', () => {
@@ -211,22 +240,7 @@ describe('keepgraph bench recall', { timeout: 120_000 }, () => {
         conversations: [{ id: 'c' }],
       }),
     );
-    const io = captureIo();
-    const code = await runCli(
-      [
-        'node',
-        'keepgraph',
-        '--data',
-        dir,
-        'bench',
-        'recall',
-        '--dataset',
-        bad,
-        '--results',
-        join(dir, 'r.jsonl'),
-      ],
-      io,
-    );
+    const { code, io } = await benchRecall(dir, bad, join(dir, 'r.jsonl'));
     expect(code).toBe(1);
     expect(io.errLines.join('\n')).toMatch(
       /not a valid memory-retrieval-eval\/v1 file: conversations\.0\.turns/,
@@ -240,23 +254,7 @@ describe('keepgraph bench recall', { timeout: 120_000 }, () => {
     const datasetPath = join(dir, 'tiny.json');
     const resultsPath = join(dir, 'results.jsonl');
     await writeFile(datasetPath, JSON.stringify(dataset));
-    const io = captureIo();
-    const code = await runCli(
-      [
-        'node',
-        'keepgraph',
-        '--data',
-        join(dir, 'data'),
-        'bench',
-        'recall',
-        '--dataset',
-        datasetPath,
-        '--results',
-        resultsPath,
-        '--json',
-      ],
-      io,
-    );
+    const { code, io } = await benchRecall(join(dir, 'data'), datasetPath, resultsPath, ['--json']);
     expect(io.errLines.filter((l) => l.startsWith('error'))).toEqual([]);
     expect(code).toBe(0);
     const report = JSON.parse(io.outLines.join('\n')) as BenchRecallReport;
@@ -341,19 +339,12 @@ describe('keepgraph bench recall', { timeout: 120_000 }, () => {
     process.env.NEO4J_URI = inject('neo4jUri');
     delete process.env.KEEPGRAPH_STORE;
     try {
-      const io = captureIo();
-      const args = [
-        '--dataset',
-        datasetPath,
-        '--results',
-        resultsPath,
+      const { code, io } = await benchRecall(dataDir, datasetPath, resultsPath, [
         '--store',
         'neo4j',
         '--json',
-      ];
-      expect(
-        await runCli(['node', 'keepgraph', '--data', dataDir, 'bench', 'recall', ...args], io),
-      ).toBe(0);
+      ]);
+      expect(code).toBe(0);
       const report = JSON.parse(io.outLines.join('\n')) as BenchRecallReport;
       expect(report.ingest.stored).toBe(30);
       expect(await checkResultsFile(dataset, resultsPath)).toEqual([]);
@@ -371,25 +362,11 @@ describe('keepgraph bench recall', { timeout: 120_000 }, () => {
     const datasetPath = join(dir, 'tiny-cons.json');
     await writeFile(datasetPath, JSON.stringify(dataset));
     const run = async (n: number) => {
-      const io = captureIo();
       const results = join(dir, `cons-${n}.jsonl`);
-      const code = await runCli(
-        [
-          'node',
-          'keepgraph',
-          '--data',
-          join(dir, `data-cons-${n}`),
-          'bench',
-          'recall',
-          '--dataset',
-          datasetPath,
-          '--results',
-          results,
-          '--consolidate',
-          '--json',
-        ],
-        io,
-      );
+      const { code, io } = await benchRecall(join(dir, `data-cons-${n}`), datasetPath, results, [
+        '--consolidate',
+        '--json',
+      ]);
       expect(code).toBe(0);
       return { report: JSON.parse(io.outLines.join('\n')) as BenchRecallReport, results };
     };
@@ -414,27 +391,13 @@ describe('keepgraph bench recall', { timeout: 120_000 }, () => {
   });
 
   it('--consolidate measures the engine only', async () => {
-    const io = captureIo();
     const datasetPath = join(dir, 'tiny-cons-x.json');
     await writeFile(datasetPath, JSON.stringify(tinyDataset()));
-    const code = await runCli(
-      [
-        'node',
-        'keepgraph',
-        '--data',
-        join(dir, 'data-x'),
-        'bench',
-        'recall',
-        '--dataset',
-        datasetPath,
-        '--results',
-        join(dir, 'x.jsonl'),
-        '--consolidate',
-        '--baseline',
-        'bm25',
-      ],
-      io,
-    );
+    const { code, io } = await benchRecall(join(dir, 'data-x'), datasetPath, join(dir, 'x.jsonl'), [
+      '--consolidate',
+      '--baseline',
+      'bm25',
+    ]);
     expect(code).toBe(1);
     expect(io.errLines.join('\n')).toMatch(/--consolidate measures the engine/);
   });
@@ -444,20 +407,11 @@ describe('keepgraph bench recall', { timeout: 120_000 }, () => {
     const datasetPath = join(dir, 'tiny-bm25.json');
     const resultsPath = join(dir, 'bm25.jsonl');
     await writeFile(datasetPath, JSON.stringify(dataset));
-    const io = captureIo();
-    const args = [
-      '--dataset',
-      datasetPath,
-      '--results',
-      resultsPath,
+    const { code, io } = await benchRecall(join(dir, 'data-bm25'), datasetPath, resultsPath, [
       '--baseline',
       'bm25',
       '--json',
-    ];
-    const code = await runCli(
-      ['node', 'keepgraph', '--data', join(dir, 'data-bm25'), 'bench', 'recall', ...args],
-      io,
-    );
+    ]);
     expect(code).toBe(0);
     const report = JSON.parse(io.outLines.join('\n')) as BenchRecallReport;
     expect(report.paddedQuestions).toBeGreaterThan(0);

@@ -44,20 +44,16 @@ describe('loadServerConfig', () => {
   });
 
   it('selects Neo4j from KEEPGRAPH_STORE and NEO4J_* variables', () => {
+    const neo4j = { uri: 'bolt://db.internal:7687', user: 'neo4j', password: 's3cret', database: 'memories' };
     const c = loadServerConfig({
       KEEPGRAPH_STORE: 'neo4j',
-      NEO4J_URI: 'bolt://db.internal:7687',
-      NEO4J_USER: 'neo4j',
-      NEO4J_PASSWORD: 's3cret',
-      NEO4J_DATABASE: 'memories',
+      NEO4J_URI: neo4j.uri,
+      NEO4J_USER: neo4j.user,
+      NEO4J_PASSWORD: neo4j.password,
+      NEO4J_DATABASE: neo4j.database,
     });
-    expect(storeSelection(c)).toEqual({
-      kind: 'neo4j',
-      uri: 'bolt://db.internal:7687',
-      user: 'neo4j',
-      password: 's3cret',
-      database: 'memories',
-    });
+    // Each variable reaches the store selection unchanged.
+    expect(storeSelection(c)).toEqual({ kind: 'neo4j', ...neo4j });
     expect(storeSelection(loadServerConfig({}))).toEqual({ kind: 'sqlite' });
   });
 

@@ -46,6 +46,16 @@ async function post(app: FastifyInstance, url: string, payload: unknown) {
   return app.inject({ method: 'POST', url, payload: payload as object });
 }
 
+/** POST `fact(text, extra)` to /v1/owners/<ownerPath>/memories (the owner as it is in the URL). */
+async function postFact(
+  app: FastifyInstance,
+  ownerPath: string,
+  text: string,
+  extra: Record<string, unknown> = {},
+) {
+  return post(app, `/v1/owners/${ownerPath}/memories`, fact(text, extra));
+}
+
 /** How many memories the store holds, across owners (operator KPIs). */
 async function memoryCount(): Promise<number> {
   const r = await apps.operator.inject({ method: 'GET', url: '/v1/kpis' });
@@ -60,11 +70,7 @@ async function ownerIds(ownerId: string): Promise<string[]> {
 describe('write, recall, lineage, delete, verify', () => {
   it('round-trips a memory with its origin and proves it forgotten', async () => {
     const o = owner();
-    const w = await post(
-      apps.user,
-      `/v1/owners/${o}/memories`,
-      fact('The user is allergic to peanuts and avoids satay.'),
-    );
+    const w = await postFact(apps.user, o, 'The user is allergic to peanuts and avoids satay.');
     expect(w.statusCode).toBe(201);
     const { memory, superseded } = w.json();
     expect(superseded).toBeNull();
@@ -184,16 +190,10 @@ describe('write, recall, lineage, delete, verify', () => {
   it('revokes a source and forgets a whole owner', async () => {
     const o = owner();
     const src = { kind: 'url', uri: 'https://example.com/menu' };
-    await post(
-      apps.user,
-      `/v1/owners/${o}/memories`,
-      fact('The restaurant menu lists a vegan tasting option.', { origin: { source: src } }),
-    );
-    await post(
-      apps.user,
-      `/v1/owners/${o}/memories`,
-      fact('The user drives an electric car to work every day.'),
-    );
+    await postFact(apps.user, o, 'The restaurant menu lists a vegan tasting option.', {
+      origin: { source: src },
+    });
+    await postFact(apps.user, o, 'The user drives an electric car to work every day.');
     const rv = await post(apps.user, `/v1/owners/${o}/revoke-source`, { uri: src.uri });
     expect(rv.statusCode).toBe(200);
     expect(rv.json().deletedMemoryIds).toHaveLength(1);
@@ -218,6 +218,16 @@ describe('bad input: a 4xx with a code, and nothing stored', () => {
     if (o) expect(await ownerIds(o)).toEqual([]);
   }
 
+  /** POST a raw body of this content type to the owner's memories, as a user. */
+  async function postRaw(o: string, contentType: string, payload: string) {
+    return apps.user.inject({
+      method: 'POST',
+      url: `/v1/owners/${o}/memories`,
+      headers: { 'content-type': contentType },
+      payload,
+    });
+  }
+
   it('missing origin -> 400 invalid_input with issues', async () => {
     const o = owner();
     const r = await post(apps.user, `/v1/owners/${o}/memories`, {
@@ -232,50 +242,31 @@ describe('bad input: a 4xx with a code, and nothing stored', () => {
 
   it('blank owner -> 400 owner_required', async () => {
     const before = await memoryCount();
-    const r = await post(
-      apps.user,
-      '/v1/owners/%20/memories',
-      fact('The user likes green tea a lot.'),
-    );
+    const r = await postFact(apps.user, '%20', 'The user likes green tea a lot.');
     await expectRefused(r, 400, 'owner_required');
     expect(await memoryCount()).toBe(before);
   });
 
   it('owner ids are never trimmed, are NFC-normalised, and reach 256 characters on every route', async () => {
     const o = owner();
-    const kept = await post(
-      apps.user,
-      `/v1/owners/${o}/memories`,
-      fact('The user keeps bees on the roof.'),
-    );
+    const kept = await postFact(apps.user, o, 'The user keeps bees on the roof.');
     expect(kept.statusCode).toBe(201);
     // "\t<owner> " used to reach <owner>: now refused, and <owner> keeps its memory.
     const del = await apps.user.inject({ method: 'DELETE', url: `/v1/owners/%09${o}%20` });
     await expectRefused(del, 400, 'invalid_input');
     expect(await ownerIds(o)).toHaveLength(1);
-    const zeroWidth = await post(
-      apps.user,
-      `/v1/owners/${o}%E2%80%8B/memories`,
-      fact('The user keeps bees.'),
-    );
+    const zeroWidth = await postFact(apps.user, `${o}%E2%80%8B`, 'The user keeps bees.');
     await expectRefused(zeroWidth, 400, 'invalid_input');
     // Two spellings of one name are one owner.
     const nfd = `e\u0301le\u0300ve-${o}`;
-    const w = await post(
-      apps.user,
-      `/v1/owners/${encodeURIComponent(nfd)}/memories`,
-      fact('The pupil likes algebra.'),
-    );
+    const w = await postFact(apps.user, encodeURIComponent(nfd), 'The pupil likes algebra.');
     expect(w.statusCode).toBe(201);
     expect(await ownerIds(nfd.normalize('NFC'))).toHaveLength(1);
     // The engine's limit is the HTTP limit: 256 characters work, 257 do not.
     const long = `${o}-${'x'.repeat(256 - o.length - 1)}`;
-    expect(
-      (await post(apps.user, `/v1/owners/${long}/memories`, fact('The user likes long names.')))
-        .statusCode,
-    ).toBe(201);
+    expect((await postFact(apps.user, long, 'The user likes long names.')).statusCode).toBe(201);
     await expectRefused(
-      await post(apps.user, `/v1/owners/${long}y/memories`, fact('The user likes long names.')),
+      await postFact(apps.user, `${long}y`, 'The user likes long names.'),
       400,
       'invalid_input',
     );
@@ -284,7 +275,7 @@ describe('bad input: a 4xx with a code, and nothing stored', () => {
   it("verify-forgotten says whose data it searched: another owner's live id reads as forgotten, and that is scoped, not a leak", async () => {
     const a = owner();
     const b = owner();
-    const w = await post(apps.user, `/v1/owners/${a}/memories`, fact('The user owns a red canoe.'));
+    const w = await postFact(apps.user, a, 'The user owns a red canoe.');
     const id = w.json().memory.id as string;
     const own = await post(apps.user, `/v1/owners/${a}/verify-forgotten`, { ids: [id] });
     expect(own.json()).toMatchObject({ forgotten: false, scope: { ownerId: a } });
@@ -313,31 +304,21 @@ describe('bad input: a 4xx with a code, and nothing stored', () => {
 
   it('1 MB text -> 413 payload_too_large', async () => {
     const o = owner();
-    const r = await post(apps.user, `/v1/owners/${o}/memories`, fact('a'.repeat(1024 * 1024)));
+    const r = await postFact(apps.user, o, 'a'.repeat(1024 * 1024));
     await expectRefused(r, 413, 'payload_too_large', o);
     expect(r.json().error.details.limitBytes).toBe(256 * 1024);
   });
 
   it('invalid JSON -> 400 invalid_input', async () => {
     const o = owner();
-    const r = await apps.user.inject({
-      method: 'POST',
-      url: `/v1/owners/${o}/memories`,
-      headers: { 'content-type': 'application/json' },
-      payload: '{"kind": "fact", "text": ',
-    });
+    const r = await postRaw(o, 'application/json', '{"kind": "fact", "text": ');
     await expectRefused(r, 400, 'invalid_input', o);
   });
 
   it('empty JSON body, a JSON array and a wrong content type -> 400 invalid_input', async () => {
     const o = owner();
     const url = `/v1/owners/${o}/memories`;
-    const empty = await apps.user.inject({
-      method: 'POST',
-      url,
-      headers: { 'content-type': 'application/json' },
-      payload: '',
-    });
+    const empty = await postRaw(o, 'application/json', '');
     await expectRefused(empty, 400, 'invalid_input', o);
     const array = await apps.user.inject({
       method: 'POST',
@@ -347,33 +328,21 @@ describe('bad input: a 4xx with a code, and nothing stored', () => {
     await expectRefused(array, 400, 'invalid_input', o);
     const none = await apps.user.inject({ method: 'POST', url });
     await expectRefused(none, 400, 'invalid_input', o);
-    const text = await apps.user.inject({
-      method: 'POST',
-      url,
-      headers: { 'content-type': 'text/plain' },
-      payload: 'hello',
-    });
+    const text = await postRaw(o, 'text/plain', 'hello');
     await expectRefused(text, 400, 'invalid_input', o);
   });
 
-  it('unknown kind -> 400 invalid_input', async () => {
+  // A fact with `extra` on top, written as `role`: refused (status, code), nothing stored.
+  // prettier-ignore
+  const refusedWrites: [string, number, string, Role, string, Record<string, unknown>][] = [
+    ['unknown kind', 400, 'invalid_input', 'user', 'The user likes green tea a lot.', { kind: 'gossip' }],
+    ['negative ttlSeconds', 400, 'invalid_input', 'user', 'The user likes green tea a lot.', { ttlSeconds: -5 }],
+    ['agent role writing authority user', 403, 'authority_exceeds_role', 'agent', 'The user said they love jazz music.', { authority: 'user' }],
+  ];
+  it.each(refusedWrites)('%s -> %i %s', async (_what, status, code, role, text, extra) => {
     const o = owner();
-    const r = await post(
-      apps.user,
-      `/v1/owners/${o}/memories`,
-      fact('The user likes green tea a lot.', { kind: 'gossip' }),
-    );
-    await expectRefused(r, 400, 'invalid_input', o);
-  });
-
-  it('negative ttlSeconds -> 400 invalid_input', async () => {
-    const o = owner();
-    const r = await post(
-      apps.user,
-      `/v1/owners/${o}/memories`,
-      fact('The user likes green tea a lot.', { ttlSeconds: -5 }),
-    );
-    await expectRefused(r, 400, 'invalid_input', o);
+    const r = await postFact(apps[role], o, text, extra);
+    await expectRefused(r, status, code, o);
   });
 
   it('malformed query parameters and forget bodies -> 400 invalid_input', async () => {
@@ -414,12 +383,10 @@ describe('bad input: a 4xx with a code, and nothing stored', () => {
     const o = owner();
     // Not AWS's documented example key: secretlint rightly lets that one through.
     const key = 'AKIAQ3HXN7ZP2LW5K8RT';
-    const r = await post(
+    const r = await postFact(
       apps.user,
-      `/v1/owners/${o}/memories`,
-      fact(
-        `The deploy credentials are aws_access_key_id=${key} aws_secret_access_key=Zq8vR2mT5nW1xK9pL3sB7dF4hJ6gY0cV2aE8uQ1o`,
-      ),
+      o,
+      `The deploy credentials are aws_access_key_id=${key} aws_secret_access_key=Zq8vR2mT5nW1xK9pL3sB7dF4hJ6gY0cV2aE8uQ1o`,
     );
     await expectRefused(r, 422, 'refused_secret', o);
     expect(JSON.stringify(r.json())).not.toContain(key);
@@ -430,32 +397,21 @@ describe('bad input: a 4xx with a code, and nothing stored', () => {
     expect(JSON.stringify(events)).not.toContain(key);
   });
 
-  it('agent role writing authority user -> 403 authority_exceeds_role', async () => {
-    const o = owner();
-    const r = await post(
-      apps.agent,
-      `/v1/owners/${o}/memories`,
-      fact('The user said they love jazz music.', { authority: 'user' }),
-    );
-    await expectRefused(r, 403, 'authority_exceeds_role', o);
-  });
-
   it('a role in the body is ignored: it is a strict-schema error, never a privilege', async () => {
     const o = owner();
-    const r = await post(
-      apps.agent,
-      `/v1/owners/${o}/memories`,
-      fact('The user said they love jazz music.', { role: 'operator', authority: 'operator' }),
-    );
+    const r = await postFact(apps.agent, o, 'The user said they love jazz music.', {
+      role: 'operator',
+      authority: 'operator',
+    });
     expect(r.statusCode).toBeGreaterThanOrEqual(400);
     expect(r.statusCode).toBeLessThan(500);
     expect(await ownerIds(o)).toEqual([]);
     // The role comes from configuration: an agent's claim gets the agent's
     // authority and principal, whatever the body says.
-    const source = await post(
+    const source = await postFact(
       apps.user,
-      `/v1/owners/${o}/memories`,
-      fact('The user mentioned going to three jazz concerts this month.'),
+      o,
+      'The user mentioned going to three jazz concerts this month.',
     );
     expect(source.statusCode).toBe(201);
     const ok = await post(apps.agent, `/v1/owners/${o}/memories`, {
@@ -556,7 +512,7 @@ describe('export over HTTP', () => {
       'The user sings tenor in a choir',
       'The user repairs old radios',
     ])
-      expect((await post(apps.user, `/v1/owners/${o}/memories`, fact(t))).statusCode).toBe(201);
+      expect((await postFact(apps.user, o, t)).statusCode).toBe(201);
     const first = await apps.user.inject({ method: 'GET', url: `/v1/owners/${o}/export?limit=2` });
     expect(first.statusCode).toBe(200);
     expect(first.json().memories).toHaveLength(2);

@@ -98,8 +98,8 @@ export async function listIds(
   ownerId: string,
   opts: { after?: string; limit?: number } = {},
 ): Promise<string[]> {
-  // A negative or absent limit means all, as in the SQLite store.
-  const all = opts.limit === undefined || opts.limit < 0;
+  // No limit means all (the kit refuses a negative one).
+  const all = opts.limit === undefined;
   const found = await readRows<{ id: string }>(
     ctx,
     `MATCH (m:Memory {ownerId: $ownerId}) WHERE $after IS NULL OR m.id > $after
@@ -119,22 +119,18 @@ export async function listOwners(ctx: StoreContext): Promise<string[]> {
   return found.map((r) => r.id);
 }
 
-export async function countMemories(ctx: StoreContext, ownerId: string): Promise<number> {
-  const [row] = await readRows<{ n: unknown }>(
-    ctx,
-    'MATCH (m:Memory {ownerId: $ownerId}) RETURN count(m) AS n',
-    { ownerId },
-  );
-  return num(row?.n ?? 0);
+export function countMemories(ctx: StoreContext, ownerId: string): Promise<number> {
+  return readCount(ctx, 'MATCH (m:Memory {ownerId: $ownerId}) RETURN count(m) AS n', ownerId);
 }
 
 /** The owner's memory counter (O(1)); the vector search picks its strategy by it. */
-export async function ownerSize(ctx: StoreContext, ownerId: string): Promise<number> {
-  const [row] = await readRows<{ n: unknown }>(
-    ctx,
-    'MATCH (o:Owner {id: $ownerId}) RETURN o.memoryCount AS n',
-    { ownerId },
-  );
+export function ownerSize(ctx: StoreContext, ownerId: string): Promise<number> {
+  return readCount(ctx, 'MATCH (o:Owner {id: $ownerId}) RETURN o.memoryCount AS n', ownerId);
+}
+
+/** A query of one owner returning one number `n` (0 when it returns no row). */
+async function readCount(ctx: StoreContext, query: string, ownerId: string): Promise<number> {
+  const [row] = await readRows<{ n: unknown }>(ctx, query, { ownerId });
   return num(row?.n ?? 0);
 }
 

@@ -3,7 +3,7 @@
 // oldest first by the relay and deleted once the queue has them. Entries
 // hold ids only and hang off no memory: deleting memories or a whole owner
 // leaves them, and the job finds out for itself that what it names is gone.
-import type { Job, OutboxEntry } from '@keepgraph/core';
+import { outboxEntry, type Job, type OutboxEntry } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, readRows } from './transactions.ts';
@@ -46,15 +46,7 @@ export async function outboxPending(ctx: StoreContext, limit: number): Promise<O
      ORDER BY j.seq LIMIT $limit`,
     { limit: int(limit) },
   );
-  return found.map((r) => ({
-    job: {
-      name: r.name as Job['name'],
-      id: r.id,
-      ownerId: r.ownerId,
-      payload: JSON.parse(r.payload) as Job['payload'],
-    },
-    recordedAt: r.recordedAt,
-  }));
+  return found.map((r) => outboxEntry({ ...r, payloadJson: r.payload }));
 }
 
 /** Delete relayed jobs by id, in one transaction; unknown ids match nothing. */

@@ -1,7 +1,7 @@
 // The three candidate searches of recall: vector (cosine), full text (BM25)
 // and entity names. Each is scoped to one owner and returns live memories
 // only: not expired, not superseded, already valid (invariant 6).
-import { KeepGraphError } from '@keepgraph/core';
+import { checkQueryVector } from '@keepgraph/core';
 import type { ScoredId, SearchOptions } from '@keepgraph/core';
 import { NEO4J_INDEXES, normalizeEntityName } from '@keepgraph/graph-schema';
 import { toLuceneQuery } from './fulltext-query.ts';
@@ -106,12 +106,7 @@ export async function searchVector(
   path?: VectorPath,
 ): Promise<ScoredId[]> {
   const { limit, nowMs } = checkOptions(opts);
-  if (vector.length !== ctx.dimensions) {
-    throw new KeepGraphError(
-      'invalid_input',
-      `query vector has ${vector.length} dimensions, store has ${ctx.dimensions}`,
-    );
-  }
+  checkQueryVector(vector, ctx.dimensions);
   if (limit === 0) return [];
   const v = Array.from(vector);
   const size = await ownerSize(ctx, ownerId);

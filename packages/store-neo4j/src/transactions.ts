@@ -4,33 +4,33 @@
 // function here must be a pure function of its inputs plus the database:
 // no side effects outside the transaction except the test hook.
 import neo4j from 'neo4j-driver';
-import type { ManagedTransaction, Record as Neo4jRecord } from 'neo4j-driver';
+import type { ManagedTransaction, Record as Neo4jRecord, Session } from 'neo4j-driver';
 import type { StoreContext } from './store-context.ts';
 
 /** A transaction handle as the operation modules see it. */
 export type Tx = ManagedTransaction;
 
 /** Run `work` in one write transaction (retried whole on transient errors). */
-export async function inWrite<T>(ctx: StoreContext, work: (tx: Tx) => Promise<T>): Promise<T> {
-  const session = ctx.driver.session({
-    database: ctx.database,
-    defaultAccessMode: neo4j.session.WRITE,
-  });
-  try {
-    return await session.executeWrite(work);
-  } finally {
-    await session.close();
-  }
+export function inWrite<T>(ctx: StoreContext, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return inSession(ctx, 'WRITE', (session) => session.executeWrite(work));
 }
 
 /** Run `work` in one read transaction. */
-export async function inRead<T>(ctx: StoreContext, work: (tx: Tx) => Promise<T>): Promise<T> {
+export function inRead<T>(ctx: StoreContext, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return inSession(ctx, 'READ', (session) => session.executeRead(work));
+}
+
+async function inSession<T>(
+  ctx: StoreContext,
+  mode: 'READ' | 'WRITE',
+  use: (session: Session) => Promise<T>,
+): Promise<T> {
   const session = ctx.driver.session({
     database: ctx.database,
-    defaultAccessMode: neo4j.session.READ,
+    defaultAccessMode: neo4j.session[mode],
   });
   try {
-    return await session.executeRead(work);
+    return await use(session);
   } finally {
     await session.close();
   }

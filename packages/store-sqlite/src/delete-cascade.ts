@@ -9,6 +9,7 @@ import { KeepGraphError, contentHash } from '@keepgraph/core';
 import type { CascadeRequest, DeletionReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { recordJobs } from './outbox.ts';
+import type { Statements } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
 
@@ -17,6 +18,25 @@ interface ClosureRow {
   rid: number;
   content_hash: string;
   is_root: number;
+}
+
+/**
+ * Drop the link rows (memory to entity, memory to source) of the closure's
+ * memories; returns the ids they linked to, which may now be orphans.
+ */
+function detachLinks(
+  st: Statements,
+  table: 'memory_about' | 'memory_sources',
+  column: 'entity_id' | 'source_id',
+  p: { ownerId: string; ids: string },
+): number[] {
+  const inIds = '(SELECT value FROM json_each(@ids))';
+  const linked = st
+    .sql(`SELECT DISTINCT ${column} FROM ${table} WHERE memory_id IN ${inIds}`)
+    .pluck()
+    .all(p) as number[];
+  st.sql(`DELETE FROM ${table} WHERE owner_id = @ownerId AND memory_id IN ${inIds}`).run(p);
+  return linked;
 }
 
 /** Delete the closure rows and everything hanging off them; returns the counts. */
@@ -56,15 +76,7 @@ function deleteClosure(ctx: StoreContext, ownerId: string, rows: ClosureRow[]) {
     .run({ ownerId, rel: JSON.stringify(touchedRelations.map((r) => r.id)) }).changes;
 
   // Entities: those the closure pointed at, deleted when nothing else does.
-  const aboutEntities = st
-    .sql(
-      'SELECT DISTINCT entity_id FROM memory_about WHERE memory_id IN (SELECT value FROM json_each(@ids))',
-    )
-    .pluck()
-    .all(p) as number[];
-  st.sql(
-    'DELETE FROM memory_about WHERE owner_id = @ownerId AND memory_id IN (SELECT value FROM json_each(@ids))',
-  ).run(p);
+  const aboutEntities = detachLinks(st, 'memory_about', 'entity_id', p);
   const candidates = new Set<number>(aboutEntities);
   for (const r of touchedRelations) candidates.add(r.subject_id).add(r.object_id);
   const entitiesDeleted = st
@@ -72,15 +84,7 @@ function deleteClosure(ctx: StoreContext, ownerId: string, rows: ClosureRow[]) {
     .run({ ownerId, entityIds: JSON.stringify([...candidates]) }).changes;
 
   // Sources: same rule, a source no memory names any more goes.
-  const sourceIds = st
-    .sql(
-      'SELECT DISTINCT source_id FROM memory_sources WHERE memory_id IN (SELECT value FROM json_each(@ids))',
-    )
-    .pluck()
-    .all(p) as number[];
-  st.sql(
-    'DELETE FROM memory_sources WHERE owner_id = @ownerId AND memory_id IN (SELECT value FROM json_each(@ids))',
-  ).run(p);
+  const sourceIds = detachLinks(st, 'memory_sources', 'source_id', p);
   st.sql(
     `DELETE FROM sources WHERE id IN (SELECT value FROM json_each(@sourceIds))
        AND NOT EXISTS (SELECT 1 FROM memory_sources s WHERE s.source_id = sources.id)`,

@@ -22,6 +22,15 @@ interface Probe {
 const IN_IDS = '(SELECT value FROM json_each(@ids))';
 const IN_HASHES = '(SELECT value FROM json_each(@hashes))';
 
+/** A probe of a link table keyed by memory id: where it still names one of the ids. */
+function linkedTo(table: string, label: string, column: string): Probe {
+  return {
+    where: table,
+    sql: `SELECT memory_id AS id, '${label} ' || ${column} AS detail FROM ${table}
+           WHERE owner_id = @ownerId AND memory_id IN ${IN_IDS}`,
+  };
+}
+
 const PROBES: Probe[] = [
   {
     where: 'memories',
@@ -44,26 +53,10 @@ const PROBES: Probe[] = [
     sql: `SELECT child_id AS id, 'source ' || source_id AS detail FROM derived_from
            WHERE owner_id = @ownerId AND (child_id IN ${IN_IDS} OR source_id IN ${IN_IDS})`,
   },
-  {
-    where: 'memory_about',
-    sql: `SELECT memory_id AS id, 'entity ' || entity_id AS detail FROM memory_about
-           WHERE owner_id = @ownerId AND memory_id IN ${IN_IDS}`,
-  },
-  {
-    where: 'relation_assertions',
-    sql: `SELECT memory_id AS id, 'relation ' || relation_id AS detail FROM relation_assertions
-           WHERE owner_id = @ownerId AND memory_id IN ${IN_IDS}`,
-  },
-  {
-    where: 'memory_sources',
-    sql: `SELECT memory_id AS id, 'source ' || source_id AS detail FROM memory_sources
-           WHERE owner_id = @ownerId AND memory_id IN ${IN_IDS}`,
-  },
-  {
-    where: 'session_messages',
-    sql: `SELECT memory_id AS id, 'message ' || seq AS detail FROM session_messages
-           WHERE owner_id = @ownerId AND memory_id IN ${IN_IDS}`,
-  },
+  linkedTo('memory_about', 'entity', 'entity_id'),
+  linkedTo('relation_assertions', 'relation', 'relation_id'),
+  linkedTo('memory_sources', 'source', 'source_id'),
+  linkedTo('session_messages', 'message', 'seq'),
 ];
 
 /** Every place the ids or hashes still appear for this owner; [] means gone. */

@@ -3,7 +3,7 @@
 // relay and deleted once the queue has them. Entries hold ids only and are
 // owned by no memory: deleting memories or a whole owner leaves them, and
 // the job finds out for itself that what it names is gone.
-import type { Job, OutboxEntry } from '@keepgraph/core';
+import { outboxEntry, type Job, type OutboxEntry } from '@keepgraph/core';
 import type { Statements } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 
@@ -37,15 +37,15 @@ export function outboxPending(ctx: StoreContext, limit: number): OutboxEntry[] {
       'SELECT job_id, name, owner_id, payload_json, recorded_at FROM outbox ORDER BY seq LIMIT ?',
     )
     .all(limit) as OutboxRow[];
-  return rows.map((r) => ({
-    job: {
-      name: r.name as Job['name'],
+  return rows.map((r) =>
+    outboxEntry({
       id: r.job_id,
+      name: r.name,
       ownerId: r.owner_id,
-      payload: JSON.parse(r.payload_json) as Job['payload'],
-    },
-    recordedAt: r.recorded_at,
-  }));
+      payloadJson: r.payload_json,
+      recordedAt: r.recorded_at,
+    }),
+  );
 }
 
 /** Delete relayed jobs by id, in one transaction; unknown ids match nothing. */

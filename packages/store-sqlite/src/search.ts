@@ -1,7 +1,7 @@
 // The three candidate searches of recall: vector (cosine), full text (BM25)
 // and entity names. Each is scoped to one owner and returns live memories
 // only: not expired, not superseded, already valid (invariant 6).
-import { KeepGraphError } from '@keepgraph/core';
+import { checkQueryVector } from '@keepgraph/core';
 import type { ScoredId, SearchOptions } from '@keepgraph/core';
 import { normalizeEntityName } from '@keepgraph/graph-schema';
 import { toFtsMatch } from './fts-query.ts';
@@ -23,12 +23,7 @@ export function searchVector(
   opts: SearchOptions,
 ): ScoredId[] {
   const { limit, nowMs } = checkOptions(opts);
-  if (vector.length !== ctx.dimensions) {
-    throw new KeepGraphError(
-      'invalid_input',
-      `query vector has ${vector.length} dimensions, store has ${ctx.dimensions}`,
-    );
-  }
+  checkQueryVector(vector, ctx.dimensions);
   if (limit === 0) return [];
   const stmt = ctx.st.file('search-vector');
   // Superseded memories are filtered after the KNN, so fetch more than

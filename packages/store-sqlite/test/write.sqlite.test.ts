@@ -14,6 +14,8 @@ afterEach(async () => done());
 describe('write', () => {
   it('stores every field and hands back fresh copies', async () => {
     const owner = newOwner();
+    const person = { name: 'User', type: 'person' };
+    const peanuts = { name: 'Peanuts', type: 'food' };
     const m = makeMemory(owner, {
       kind: 'preference',
       key: 'diet',
@@ -27,15 +29,8 @@ describe('write', () => {
         observedAt: T0,
         writtenBy: 'agent-1',
       },
-      about: [{ name: 'Peanuts', type: 'food' }],
-      relations: [
-        {
-          subject: { name: 'User', type: 'person' },
-          type: 'PREFERS_AGAINST',
-          object: { name: 'Peanuts', type: 'food' },
-          reason: 'allergy',
-        },
-      ],
+      about: [peanuts],
+      relations: [{ subject: person, type: 'PREFERS_AGAINST', object: peanuts, reason: 'allergy' }],
       redactions: ['email'],
       conflict: true,
     });
@@ -58,9 +53,9 @@ describe('write', () => {
     expect(rel).toEqual([
       {
         ownerId: owner,
-        subject: { name: 'User', type: 'person' },
+        subject: person,
         type: 'PREFERS_AGAINST',
-        object: { name: 'Peanuts', type: 'food' },
+        object: peanuts,
         reasons: ['allergy'],
         assertedBy: [m.id],
       },

@@ -1,15 +1,14 @@
 // Retrieval per DESIGN.md, on the real embedding model: paraphrases found,
 // fused scores explained, topK and minScore honoured, reads logged.
 import { RECALL_RECIPES } from '@keepgraph/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   derived,
   episode,
-  makeFixture,
   operator,
+  sharedFixture,
   user,
   type ConformanceOptions,
-  type Fixture,
 } from '../harness.ts';
 
 const DISTRACTORS = [
@@ -25,18 +24,16 @@ const DISTRACTORS = [
 
 export function retrievalSuite(opts: ConformanceOptions): void {
   describe('retrieval: return little, but right', () => {
-    let f: Fixture;
+    const f = sharedFixture(opts);
     let o: string;
     let target: string;
     beforeAll(async () => {
-      f = await makeFixture(opts, await opts.makeStore());
       o = f.owner();
       for (const t of DISTRACTORS) await f.engine.remember(user, o, episode(t));
       target = (
         await f.engine.remember(user, o, episode('I can not eat gluten, it makes me really sick'))
       ).memory.id;
     });
-    afterAll(() => f.sut.close());
 
     it('finds a paraphrase by meaning (no shared keywords) and ranks it first', async () => {
       const r = await f.engine.recall(user, o, 'dietary restrictions wheat bread intolerance');

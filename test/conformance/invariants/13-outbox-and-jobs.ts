@@ -31,6 +31,10 @@ import {
 const T = (minute: number): string => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
 const NOW = '2026-06-01T00:00:00.000Z';
 
+/** An episode of `ownerId` created at minute `minute`, with `over` on top. */
+const episodeAt = (ownerId: string, minute: number, over: Partial<Memory> = {}): Memory =>
+  memoryFixture(ownerId, { kind: 'episode', createdAt: T(minute), ...over });
+
 export function outboxAndJobsSuite(opts: ConformanceOptions): void {
   describe('outbox and background-job bookkeeping', () => {
     let f: Fixture;
@@ -361,28 +365,15 @@ export function outboxAndJobsSuite(opts: ConformanceOptions): void {
     describe('reflection bookkeeping', () => {
       it('lists live unreflected episodes oldest first, as full records, and counts them', async () => {
         const o = owner();
-        const e1 = memoryFixture(o, { kind: 'episode', createdAt: T(1) });
+        const e1 = episodeAt(o, 1);
         // Same instant: insertion order decides.
-        const e2 = memoryFixture(o, { kind: 'episode', createdAt: T(2) });
-        const e3 = memoryFixture(o, { kind: 'episode', createdAt: T(2) });
-        const late = memoryFixture(o, { kind: 'episode', createdAt: T(9) });
+        const e2 = episodeAt(o, 2);
+        const e3 = episodeAt(o, 2);
+        const late = episodeAt(o, 9);
         const fact = memoryFixture(o, { kind: 'fact', createdAt: T(0) });
-        const expired = memoryFixture(o, {
-          kind: 'episode',
-          createdAt: T(0),
-          expiresAt: '2026-03-01T00:00:00.000Z',
-        });
-        const superseded = memoryFixture(o, {
-          kind: 'episode',
-          createdAt: T(0),
-          supersededBy: 'mem-newer',
-          validTo: T(5),
-        });
-        const notYetValid = memoryFixture(o, {
-          kind: 'episode',
-          createdAt: T(0),
-          validFrom: '2026-12-01T00:00:00.000Z',
-        });
+        const expired = episodeAt(o, 0, { expiresAt: '2026-03-01T00:00:00.000Z' });
+        const superseded = episodeAt(o, 0, { supersededBy: 'mem-newer', validTo: T(5) });
+        const notYetValid = episodeAt(o, 0, { validFrom: '2026-12-01T00:00:00.000Z' });
         // Written out of time order: createdAt, not insertion, comes first.
         await put([late, e1, e2, fact, expired, superseded, notYetValid]);
         await put([e3]);
@@ -410,7 +401,7 @@ export function outboxAndJobsSuite(opts: ConformanceOptions): void {
         const [e1, e2, e3, e4] = [1, 2, 3, 4].map((i) =>
           memoryFixture(o, { kind: 'episode', createdAt: T(i) }),
         ) as [Memory, Memory, Memory, Memory];
-        const pe = memoryFixture(p, { kind: 'episode', createdAt: T(1) });
+        const pe = episodeAt(p, 1);
         await put([e1, e2, e3, e4]);
         await put([pe]);
 
@@ -469,25 +460,21 @@ export function outboxAndJobsSuite(opts: ConformanceOptions): void {
       it('recentSources lists live source memories newest first, as full records, up to the limit', async () => {
         const o = owner();
         const p = owner();
-        const s1 = memoryFixture(o, { kind: 'episode', createdAt: T(1) });
+        const s1 = episodeAt(o, 1);
         const s2 = memoryFixture(o, { kind: 'fact', createdAt: T(2) });
         // Same instant: the later insertion is the newer.
-        const s3 = memoryFixture(o, { kind: 'episode', createdAt: T(3) });
-        const s4 = memoryFixture(o, { kind: 'episode', createdAt: T(3) });
-        const late = memoryFixture(o, { kind: 'episode', createdAt: T(8) });
+        const s3 = episodeAt(o, 3);
+        const s4 = episodeAt(o, 3);
+        const late = episodeAt(o, 8);
         // Newer than every live source, and each one left out.
-        const expired = memoryFixture(o, {
-          kind: 'episode',
-          createdAt: T(9),
-          expiresAt: '2026-03-01T00:00:00.000Z',
-        });
+        const expired = episodeAt(o, 9, { expiresAt: '2026-03-01T00:00:00.000Z' });
         const superseded = memoryFixture(o, { createdAt: T(9), supersededBy: 'mem-newer' });
         const ended = memoryFixture(o, { createdAt: T(9), validTo: T(10) });
         const notYetValid = memoryFixture(o, {
           createdAt: T(9),
           validFrom: '2026-12-01T00:00:00.000Z',
         });
-        const theirs = memoryFixture(p, { kind: 'episode', createdAt: T(9) });
+        const theirs = episodeAt(p, 9);
         // Derived memories (DERIVED_FROM of their own) are left out, however
         // new; their sources (inbound edges only) stay in.
         const rule = memoryFixture(o, {

@@ -7,6 +7,10 @@ import { makeFixture, user, type ConformanceOptions, type Fixture } from '../har
 
 const PARALLEL = 50;
 
+/** Why the calls that failed failed: [] when every one succeeded. */
+const rejectionReasons = (results: PromiseSettledResult<unknown>[]): unknown[] =>
+  results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason);
+
 export function concurrencySuite(opts: ConformanceOptions): void {
   describe('concurrency: check-then-act', () => {
     let f: Fixture;
@@ -34,11 +38,7 @@ export function concurrencySuite(opts: ConformanceOptions): void {
         ),
       );
       // Every put is taken: a writer that loses the race decides again.
-      expect(
-        results
-          .filter((r) => r.status === 'rejected')
-          .map((r) => (r as PromiseRejectedResult).reason),
-      ).toEqual([]);
+      expect(rejectionReasons(results)).toEqual([]);
       const versions = await f.engine.deps.store.getByKey(o, 'theme');
       const current = versions.filter((m) => m.supersededBy === null && !m.conflict);
       expect(current).toHaveLength(1);
@@ -67,11 +67,7 @@ export function concurrencySuite(opts: ConformanceOptions): void {
           }),
         ),
       );
-      expect(
-        results
-          .filter((r) => r.status === 'rejected')
-          .map((r) => (r as PromiseRejectedResult).reason),
-      ).toEqual([]);
+      expect(rejectionReasons(results)).toEqual([]);
       expect(await capped.engine.deps.store.countMemories(o)).toBeLessThanOrEqual(CAP);
     });
   });

@@ -2,7 +2,7 @@
 // with its origin and authority; `why` adds each hit's derivation tree down
 // to the episodes it grew from.
 import { Option, type Command } from 'commander';
-import { RECALL_RECIPE_NAMES, type RecallOptions } from '@keepgraph/core';
+import { RECALL_RECIPE_NAMES, type RecallOptions, type WhyResult } from '@keepgraph/core';
 import { globalOptions, runsUseCases, withRuntime } from '../context.ts';
 import { formatHit, formatLineage } from '../format.ts';
 import type { Io } from '../io.ts';
@@ -35,36 +35,39 @@ function addRecallFlags(cmd: Command): Command {
     .option('--json', 'print the engine result as JSON');
 }
 
+/** `recall` and `why` share flags and output; `why` adds each hit's derivation tree. */
+function registerRecallCommand(
+  program: Command,
+  io: Io,
+  name: 'recall' | 'why',
+  description: string,
+): void {
+  addRecallFlags(runsUseCases(program.command(name), [name]).description(description)).action(
+    async (f: RecallFlags, cmd: Command) => {
+      await withRuntime(globalOptions(cmd), async ({ engine, caller }) => {
+        const r = await engine[name](caller, f.owner, f.query, recallOptions(f));
+        if (f.json) return io.out(JSON.stringify(r, null, 2));
+        if (r.results.length === 0) return io.out('no memories found');
+        const lineage: WhyResult['lineage'] = 'lineage' in r ? (r as WhyResult).lineage : {};
+        r.results.forEach((hit, i) => {
+          io.out(formatHit(hit, i + 1));
+          const graph = lineage[hit.memory.id];
+          if (graph) for (const line of formatLineage(graph, hit.memory.id)) io.out(line);
+        });
+      });
+    },
+  );
+}
+
 export function registerRecall(program: Command, io: Io): void {
-  addRecallFlags(
-    runsUseCases(program.command('recall'), ['recall']).description(
-      'find what is known about an owner for a query',
-    ),
-  ).action(async (f: RecallFlags, cmd: Command) => {
-    await withRuntime(globalOptions(cmd), async ({ engine, caller }) => {
-      const r = await engine.recall(caller, f.owner, f.query, recallOptions(f));
-      if (f.json) return io.out(JSON.stringify(r, null, 2));
-      if (r.results.length === 0) return io.out('no memories found');
-      r.results.forEach((hit, i) => io.out(formatHit(hit, i + 1)));
-    });
-  });
+  registerRecallCommand(program, io, 'recall', 'find what is known about an owner for a query');
 }
 
 export function registerWhy(program: Command, io: Io): void {
-  addRecallFlags(
-    runsUseCases(program.command('why'), ['why']).description(
-      'recall, plus where each result came from (its derivation tree)',
-    ),
-  ).action(async (f: RecallFlags, cmd: Command) => {
-    await withRuntime(globalOptions(cmd), async ({ engine, caller }) => {
-      const r = await engine.why(caller, f.owner, f.query, recallOptions(f));
-      if (f.json) return io.out(JSON.stringify(r, null, 2));
-      if (r.results.length === 0) return io.out('no memories found');
-      r.results.forEach((hit, i) => {
-        io.out(formatHit(hit, i + 1));
-        const graph = r.lineage[hit.memory.id];
-        if (graph) for (const line of formatLineage(graph, hit.memory.id)) io.out(line);
-      });
-    });
-  });
+  registerRecallCommand(
+    program,
+    io,
+    'why',
+    'recall, plus where each result came from (its derivation tree)',
+  );
 }

@@ -4,8 +4,8 @@
 // types that are caller text) before they open a transaction.
 import { KeepGraphError } from '../errors.ts';
 import { RELATION_TYPE } from '../record.ts';
-import { JOB_NAMES } from './job-queue.ts';
-import type { EmbeddingUpdate, WriteBatch } from './memory-store.ts';
+import { JOB_NAMES, type Job } from './job-queue.ts';
+import type { EmbeddingUpdate, OutboxEntry, WriteBatch } from './memory-store.ts';
 
 /** Throw owner_required for a blank owner id (invariant 1). */
 export function requireOwner(ownerId: unknown): asserts ownerId is string {
@@ -109,4 +109,32 @@ export function checkKeyExpectation(expected: readonly string[], found: readonly
   throw new KeepGraphError('conflict', 'the key changed while this write was prepared', {
     reason: 'key_changed',
   });
+}
+
+/** A query vector of the store's dimension, or `invalid_input`. */
+export function checkQueryVector(vector: Float32Array, dimensions: number): void {
+  if (vector.length !== dimensions)
+    throw new KeepGraphError(
+      'invalid_input',
+      `query vector has ${vector.length} dimensions, store has ${dimensions}`,
+    );
+}
+
+/** An outbox row as both stores keep it (payload as JSON text), as the port returns it. */
+export function outboxEntry(row: {
+  id: string;
+  name: string;
+  ownerId: string;
+  payloadJson: string;
+  recordedAt: string;
+}): OutboxEntry {
+  return {
+    job: {
+      name: row.name as Job['name'],
+      id: row.id,
+      ownerId: row.ownerId,
+      payload: JSON.parse(row.payloadJson) as Job['payload'],
+    },
+    recordedAt: row.recordedAt,
+  };
 }
