@@ -45,7 +45,7 @@ export function createEngine(opts: EngineOptions): Engine {
       async (caller: Caller, ...args: unknown[]) => {
         checkCaller(caller);
         requireRole(caller, uc.roles, uc.action);
-        return uc.run(d, caller, parseUseCaseInput(uc, args));
+        return uc.run(d, parseUseCaseInput(uc, args), caller);
       },
     ]),
   );

@@ -82,7 +82,8 @@ export interface UseCase<A extends Args = Args, R = unknown> {
   /** The caller roles that may run it; any other gets `forbidden_role` before it runs. */
   roles: readonly Role[];
   args: A;
-  run(deps: EngineDeps, caller: Caller, input: ParsedArgs<A>): Promise<R>;
+  /** The body: its arguments parsed, then the caller (already checked against `roles`). */
+  run(deps: EngineDeps, input: ParsedArgs<A>, caller: Caller): Promise<R>;
 }
 
 /** One row of the registry: `defineUseCase('recalling', EVERYONE, RecallArgs, recall)`. */
@@ -90,7 +91,7 @@ export function defineUseCase<const A extends Args, R>(
   action: string,
   roles: readonly Role[],
   args: A,
-  run: (deps: EngineDeps, caller: Caller, input: ParsedArgs<A>) => Promise<R>,
+  run: (deps: EngineDeps, input: ParsedArgs<A>, caller: Caller) => Promise<R>,
 ): UseCase<A, R> {
   return { action, roles, args, run };
 }

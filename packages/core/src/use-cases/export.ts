@@ -36,8 +36,8 @@ export const ExportPageArgs = [
 
 export async function exportPage(
   deps: EngineDeps,
-  caller: Caller,
   { ownerId, options: opts }: ParsedArgs<typeof ExportPageArgs>,
+  caller: Caller,
 ): Promise<ExportPage> {
   const at = deps.clock.now().toISOString();
   const ids = await deps.store.listIds(ownerId, {

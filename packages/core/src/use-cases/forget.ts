@@ -74,8 +74,8 @@ export const ForgetArgs = [
 
 export function forget(
   deps: EngineDeps,
-  caller: Caller,
   { ownerId, ids }: ParsedArgs<typeof ForgetArgs>,
+  caller: Caller,
 ): Promise<DeletionReceipt> {
   return cascade(deps, caller, ownerId, [...new Set(ids)], 'forget');
 }
@@ -85,8 +85,8 @@ export const OwnerArgs = [arg('ownerId', OWNER_ID)] as const;
 /** Delete everything an owner has. Operators and the user themself may do it. */
 export async function forgetOwner(
   deps: EngineDeps,
-  caller: Caller,
   { ownerId }: ParsedArgs<typeof OwnerArgs>,
+  caller: Caller,
 ): Promise<DeletionReceipt> {
   const ids = await deps.store.listIds(ownerId);
   const receipts =
@@ -140,8 +140,8 @@ export const RevokeSourceArgs = [
 
 export async function revokeSource(
   deps: EngineDeps,
-  caller: Caller,
   { ownerId, source }: ParsedArgs<typeof RevokeSourceArgs>,
+  caller: Caller,
 ): Promise<DeletionReceipt> {
   const ids = await deps.store.findBySource(ownerId, source);
   if (ids.length === 0) {
@@ -168,7 +168,6 @@ export const VerifyArgs = [arg('ownerId', OWNER_ID), arg('what', VerifySchema)] 
 
 export async function verifyForgotten(
   deps: EngineDeps,
-  _caller: Caller,
   { ownerId, what }: ParsedArgs<typeof VerifyArgs>,
 ): Promise<ForgottenCheck> {
   if (what.ids.length === 0 && (what.contentHashes?.length ?? 0) === 0) {
@@ -223,8 +222,8 @@ export const ExpireArgs = [
 
 export async function expireDue(
   deps: EngineDeps,
-  caller: Caller,
   { options: opts }: ParsedArgs<typeof ExpireArgs>,
+  caller: Caller,
 ): Promise<ExpiryRun> {
   const now = deps.clock.now();
   const due = await deps.store.dueForExpiry(now.toISOString(), opts.limit ?? 1000);

@@ -4,7 +4,8 @@
 import { verifyAuditChain, type AuditEvent, type AuditVerification } from '../audit.ts';
 import { z } from 'zod';
 import { identifierSchema } from '../record.ts';
-import type { Caller, EngineDeps } from './deps.ts';
+import type { EngineDeps } from './deps.ts';
+import type { StoreCounts } from '../ports/memory-store.ts';
 import { optionalArg, type ParsedArgs } from './define.ts';
 
 export const AuditListArgs = [
@@ -23,7 +24,6 @@ export const AuditListArgs = [
 
 export async function auditList(
   deps: EngineDeps,
-  _caller: Caller,
   { filter: opts }: ParsedArgs<typeof AuditListArgs>,
 ): Promise<AuditEvent[]> {
   return deps.store.listAudit({
@@ -46,13 +46,9 @@ export async function auditVerify(deps: EngineDeps): Promise<AuditVerification> 
   return verifyAuditChain(all);
 }
 
-export interface Kpis {
-  owners: number;
-  memories: number;
+export interface Kpis extends Pick<StoreCounts, 'owners' | 'memories' | 'byKind' | 'byAuthority'> {
   /** Share of memories with origin, authority, createdAt and expiresAt: 1 by construction. */
   attributedShare: number;
-  byKind: Record<string, number>;
-  byAuthority: Record<string, number>;
   refusals: Record<string, number>;
   writes: number;
   deletions: number;
@@ -88,7 +84,6 @@ export const KpisArgs = [
 
 export async function kpis(
   deps: EngineDeps,
-  _caller: Caller,
   { options: opts }: ParsedArgs<typeof KpisArgs>,
 ): Promise<Kpis> {
   const toleranceMs = opts.toleranceMs ?? 60_000;

@@ -86,8 +86,8 @@ export const RecallArgs = [
 
 export async function recall(
   deps: EngineDeps,
-  caller: Caller,
   { ownerId, query, options: opts }: ParsedArgs<typeof RecallArgs>,
+  caller: Caller,
 ): Promise<RecallResult> {
   const config = resolveRecallConfig(opts);
   const clockNow = deps.clock.now();
@@ -231,12 +231,15 @@ export const MemoryIdArgs = [arg('ownerId', OWNER_ID), arg('id', IdSchema)] as c
 
 export async function getMemory(
   deps: EngineDeps,
-  _caller: Caller,
   { ownerId, id }: ParsedArgs<typeof MemoryIdArgs>,
 ): Promise<Memory> {
+  return copyMemory(await memoryOrNotFound(deps, ownerId, id));
+}
+
+async function memoryOrNotFound(deps: EngineDeps, ownerId: string, id: string): Promise<Memory> {
   const m = await deps.store.getById(ownerId, id);
   if (!m) throw new KeepGraphError('not_found', `no memory ${id} for this owner`);
-  return copyMemory(m);
+  return m;
 }
 
 /** The current value under (owner, key), or null; never another owner's. */
@@ -244,7 +247,6 @@ export const KeyArgs = [arg('ownerId', OWNER_ID), arg('key', identifierSchema('k
 
 export async function getByKey(
   deps: EngineDeps,
-  _caller: Caller,
   { ownerId, key }: ParsedArgs<typeof KeyArgs>,
 ): Promise<{ current: Memory | null; conflicts: Memory[] }> {
   const at = deps.clock.now().toISOString();
@@ -269,11 +271,9 @@ export interface SerializedGraph {
 /** The derivation DAG from a memory down to its episodes, with their origins. */
 export async function lineage(
   deps: EngineDeps,
-  _caller: Caller,
   { ownerId, id }: ParsedArgs<typeof MemoryIdArgs>,
 ): Promise<SerializedGraph> {
-  const root = await deps.store.getById(ownerId, id);
-  if (!root) throw new KeepGraphError('not_found', `no memory ${id} for this owner`);
+  const root = await memoryOrNotFound(deps, ownerId, id);
   const graph: SerializedGraph = {
     attributes: { root: id, ownerId },
     options: { type: 'directed', multi: false, allowSelfLoops: false },
@@ -328,14 +328,14 @@ export interface WhyResult extends RecallResult {
 
 export async function why(
   deps: EngineDeps,
-  caller: Caller,
   input: ParsedArgs<typeof RecallArgs>,
+  caller: Caller,
 ): Promise<WhyResult> {
-  const r = await recall(deps, caller, input);
+  const r = await recall(deps, input, caller);
   const lineageById: Record<string, SerializedGraph> = {};
   // Each result's lineage, and for a result reached through derived
   // memories, theirs too: the chain from the key the query found to it.
   const ids = [...new Set(r.results.flatMap((hit) => [hit.memory.id, ...hit.via]))];
-  for (const id of ids) lineageById[id] = await lineage(deps, caller, { ownerId: r.ownerId, id });
+  for (const id of ids) lineageById[id] = await lineage(deps, { ownerId: r.ownerId, id });
   return { ...r, lineage: lineageById, prompt: renderMemoriesForPrompt(r.results) };
 }

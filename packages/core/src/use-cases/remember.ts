@@ -278,8 +278,8 @@ export const RememberArgs = [
 
 export async function remember(
   deps: EngineDeps,
-  caller: Caller,
   { ownerId, input }: ParsedArgs<typeof RememberArgs>,
+  caller: Caller,
 ): Promise<RememberResult> {
   const now = deps.clock.now();
   let prepared: Awaited<ReturnType<typeof prepareWrite>>;
@@ -351,11 +351,11 @@ export const PutByKeyArgs = [
 /** Put a value under (owner, key): a `kv` memory unless another kind is given. */
 export function putByKey(
   deps: EngineDeps,
-  caller: Caller,
   { ownerId, key, input }: ParsedArgs<typeof PutByKeyArgs>,
+  caller: Caller,
 ): Promise<RememberResult> {
   const memory = parseInput(MemoryInputSchema, { kind: 'kv', ...input, key });
-  return remember(deps, caller, { ownerId, input: memory });
+  return remember(deps, { ownerId, input: memory }, caller);
 }
 
 /**
@@ -373,8 +373,8 @@ export const RememberManyArgs = [
 
 export async function rememberMany(
   deps: EngineDeps,
-  caller: Caller,
   { ownerId, items: raws }: ParsedArgs<typeof RememberManyArgs>,
+  caller: Caller,
 ): Promise<RememberManyResult> {
   if (!Array.isArray(raws) || raws.length === 0 || raws.length > MAX_BATCH)
     throw new KeepGraphError(

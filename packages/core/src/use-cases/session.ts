@@ -45,8 +45,8 @@ export const SessionAppendArgs = [
 
 export async function sessionAppend(
   deps: EngineDeps,
-  caller: Caller,
   { ownerId, sessionId, input }: ParsedArgs<typeof SessionAppendArgs>,
+  caller: Caller,
 ): Promise<SessionAppendResult> {
   const cap = sessionCap(deps.policy);
   // Invariant 9: the buffer hands messages back in their roles, so only the
@@ -102,14 +102,12 @@ export async function sessionAppend(
   for (const [i, m] of input.messages.entries()) {
     if (input.remember && m.role === 'user') {
       try {
-        const r = await remember(deps, caller, {
-          ownerId,
-          input: parseInput(MemoryInputSchema, {
-            kind: 'episode',
-            text: texts[i]!,
-            origin: { sessionId, observedAt: at },
-          }),
-        });
+        const episode = { kind: 'episode', text: texts[i]!, origin: { sessionId, observedAt: at } };
+        const r = await remember(
+          deps,
+          { ownerId, input: parseInput(MemoryInputSchema, episode) },
+          caller,
+        );
         rememberedIds.push(r.memory.id);
         continue;
       } catch (e) {
@@ -175,8 +173,8 @@ export const SessionContextArgs = [
 
 export async function sessionContext(
   deps: EngineDeps,
-  caller: Caller,
   { ownerId, sessionId, query, options: opts }: ParsedArgs<typeof SessionContextArgs>,
+  caller: Caller,
 ): Promise<SessionContext> {
   const cap = sessionCap(deps.policy);
   const now = deps.clock.now().toISOString();
@@ -185,11 +183,7 @@ export async function sessionContext(
     now,
   });
   const longTerm = query?.trim()
-    ? await recall(deps, caller, {
-        ownerId,
-        query: query.trim(),
-        options: { ...opts, sessionId },
-      })
+    ? await recall(deps, { ownerId, query: query.trim(), options: { ...opts, sessionId } }, caller)
     : null;
   const session = messages.map((m) => ({ seq: m.seq ?? 0, role: m.role, text: m.text, at: m.at }));
   return {
@@ -234,8 +228,8 @@ export const DeleteSessionArgs = [
 
 export async function deleteSession(
   deps: EngineDeps,
-  caller: Caller,
   { ownerId, sessionId, seq }: ParsedArgs<typeof DeleteSessionArgs>,
+  caller: Caller,
 ): Promise<SessionDeletion> {
   const n = await deps.store.deleteSessionMessages(ownerId, {
     sessionId,
