@@ -15,6 +15,7 @@ import type { RedisOptions } from 'ioredis';
 import {
   ALL_OWNERS,
   JOB_NAMES,
+  JOB_TYPES,
   isKeepGraphError,
   isRefusalCode,
   type ErrorCode,
@@ -23,9 +24,6 @@ import {
 } from '@keepgraph/core';
 import type { JobData } from './bullmq-job-queue.ts';
 import { ownerLock, type OwnerLock } from './owner-lock.ts';
-
-/** Jobs that read and write one owner's derived memories: one at a time per owner. */
-const PER_OWNER: ReadonlySet<JobName> = new Set(['reflect', 'compact', 'rederive', 'reembed']);
 
 /**
  * Codes that fail a job for good: the job itself is wrong (its data, the
@@ -115,7 +113,9 @@ export function startWorkers(opts: WorkersOptions): RunningWorkers {
             payload: job.data.payload ?? {},
           });
         try {
-          if (!locks || !PER_OWNER.has(name) || job.data.ownerId === ALL_OWNERS) return await run();
+          // A per-owner job runs for one owner at a time, across every worker.
+          if (!locks || !JOB_TYPES[name].perOwner || job.data.ownerId === ALL_OWNERS)
+            return await run();
           const r = await locks.tryWith(job.data.ownerId, run);
           if (r.ran) return r.value;
         } catch (e) {
@@ -128,7 +128,7 @@ export function startWorkers(opts: WorkersOptions): RunningWorkers {
       {
         connection: opts.connection,
         ...(opts.prefix ? { prefix: opts.prefix } : {}),
-        concurrency: name === 'expire' ? 1 : (opts.concurrency?.[name] ?? 1),
+        concurrency: JOB_TYPES[name].singleton ? 1 : (opts.concurrency?.[name] ?? 1),
         lockDuration: lockMs,
         stalledInterval: opts.stalledIntervalMs ?? 30_000,
         // A job that stalls this often is more likely killing its worker than unlucky.

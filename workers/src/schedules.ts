@@ -3,14 +3,20 @@
 // owner, at the periods the policy gives. Upserting is idempotent, so every
 // worker process may install them at start. Like an enqueue, installing
 // fails within the queue's timeout when Redis is unreachable.
-import { ALL_OWNERS, type Policy } from '@keepgraph/core';
+import { JOB_TYPES, SCHEDULED_JOBS, type JobName, type Policy } from '@keepgraph/core';
 import type { BullMqJobQueue } from './bullmq-job-queue.ts';
 
-export const SCHEDULER_IDS = {
+/**
+ * One BullMQ job scheduler per scheduled job of core's job registry. These
+ * ids are in deployed Redis instances: changing one would leave the old
+ * scheduler running beside the new one.
+ */
+export const SCHEDULER_IDS: Partial<Record<JobName, string>> = {
   expire: 'keepgraph:expiry-sweep',
   reflect: 'keepgraph:reflect-all',
   compact: 'keepgraph:compact-all',
-} as const;
+};
+const schedulerId = (name: JobName): string => SCHEDULER_IDS[name] ?? `keepgraph:scheduled-${name}`;
 
 export async function installSchedules(
   queue: BullMqJobQueue,
@@ -20,23 +26,23 @@ export async function installSchedules(
   // A queue holds its commands until Redis first answers, however long that
   // takes: wait for that within the queue's timeout instead.
   await queue.ready();
-  const bg = policy.background;
-  const every = {
-    expire: overrides.expiryEveryMs ?? bg.expiry.sweepEvery * 1000,
-    reflect: bg.reflection.every * 1000,
-    compact: bg.compaction.every * 1000,
-  } as const;
-  // One expiry sweep at a time across every worker process (each worker
-  // process also runs its expire queue one job at a time): two sweeps would
-  // read the same due rows and race to purge them. Kept in Redis.
-  await queue.queues.get('expire')!.setGlobalConcurrency(1);
-  for (const name of ['expire', 'reflect', 'compact'] as const) {
-    await queue.queues.get(name)!.upsertJobScheduler(
-      SCHEDULER_IDS[name],
-      { every: every[name] },
+  for (const { name, schedule } of SCHEDULED_JOBS) {
+    const q = queue.queues.get(name)!;
+    // A singleton (the expiry sweep) runs once at a time across every worker
+    // process (each also runs that queue one job at a time): two sweeps would
+    // read the same due rows and race to purge them. Kept in Redis.
+    if (JOB_TYPES[name].singleton) await q.setGlobalConcurrency(1);
+    const everyMs =
+      name === 'expire' && overrides.expiryEveryMs
+        ? overrides.expiryEveryMs
+        : schedule.everyMs(policy);
+    const job = schedule.job('scheduled');
+    await q.upsertJobScheduler(
+      schedulerId(name),
+      { every: everyMs },
       {
         name,
-        data: { ownerId: ALL_OWNERS, payload: { scheduled: true } },
+        data: { ownerId: job.ownerId, payload: { ...job.payload, scheduled: true } },
         opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
       },
     );

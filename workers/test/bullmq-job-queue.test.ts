@@ -13,6 +13,7 @@ import {
   DEFAULT_PRODUCER_TIMEOUT_MS,
   bullJobId,
   installSchedules,
+  SCHEDULER_IDS,
   type JobData,
 } from '../src/index.ts';
 import { testRedis } from '../src/testing.ts';
@@ -136,7 +137,12 @@ describe('installSchedules', () => {
       const every = async (name: 'expire' | 'reflect' | 'compact') => {
         const s = await q.queues.get(name)!.getJobSchedulers();
         expect(s).toHaveLength(1);
-        expect(s[0]!.template?.data).toEqual({ ownerId: '*', payload: { scheduled: true } });
+        // The job the registry's schedule builds, marked as the scheduler's.
+        const payload =
+          name === 'reflect' ? { reason: 'schedule', scheduled: true } : { scheduled: true };
+        expect(s[0]!.template?.data).toEqual({ ownerId: '*', payload });
+        // The scheduler ids deployed installations already hold.
+        expect(s[0]!.key).toBe(SCHEDULER_IDS[name]);
         return Number(s[0]!.every);
       };
       expect(await every('expire')).toBe(2000);

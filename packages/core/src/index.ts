@@ -27,6 +27,7 @@ export * from './use-cases/operate.ts';
 export * from './engine.ts';
 export * from './use-cases/registry.ts';
 export * from './jobs/job-ids.ts';
+export * from './jobs/job-registry.ts';
 export * from './jobs/queue-metrics.ts';
 export * from './jobs/statement-extractor.ts';
 export * from './jobs/group-episodes.ts';

@@ -2,18 +2,12 @@
 // the in-process runner, the runner calling the shared processors, and the
 // schedules (expiry sweep, periodic reflection and compaction) as jobs.
 // Server mode composes the same pieces around BullMQ (workers/).
+import { SCHEDULED_JOBS, startupJobs } from './job-registry.ts';
 import type { Engine } from '../engine.ts';
 import type { Extractor } from '../ports/extractor.ts';
 import { InProcessJobRunner, type InProcessRunnerOptions } from './in-process-runner.ts';
 import { createProcessors } from './processors.ts';
-import {
-  ALL_OWNERS,
-  compactJob,
-  expireJob,
-  reembedJob,
-  reflectJob,
-  scheduledJobs,
-} from './job-ids.ts';
+import { expireJob, scheduledJobs } from './job-ids.ts';
 import { startRelay, type Relay } from './relay.ts';
 import { createStatementExtractor } from './statement-extractor.ts';
 
@@ -73,16 +67,14 @@ export function startInProcessBackground(
       t.unref();
       timers.push(t);
     };
-    const tick = () => clock.now().toISOString();
-    const bg = policy.background;
-    everyMs(opts.expiryEveryMs ?? bg.expiry.sweepEvery * 1000, tickExpiry);
-    everyMs(bg.reflection.every * 1000, () =>
-      runner.enqueue([reflectJob(ALL_OWNERS, 'schedule', tick())]),
-    );
-    everyMs(bg.compaction.every * 1000, () => runner.enqueue([compactJob(ALL_OWNERS, tick())]));
+    for (const { name, schedule } of SCHEDULED_JOBS) {
+      const ms =
+        name === 'expire' && opts.expiryEveryMs ? opts.expiryEveryMs : schedule.everyMs(policy);
+      everyMs(ms, () => runner.enqueue([schedule.job(clock.now().toISOString())]));
+    }
     // Memories embedded by another model (the configured one changed) are
     // re-embedded once, in the background; recall uses the stored vectors meanwhile.
-    void runner.enqueue([reembedJob(ALL_OWNERS, engine.deps.embedder.modelId)]).catch(report);
+    void runner.enqueue(startupJobs(engine.deps.embedder.modelId)).catch(report);
   }
   return {
     runner,

@@ -3,6 +3,7 @@
 // Every processor is idempotent in effect: a retried or duplicated job finds
 // its work already done (reflected marks, deterministic derived ids, the
 // cascade's not_found) and changes nothing more.
+import { jobPayload } from './job-registry.ts';
 import type { Job, JobName } from '../ports/job-queue.ts';
 import type { Extractor } from '../ports/extractor.ts';
 import type { Engine } from '../engine.ts';
@@ -151,13 +152,14 @@ export function createProcessors(engine: Engine, opts: ProcessorOptions): Proces
       // A compaction summary: compact the owner again; the survivors regroup,
       // and the summaries of the cluster and of its older, superseded
       // versions settle on one. (Jobs recorded before tags were, name no tags.)
-      const tags = job.payload.tags as string[] | undefined;
-      if (job.payload.kind === 'summary' && (!tags || tags.includes(COMPACTION_TAG))) {
+      const payload = jobPayload('rederive', job);
+      const tags = payload.tags;
+      if (payload.kind === 'summary' && (!tags || tags.includes(COMPACTION_TAG))) {
         const run = await compactOwner(job.ownerId);
         return { written: run.written.length };
       }
       // Claims and context summaries come from episodes: read the survivors again.
-      const ids = (job.payload.survivingSources as string[] | undefined) ?? [];
+      const ids = payload.survivingSources;
       return exclusive(job.ownerId, async () => {
         const now = deps.clock.now().toISOString();
         const episodes = (await deps.store.getByIds(job.ownerId, ids)).filter(
