@@ -250,9 +250,8 @@ export async function getByKey(
   { ownerId, key }: ParsedArgs<typeof KeyArgs>,
 ): Promise<{ current: Memory | null; conflicts: Memory[] }> {
   const at = deps.clock.now().toISOString();
-  const live = (await deps.store.getByKey(ownerId, key)).filter(
-    (m) => m.supersededBy === null && m.expiresAt > at && m.validFrom <= at,
-  );
+  // Live as recall means it: a version whose superseder was deleted stays ended.
+  const live = (await deps.store.getByKey(ownerId, key)).filter((m) => isLiveAt(m, at));
   const current = live.find((m) => !m.conflict) ?? null;
   return {
     current: current && copyMemory(current),

@@ -87,9 +87,20 @@ export async function prepareWrite(
   caller: Caller,
   ownerId: string,
   input: ParsedMemoryInput,
-  now: Date,
+  decidedAt: Date,
 ): Promise<Omit<Prepared, 'write'> & { memory: Memory }> {
-  const at = now.toISOString();
+  // A keyed write is decided on the versions of its key it reads, so it comes
+  // after the newest of them, even one another process wrote after
+  // `decidedAt`: a chain's versions are in time order (eviction and expiry
+  // take the oldest first).
+  const versions = input.key
+    ? (await deps.store.getByKey(ownerId, input.key)).filter((m) => m.supersededBy === null)
+    : [];
+  const at = versions.reduce(
+    (t, m) => (m.createdAt > t ? m.createdAt : t),
+    decidedAt.toISOString(),
+  );
+  const now = new Date(at);
   const authority = resolveAuthority(caller, input.authority);
   const derived = input.derivedFrom.length > 0;
 
@@ -147,9 +158,6 @@ export async function prepareWrite(
   let supersedes: string | null = null;
   const keys: KeyExpectation[] = [];
   if (input.key) {
-    const versions = (await deps.store.getByKey(ownerId, input.key)).filter(
-      (m) => m.supersededBy === null,
-    );
     keys.push({ ownerId, key: input.key, currentIds: versions.map((m) => m.id) });
     const current = versions.filter((m) => m.expiresAt > at);
     // Invariant 3: a lower-authority claim never replaces a higher one; it is
@@ -293,8 +301,17 @@ export async function remember(
   const id = prepared.memory.id;
   await writeDecidingAgain(deps, async (attempt) => {
     // Another writer of the key won: decide supersession again from what it left (same id, same vector).
+    // Decided again now, not at the first attempt's instant: the version it
+    // supersedes was written after that instant, and a chain's versions must
+    // be in time order (eviction and expiry take the oldest first).
     if (attempt > 0)
-      prepared = await prepareWrite({ ...deps, newId: () => id }, caller, ownerId, input, now);
+      prepared = await prepareWrite(
+        { ...deps, newId: () => id },
+        caller,
+        ownerId,
+        input,
+        deps.clock.now(),
+      );
     const memories = [{ memory: prepared.memory, embedding: embedding ?? null }];
     await deps.store.write({
       memories,
@@ -423,7 +440,8 @@ export async function rememberMany(
       if (attempt > 0)
         for (const o of ok) {
           const id = o.p.memory.id;
-          o.p = await prepareWrite({ ...deps, newId: () => id }, caller, ownerId, o.input, now);
+          const again = deps.clock.now(); // as in remember: a chain's versions in time order
+          o.p = await prepareWrite({ ...deps, newId: () => id }, caller, ownerId, o.input, again);
         }
       const memories = ok.map((o, i) => ({ memory: o.p.memory, embedding: vectors[i] ?? null }));
       await deps.store.write({
