@@ -26,7 +26,7 @@ import {
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
-import { redisConnection } from '@keepgraph/server';
+import { redisConnection } from '@keepgraph/runtime';
 import { startWorkerProcess } from '@keepgraph/workers';
 
 export const user: Caller = { role: 'user', principal: 'user:test' };

@@ -24,7 +24,7 @@ import {
   type MemoryInput,
   type MemoryStore,
 } from '@keepgraph/core';
-import { redisConnection } from '@keepgraph/server';
+import { redisConnection } from '@keepgraph/runtime';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createOpenAiExtractor } from '@keepgraph/extractor-openai';
 import {

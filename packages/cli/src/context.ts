@@ -129,7 +129,7 @@ export async function withRuntime<T>(
   // Loaded here, not at the top: the server package pulls in Fastify and the
   // model loader, which --help and usage errors have no use for.
   const { loadServerConfig, openEmbeddedRuntime, storeSelection } =
-    await import('@keepgraph/server');
+    await import('@keepgraph/runtime');
   // KEEPGRAPH_STORE / NEO4J_* select the store for local commands as for the
   // server; a command's own --store overrides the first and is checked alike.
   const env = opts.store ? { ...process.env, KEEPGRAPH_STORE: opts.store } : process.env;

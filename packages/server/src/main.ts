@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { startRelay, type Extractor, type Relay } from '@keepgraph/core';
 import { BullMqJobQueue, closeWithin } from '@keepgraph/workers';
 import { buildApp, type AppOptions } from './app.ts';
-import { redisConnection, storeSelection, type ServerConfig } from './config.ts';
-import { openEmbeddedRuntime, type EmbeddedRuntime } from './runtime.ts';
+import { redisConnection, storeSelection, type ServerConfig } from '@keepgraph/runtime';
+import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
 
 /** A listening server and how to stop it. */
 export interface RunningServer {

@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Role } from '@keepgraph/core';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { buildApp } from '../src/app.ts';
-import { openEmbeddedRuntime, type EmbeddedRuntime } from '../src/runtime.ts';
+import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
 
 let dir: string;
 let runtime: EmbeddedRuntime;

@@ -13,7 +13,7 @@ import { createHashingEmbedder } from '@keepgraph/embedder';
 import { BullMqJobQueue } from '@keepgraph/workers';
 import { buildApp } from '../src/app.ts';
 import { BULL_BOARD_PATH } from '../src/plugins/bull-board.ts';
-import { openEmbeddedRuntime, type EmbeddedRuntime } from '../src/runtime.ts';
+import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
 
 let dir: string;
 let runtime: EmbeddedRuntime;

@@ -9,9 +9,9 @@ import { KeepGraphError } from '@keepgraph/core';
 import { DEFAULT_PRODUCER_TIMEOUT_MS } from '@keepgraph/workers';
 import { createHashingEmbedder } from '@keepgraph/embedder';
 import { buildApp } from '../src/app.ts';
-import { loadServerConfig } from '../src/config.ts';
+import { loadServerConfig } from '@keepgraph/runtime';
 import { startServer } from '../src/main.ts';
-import { SQLITE_FILE_NAME, openEmbeddedRuntime } from '../src/runtime.ts';
+import { SQLITE_FILE_NAME, openEmbeddedRuntime } from '@keepgraph/runtime';
 
 let dir: string;
 beforeAll(async () => {

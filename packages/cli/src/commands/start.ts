@@ -2,7 +2,7 @@
 // directory until SIGINT/SIGTERM. The server owns its runtime and shutdown;
 // the roles of its callers come from its configuration, not from requests.
 import type { Command } from 'commander';
-import type { ServerConfig } from '@keepgraph/server';
+import type { ServerConfig } from '@keepgraph/runtime';
 import { globalOptions } from '../context.ts';
 import type { Io } from '../io.ts';
 import { intOption } from '../parse-options.ts';
@@ -29,7 +29,8 @@ export function registerStart(program: Command, io: Io): void {
     .action(async (f: StartFlags, cmd: Command) => {
       const g = globalOptions(cmd);
       // Loaded on demand, like the runtime (see context.ts).
-      const { loadServerConfig, startServer } = await import('@keepgraph/server');
+      const { loadServerConfig } = await import('@keepgraph/runtime');
+      const { startServer } = await import('@keepgraph/server');
       const { openAiExtractorFromEnv } = await import('@keepgraph/extractor-openai');
       // --role and --principal count for the server only when typed here;
       // otherwise KEEPGRAPH_ROLE / KEEPGRAPH_PRINCIPAL or the server defaults apply.

@@ -33,7 +33,7 @@ export function registerWorker(program: Command, io: Io): void {
     .action(async (f: WorkerFlags, cmd: Command) => {
       const g = globalOptions(cmd);
       const { loadServerConfig, openEmbeddedRuntime, redisConnection, storeSelection } =
-        await import('@keepgraph/server');
+        await import('@keepgraph/runtime');
       const { startWorkerProcess } = await import('@keepgraph/workers');
       const { openAiExtractorFromEnv } = await import('@keepgraph/extractor-openai');
       const config = loadServerConfig(process.env, { dataDir: g.dataDir });

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY_PATH } from '@keepgraph/core';
 import { DEFAULT_MODEL_ID } from '@keepgraph/embedder';
-import { loadServerConfig, redisConnection, storeSelection } from '../src/config.ts';
+import { loadServerConfig, redisConnection, storeSelection } from '@keepgraph/runtime';
 
 describe('loadServerConfig', () => {
   it('applies the defaults to an empty environment', () => {

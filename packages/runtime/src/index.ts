@@ -1,0 +1,21 @@
+// Public surface of @keepgraph/runtime: the composition root every process
+// opens (the HTTP server, the CLI's local commands, the workers): the
+// configuration read from the environment, the store selected by it, the
+// embedder and the engine. Re-exports only.
+export {
+  CONFIG_ENV,
+  STORE_KINDS,
+  loadServerConfig,
+  redisConnection,
+  storeSelection,
+  type StoreSelection,
+  type ServerConfig,
+  type ServerConfigOverrides,
+  type StoreKind,
+} from './config.ts';
+export {
+  SQLITE_FILE_NAME,
+  openEmbeddedRuntime,
+  type EmbeddedRuntime,
+  type EmbeddedRuntimeOptions,
+} from './runtime.ts';
