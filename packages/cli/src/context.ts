@@ -5,6 +5,7 @@
 // closes it.
 import path from 'node:path';
 import type { Command } from 'commander';
+import type { StoreKind } from '@keepgraph/runtime';
 import {
   KeepGraphError,
   type Caller,
@@ -124,9 +125,9 @@ export interface LocalRuntime {
 export async function withRuntime<T>(
   g: GlobalOptions,
   fn: (rt: LocalRuntime) => Promise<T>,
-  opts: { store?: 'sqlite' | 'neo4j' } = {},
+  opts: { store?: StoreKind } = {},
 ): Promise<T> {
-  // Loaded here, not at the top: the server package pulls in Fastify and the
+  // Loaded here, not at the top: the runtime pulls in the stores and the
   // model loader, which --help and usage errors have no use for.
   const { loadServerConfig, openEmbeddedRuntime, storeSelection } =
     await import('@keepgraph/runtime');

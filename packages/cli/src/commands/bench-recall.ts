@@ -3,6 +3,7 @@
 // fresh owner through the normal write path, asks its questions, writes the
 // per-question results file the spec defines, checks it, and prints
 // recall@k / hit@k per category, latency and what the policy refused.
+import type { StoreKind } from '@keepgraph/runtime';
 import { createHash } from 'node:crypto';
 import { Option, type Command } from 'commander';
 import type { Caller, Engine } from '@keepgraph/core';
@@ -35,7 +36,7 @@ export interface BenchRecallFlags {
   k: number;
   limitConversations?: number;
   baseline: Retriever;
-  store?: 'sqlite' | 'neo4j';
+  store?: StoreKind;
   json?: boolean;
   check?: string;
   /** Run each owner's background consolidation to idle before asking (the shipped mode). */
