@@ -2,15 +2,11 @@
 // verify that what was forgotten cannot be found anywhere.
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
-import { useCaseRoute } from './use-case-route.ts';
+import { routeFamily, useCaseRoute } from './use-case-route.ts';
 
-const tags = ['forget'];
-
-export const forgetRoutes = [
+export const forgetRoutes = routeFamily('forget', [
   useCaseRoute('forget')({
-    method: 'POST',
-    url: '/owners/:ownerId/forget',
-    tags,
+    route: 'POST /owners/:ownerId/forget',
     summary: 'Forget memories and everything derived from them; answers with a receipt',
     params: req.OwnerParams,
     body: req.ForgetBody,
@@ -18,9 +14,7 @@ export const forgetRoutes = [
     args: ({ params, body }) => [params.ownerId, body.ids],
   }),
   useCaseRoute('verifyForgotten')({
-    method: 'POST',
-    url: '/owners/:ownerId/verify-forgotten',
-    tags,
+    route: 'POST /owners/:ownerId/verify-forgotten',
     summary: 'Prove that ids and content hashes are gone from every store, index and cache',
     params: req.OwnerParams,
     body: req.VerifyForgottenBody,
@@ -28,22 +22,18 @@ export const forgetRoutes = [
     args: ({ params, body }) => [params.ownerId, body],
   }),
   useCaseRoute('forgetOwner')({
-    method: 'DELETE',
-    url: '/owners/:ownerId',
-    tags,
+    route: 'DELETE /owners/:ownerId',
     summary: 'Forget everything an owner has (operator or user role)',
     params: req.OwnerParams,
     response: res.ReceiptOut,
     args: ({ params }) => [params.ownerId],
   }),
   useCaseRoute('revokeSource')({
-    method: 'POST',
-    url: '/owners/:ownerId/revoke-source',
-    tags,
+    route: 'POST /owners/:ownerId/revoke-source',
     summary: 'Forget every memory whose origin names this URL, document or tool',
     params: req.OwnerParams,
     body: req.RevokeSourceBody,
     response: res.ReceiptOut,
     args: ({ params, body }) => [params.ownerId, body],
   }),
-];
+]);

@@ -3,13 +3,11 @@
 import { KeepGraphError } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
-import { useCaseRoute } from './use-case-route.ts';
+import { routeFamily, useCaseRoute } from './use-case-route.ts';
 
-export const kvRoutes = [
+export const kvRoutes = routeFamily('kv', [
   useCaseRoute('getByKey')({
-    method: 'GET',
-    url: '/owners/:ownerId/kv/:key',
-    tags: ['kv'],
+    route: 'GET /owners/:ownerId/kv/:key',
     summary: "The owner's current value under a key (never another owner's)",
     params: req.KeyParams,
     response: res.KvOut,
@@ -22,13 +20,11 @@ export const kvRoutes = [
   }),
   // The engine parses the whole input (the key from the URL wins over any in the body).
   useCaseRoute('putByKey')({
-    method: 'PUT',
-    url: '/owners/:ownerId/kv/:key',
-    tags: ['kv'],
+    route: 'PUT /owners/:ownerId/kv/:key',
     summary: 'Put a value under a key; supersedes the current one unless that has higher authority',
     params: req.KeyParams,
     body: req.KvPutBody,
     response: res.RememberOut,
     args: ({ params, body }) => [params.ownerId, params.key, body],
   }),
-];
+]);

@@ -3,15 +3,13 @@
 import { KeepGraphError } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
-import { useCaseRoute } from './use-case-route.ts';
+import { routeFamily, useCaseRoute } from './use-case-route.ts';
 
 /**
  * Bigger than the default body limit: a batch carries up to 1000 memories.
  * Single writes keep the small limit so oversized text is refused early.
  */
 export const BATCH_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
-
-const tags = ['memories'];
 
 /** The batch's list is ours to check; the engine validates each item. */
 function batchItems(body: unknown): unknown[] {
@@ -24,11 +22,9 @@ function batchItems(body: unknown): unknown[] {
   return memories;
 }
 
-export const memoryRoutes = [
+export const memoryRoutes = routeFamily('memories', [
   useCaseRoute('remember')({
-    method: 'POST',
-    url: '/owners/:ownerId/memories',
-    tags,
+    route: 'POST /owners/:ownerId/memories',
     summary: 'Store one memory (through the policy gate)',
     params: req.OwnerParams,
     body: req.MemoryBody,
@@ -38,9 +34,7 @@ export const memoryRoutes = [
   }),
   // `::` is find-my-way's escape for a literal colon (Google-style custom method).
   useCaseRoute('rememberMany')({
-    method: 'POST',
-    url: '/owners/:ownerId/memories::batch',
-    tags,
+    route: 'POST /owners/:ownerId/memories::batch',
     summary: 'Store many memories; refusals are reported by index and do not stop the rest',
     params: req.OwnerParams,
     body: req.MemoryBatchBody,
@@ -49,26 +43,21 @@ export const memoryRoutes = [
     args: ({ params, body }) => [params.ownerId, batchItems(body)],
   }),
   useCaseRoute('get')({
-    method: 'GET',
-    url: '/owners/:ownerId/memories/:id',
-    tags,
+    route: 'GET /owners/:ownerId/memories/:id',
     summary: 'Read one memory of this owner',
     params: req.MemoryParams,
     response: res.MemoryOut,
     args: ({ params }) => [params.ownerId, params.id],
   }),
   useCaseRoute('lineage')({
-    method: 'GET',
-    url: '/owners/:ownerId/memories/:id/lineage',
-    tags,
+    route: 'GET /owners/:ownerId/memories/:id/lineage',
     summary: 'The derivation graph from a memory down to its episodes (graphology format)',
     params: req.MemoryParams,
     response: res.SerializedGraphOut,
     args: ({ params }) => [params.ownerId, params.id],
   }),
   useCaseRoute('forget')({
-    method: 'DELETE',
-    url: '/owners/:ownerId/memories/:id',
+    route: 'DELETE /owners/:ownerId/memories/:id',
     tags: ['forget'],
     summary: 'Forget a memory and everything derived from it; answers with a receipt',
     params: req.MemoryParams,
@@ -76,9 +65,7 @@ export const memoryRoutes = [
     args: ({ params }) => [params.ownerId, [params.id]],
   }),
   useCaseRoute('exportPage')({
-    method: 'GET',
-    url: '/owners/:ownerId/export',
-    tags,
+    route: 'GET /owners/:ownerId/export',
     summary:
       "One page of the owner's held memories, oldest first (operator or user); audited as a read",
     description:
@@ -88,7 +75,7 @@ export const memoryRoutes = [
     response: res.ExportPageOut,
     args: ({ params, query }) => [params.ownerId, definedOnly(query)],
   }),
-];
+]);
 
 /** A query string's parameters without the absent ones (the engine's schemas are strict). */
 export function definedOnly<T extends Record<string, unknown>>(q: T): T {

@@ -10,15 +10,11 @@ import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
 import type { RouteOptions } from './context.ts';
 import { definedOnly } from './memories.ts';
-import { useCaseRoute } from './use-case-route.ts';
+import { routeFamily, useCaseRoute } from './use-case-route.ts';
 
-const tags = ['operate'];
-
-export const operateRoutes = [
+export const operateRoutes = routeFamily('operate', [
   useCaseRoute('auditList')({
-    method: 'GET',
-    url: '/audit',
-    tags,
+    route: 'GET /audit',
     summary: 'Audit events in sequence order (operator)',
     querystring: req.AuditQuery,
     response: z.object({ events: z.array(res.AuditEventOut) }),
@@ -26,31 +22,25 @@ export const operateRoutes = [
     reply: (events) => ({ events }),
   }),
   useCaseRoute('auditVerify')({
-    method: 'GET',
-    url: '/audit/verify',
-    tags,
+    route: 'GET /audit/verify',
     summary: 'Walk the hash chain and report the first edit or gap (operator)',
     response: res.AuditVerifyOut,
     args: () => [],
   }),
   useCaseRoute('kpis')({
-    method: 'GET',
-    url: '/kpis',
-    tags,
+    route: 'GET /kpis',
     summary:
       'Aggregate figures: attribution share, refusals, deletions, expiry on-schedule share (operator)',
     response: res.KpisOut,
     args: () => [],
   }),
   useCaseRoute('expireDue')({
-    method: 'POST',
-    url: '/expire',
-    tags,
+    route: 'POST /expire',
     summary: 'Purge what is due for expiry now, with the deletion cascade (operator)',
     response: res.ExpiryRunOut,
     args: () => [],
   }),
-];
+]);
 
 /** Options of {@link queueRoutes}: the shared ones plus where queue figures come from. */
 export interface QueueRouteOptions extends RouteOptions {
@@ -69,7 +59,7 @@ export const queueRoutes: FastifyPluginAsyncZod<QueueRouteOptions> = async (
     '/queues',
     {
       schema: {
-        tags,
+        tags: ['operate'],
         summary:
           'Per job queue: waiting, active, delayed, failed and completed counts, and recent processing times (operator)',
         description:

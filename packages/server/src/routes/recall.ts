@@ -3,7 +3,7 @@
 import type { RecallOptions } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
-import { useCaseRoute, type RouteRequest } from './use-case-route.ts';
+import { routeFamily, useCaseRoute, type RouteRequest } from './use-case-route.ts';
 
 /** The body is the query plus the options; the engine validates both. */
 function recallArgs({
@@ -14,11 +14,9 @@ function recallArgs({
   return [params.ownerId, query, opts as RecallOptions];
 }
 
-export const recallRoutes = [
+export const recallRoutes = routeFamily('recall', [
   useCaseRoute('recall')({
-    method: 'POST',
-    url: '/owners/:ownerId/recall',
-    tags: ['recall'],
+    route: 'POST /owners/:ownerId/recall',
     summary:
       'Recall what matters for a query: few results, each with origin, authority and score breakdown',
     params: req.OwnerParams,
@@ -27,13 +25,11 @@ export const recallRoutes = [
     args: recallArgs,
   }),
   useCaseRoute('why')({
-    method: 'POST',
-    url: '/owners/:ownerId/why',
-    tags: ['recall'],
+    route: 'POST /owners/:ownerId/why',
     summary: 'Recall plus the derivation graph of every result',
     params: req.OwnerParams,
     body: req.RecallBody,
     response: res.WhyOut,
     args: recallArgs,
   }),
-];
+]);

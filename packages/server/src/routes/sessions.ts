@@ -5,15 +5,11 @@ import type { RecallOptions } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
 import { definedOnly } from './memories.ts';
-import { useCaseRoute } from './use-case-route.ts';
+import { routeFamily, useCaseRoute } from './use-case-route.ts';
 
-const tags = ['sessions'];
-
-export const sessionRoutes = [
+export const sessionRoutes = routeFamily('sessions', [
   useCaseRoute('sessionAppend')({
-    method: 'POST',
-    url: '/owners/:ownerId/sessions/:sessionId/messages',
-    tags,
+    route: 'POST /owners/:ownerId/sessions/:sessionId/messages',
     summary: 'Append messages to the session buffer (each passes the session gate)',
     params: req.SessionParams,
     body: req.SessionAppendBody,
@@ -21,9 +17,7 @@ export const sessionRoutes = [
     args: ({ params, body }) => [params.ownerId, params.sessionId, body],
   }),
   useCaseRoute('sessionContext')({
-    method: 'GET',
-    url: '/owners/:ownerId/sessions/:sessionId/context',
-    tags,
+    route: 'GET /owners/:ownerId/sessions/:sessionId/context',
     summary: 'The session buffer and, for a query, long-term recall',
     params: req.SessionParams,
     querystring: req.SessionContextQuery,
@@ -36,21 +30,17 @@ export const sessionRoutes = [
     ],
   }),
   useCaseRoute('deleteSession')({
-    method: 'DELETE',
-    url: '/owners/:ownerId/sessions/:sessionId',
-    tags,
+    route: 'DELETE /owners/:ownerId/sessions/:sessionId',
     summary: 'Delete a session from the buffer (its long-term memories stay; forget those by id)',
     params: req.SessionParams,
     response: res.SessionDeletionOut,
     args: ({ params }) => [params.ownerId, params.sessionId],
   }),
   useCaseRoute('deleteSession')({
-    method: 'DELETE',
-    url: '/owners/:ownerId/sessions/:sessionId/messages/:seq',
-    tags,
+    route: 'DELETE /owners/:ownerId/sessions/:sessionId/messages/:seq',
     summary: 'Delete one message of a session, by the seq the context returns',
     params: req.SessionMessageParams,
     response: res.SessionDeletionOut,
     args: ({ params }) => [params.ownerId, params.sessionId, params.seq],
   }),
-];
+]);

@@ -38,6 +38,7 @@ export interface UseCaseRoute<
   method: HTTPMethods;
   /** Under /v1. */
   url: string;
+  /** The OpenAPI tags: the route's family (routeFamily). */
   tags: string[];
   summary: string;
   description?: string;
@@ -57,9 +58,10 @@ export interface UseCaseRoute<
 }
 
 /**
- * Define a route: `useCaseRoute('forget')({ ... })`. Naming the use-case
- * first fixes its argument types before TypeScript reads `args`, so an
- * array literal there is checked as the engine method's argument list.
+ * Define a route: `useCaseRoute('forget')({ route: 'POST /owners/:ownerId/forget', ... })`.
+ * Naming the use-case first fixes its argument types before TypeScript
+ * reads `args`, so an array literal there is checked as the engine
+ * method's argument list.
  */
 export function useCaseRoute<N extends UseCaseName>(useCase: N) {
   return <
@@ -67,8 +69,21 @@ export function useCaseRoute<N extends UseCaseName>(useCase: N) {
     Q extends z.ZodType | undefined = undefined,
     B extends z.ZodType | undefined = undefined,
   >(
-    r: Omit<UseCaseRoute<N, P, Q, B>, 'useCase'>,
-  ): UseCaseRoute => ({ useCase, ...r }) as unknown as UseCaseRoute;
+    r: Omit<UseCaseRoute<N, P, Q, B>, 'useCase' | 'method' | 'url' | 'tags'> & {
+      /** The method and the URL under /v1: 'DELETE /owners/:ownerId'. */
+      route: `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /${string}`;
+      tags?: string[];
+    },
+  ): UseCaseRoute => {
+    const { route, ...rest } = r;
+    const [method, url] = route.split(' ') as [HTTPMethods, string];
+    return { useCase, method, url, tags: [], ...rest } as unknown as UseCaseRoute;
+  };
+}
+
+/** A route module's routes under one OpenAPI tag (a route that names its own keeps those). */
+export function routeFamily(tag: string, routes: readonly UseCaseRoute[]): UseCaseRoute[] {
+  return routes.map((r) => ({ ...r, tags: r.tags.length > 0 ? r.tags : [tag] }));
 }
 
 declare module 'fastify' {
