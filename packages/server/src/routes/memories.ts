@@ -3,7 +3,7 @@
 import { KeepGraphError } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
-import { routeFamily, useCaseRoute } from './use-case-route.ts';
+import { definedOnly, routeFamily, useCaseRoute } from './use-case-route.ts';
 
 /**
  * Bigger than the default body limit: a batch carries up to 1000 memories.
@@ -76,8 +76,3 @@ export const memoryRoutes = routeFamily('memories', [
     args: ({ params, query }) => [params.ownerId, definedOnly(query)],
   }),
 ]);
-
-/** A query string's parameters without the absent ones (the engine's schemas are strict). */
-export function definedOnly<T extends Record<string, unknown>>(q: T): T {
-  return Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as T;
-}

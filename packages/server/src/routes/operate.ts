@@ -9,8 +9,7 @@ import { requireRole, type QueueMetricsSource } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
 import type { RouteOptions } from './context.ts';
-import { definedOnly } from './memories.ts';
-import { routeFamily, useCaseRoute } from './use-case-route.ts';
+import { definedOnly, routeFamily, useCaseRoute } from './use-case-route.ts';
 
 export const operateRoutes = routeFamily('operate', [
   useCaseRoute('auditList')({

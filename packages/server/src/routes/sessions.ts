@@ -4,8 +4,7 @@
 import type { RecallOptions } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
-import { definedOnly } from './memories.ts';
-import { routeFamily, useCaseRoute } from './use-case-route.ts';
+import { definedOnly, routeFamily, useCaseRoute } from './use-case-route.ts';
 
 export const sessionRoutes = routeFamily('sessions', [
   useCaseRoute('sessionAppend')({

@@ -124,3 +124,8 @@ export function registerUseCaseRoutes(
     });
   }
 }
+
+/** A query string's parameters without the absent ones (the engine's schemas are strict). */
+export function definedOnly<T extends Record<string, unknown>>(q: T): T {
+  return Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as T;
+}
