@@ -79,8 +79,18 @@ export const JOB_TYPES = {
   },
 } as const satisfies Record<JobName, JobType>;
 
-/** The jobs that run on a timer, with their schedules. */
-export const SCHEDULED_JOBS = (Object.keys(JOB_TYPES) as JobName[]).flatMap((name) => {
+/** Every job name, the expiry sweep first (the one with a deadline). */
+const SCHEDULE_ORDER = ['expire', 'reflect', 'compact', 'rederive', 'reembed'] as const;
+// tsc fails here if a job name is missing from the order.
+type Unordered = Exclude<JobName, (typeof SCHEDULE_ORDER)[number]>;
+const everyJobOrdered: [Unordered] extends [never] ? true : Unordered = true;
+void everyJobOrdered;
+
+/**
+ * The jobs that run on a timer, with their schedules, in SCHEDULE_ORDER (a
+ * start that fails part way has installed the expiry sweep).
+ */
+export const SCHEDULED_JOBS = SCHEDULE_ORDER.flatMap((name) => {
   const s: JobSchedule | null = JOB_TYPES[name].schedule;
   return s ? [{ name, schedule: s }] : [];
 });
