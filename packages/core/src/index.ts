@@ -26,6 +26,7 @@ export * from './use-cases/export.ts';
 export * from './use-cases/operate.ts';
 export * from './engine.ts';
 export * from './use-cases/registry.ts';
+export * from './use-cases/authorization-table.ts';
 export * from './jobs/job-ids.ts';
 export * from './jobs/job-registry.ts';
 export * from './jobs/queue-metrics.ts';
