@@ -3,7 +3,13 @@
 // owner, at the periods the policy gives. Upserting is idempotent, so every
 // worker process may install them at start. Like an enqueue, installing
 // fails within the queue's timeout when Redis is unreachable.
-import { JOB_TYPES, SCHEDULED_JOBS, type JobName, type Policy } from '@keepgraph/core';
+import {
+  JOB_TYPES,
+  SCHEDULED_JOBS,
+  scheduleEveryMs,
+  type JobName,
+  type Policy,
+} from '@keepgraph/core';
 import type { BullMqJobQueue } from './bullmq-job-queue.ts';
 
 /**
@@ -32,10 +38,7 @@ export async function installSchedules(
     // process (each also runs that queue one job at a time): two sweeps would
     // read the same due rows and race to purge them. Kept in Redis.
     if (JOB_TYPES[name].singleton) await q.setGlobalConcurrency(1);
-    const everyMs =
-      name === 'expire' && overrides.expiryEveryMs
-        ? overrides.expiryEveryMs
-        : schedule.everyMs(policy);
+    const everyMs = scheduleEveryMs(name, schedule, policy, overrides);
     const job = schedule.job('scheduled');
     await q.upsertJobScheduler(
       schedulerId(name),

@@ -2,7 +2,7 @@
 // the in-process runner, the runner calling the shared processors, and the
 // schedules (expiry sweep, periodic reflection and compaction) as jobs.
 // Server mode composes the same pieces around BullMQ (workers/).
-import { SCHEDULED_JOBS, startupJobs } from './job-registry.ts';
+import { SCHEDULED_JOBS, scheduleEveryMs, startupJobs } from './job-registry.ts';
 import type { Engine } from '../engine.ts';
 import type { Extractor } from '../ports/extractor.ts';
 import { InProcessJobRunner, type InProcessRunnerOptions } from './in-process-runner.ts';
@@ -68,8 +68,7 @@ export function startInProcessBackground(
       timers.push(t);
     };
     for (const { name, schedule } of SCHEDULED_JOBS) {
-      const ms =
-        name === 'expire' && opts.expiryEveryMs ? opts.expiryEveryMs : schedule.everyMs(policy);
+      const ms = scheduleEveryMs(name, schedule, policy, opts);
       everyMs(ms, () => runner.enqueue([schedule.job(clock.now().toISOString())]));
     }
     // Memories embedded by another model (the configured one changed) are

@@ -95,6 +95,21 @@ export const SCHEDULED_JOBS = SCHEDULE_ORDER.flatMap((name) => {
   return s ? [{ name, schedule: s }] : [];
 });
 
+/**
+ * A schedule's period: the policy's, except the expiry sweep's when a
+ * process overrides it (`expiryEveryMs`: tests and short-lived demos).
+ */
+export function scheduleEveryMs(
+  name: JobName,
+  schedule: JobSchedule,
+  policy: Policy,
+  overrides: { expiryEveryMs?: number } = {},
+): number {
+  return name === 'expire' && overrides.expiryEveryMs
+    ? overrides.expiryEveryMs
+    : schedule.everyMs(policy);
+}
+
 /** A job's payload, parsed by its type's schema (`invalid_input`, a final failure, when it does not fit). */
 export function jobPayload<N extends JobName>(
   name: N,

@@ -89,18 +89,6 @@ export async function prepareWrite(
   input: ParsedMemoryInput,
   decidedAt: Date,
 ): Promise<Omit<Prepared, 'write'> & { memory: Memory }> {
-  // A keyed write is decided on the versions of its key it reads, so it comes
-  // after the newest of them, even one another process wrote after
-  // `decidedAt`: a chain's versions are in time order (eviction and expiry
-  // take the oldest first).
-  const versions = input.key
-    ? (await deps.store.getByKey(ownerId, input.key)).filter((m) => m.supersededBy === null)
-    : [];
-  const at = versions.reduce(
-    (t, m) => (m.createdAt > t ? m.createdAt : t),
-    decidedAt.toISOString(),
-  );
-  const now = new Date(at);
   const authority = resolveAuthority(caller, input.authority);
   const derived = input.derivedFrom.length > 0;
 
@@ -108,7 +96,7 @@ export async function prepareWrite(
   // gate's `sources.requireDerivedFrom`; here we check the sources exist.
   const sourceIds = [...new Set(input.derivedFrom)];
   const sources = derived ? await deps.store.getByIds(ownerId, sourceIds) : [];
-  const live = sources.filter((s) => s.expiresAt > at);
+  const live = sources.filter((s) => s.expiresAt > decidedAt.toISOString());
   if (live.length !== sourceIds.length) {
     const found = new Set(live.map((s) => s.id));
     throw new KeepGraphError(
@@ -132,6 +120,19 @@ export async function prepareWrite(
     fields: [{ path: 'ownerId', value: ownerId }, ...storedFields(input)],
   });
   if (!decision.ok) throw new KeepGraphError(decision.code, decision.message, decision.details);
+
+  // A keyed write is decided on the versions of its key it reads, so it comes
+  // after the newest of them, even one another process wrote after
+  // `decidedAt`: a chain's versions are in time order (eviction and expiry
+  // take the oldest first).
+  const versions = input.key
+    ? (await deps.store.getByKey(ownerId, input.key)).filter((m) => m.supersededBy === null)
+    : [];
+  const at = versions.reduce(
+    (t, m) => (m.createdAt > t ? m.createdAt : t),
+    decidedAt.toISOString(),
+  );
+  const now = new Date(at);
 
   // Invariant 8: a derived memory expires no later than its earliest source,
   // unless an operator explicitly confirms it.
