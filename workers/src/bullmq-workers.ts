@@ -89,6 +89,26 @@ export interface RunningWorkers {
   close(): Promise<void>;
 }
 
+/** How long close waits for a worker's connections to finish initialising. */
+const READY_BEFORE_CLOSE_MS = 2_000;
+
+/** Wait for `p` to settle, at most `ms`; never rejects. */
+async function settledWithin(ms: number, p: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  await Promise.race([
+    p.then(
+      () => undefined,
+      () => undefined,
+    ),
+    bound,
+  ]);
+  clearTimeout(timer);
+}
+
 export function startWorkers(opts: WorkersOptions): RunningWorkers {
   const lockMs = opts.lockDurationMs ?? 30_000;
   // An ioredis instance given as the connection is BullMQ's to share; the
@@ -144,7 +164,17 @@ export function startWorkers(opts: WorkersOptions): RunningWorkers {
   return {
     workers,
     async close() {
-      await Promise.all(workers.map((w) => w.close()));
+      // A worker closed while its connections still initialise disconnects
+      // them, and BullMQ's fire-and-forget init commands then reject with
+      // nobody awaiting ("Connection is closed", unhandled). Letting init
+      // finish first makes close quit cleanly; the bound keeps an
+      // unreachable Redis from holding the shutdown (its readiness never comes).
+      await Promise.all(
+        workers.map(async (w) => {
+          await settledWithin(READY_BEFORE_CLOSE_MS, w.waitUntilReady());
+          await w.close();
+        }),
+      );
       await locks?.close();
     },
   };
