@@ -90,7 +90,7 @@ const store = createSqliteStore({ path: join(dir, 'keepgraph.db') });
 await store.init({ dimensions: embedder.dimensions });
 const policy = loadPolicyFile(DEFAULT_POLICY_PATH);
 const rt = { store, engine: createEngine({ store, embedder, policy, clock: systemClock }) };
-const caller: Caller = { role: 'user', principal: 'bench' };
+const caller: Caller = { role: 'user', owners: 'all', principal: 'bench' };
 const reasons: Record<string, number> = {};
 const gains = { evidenceGained: 0, evidenceLost: 0 };
 let derivedSlots = 0;

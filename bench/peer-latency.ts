@@ -144,7 +144,7 @@ export async function mem0SideBySide(opts: SideBySideOptions): Promise<Row[]> {
   );
   await store.init({ dimensions: embedder.dimensions });
   const engine = benchEngine(store, embedder);
-  const caller: Caller = { role: 'user', principal: 'bench' };
+  const caller: Caller = { role: 'user', owners: 'all', principal: 'bench' };
   const precomputed = new Map<string, Float32Array>();
   const peer: Peer = await createMem0Peer({ embedder, precomputed });
   log(`peer: ${peer.name}`);

@@ -24,7 +24,7 @@ const embedder = await createTransformersEmbedder(
 const store = createSqliteStore({ path: join(dir, 'bench.db') });
 await store.init({ dimensions: embedder.dimensions });
 const engine = benchEngine(store, embedder);
-const caller: Caller = { role: 'user', principal: 'bench' };
+const caller: Caller = { role: 'user', owners: 'all', principal: 'bench' };
 const owner = 'bench-owner';
 const texts = syntheticTexts(n);
 

@@ -67,7 +67,7 @@ console.error(
 );
 
 const engine = benchEngine(store, embedder);
-const caller: Caller = { role: 'user', principal: 'bench' };
+const caller: Caller = { role: 'user', owners: 'all', principal: 'bench' };
 const target = ownerOf(7);
 const queries = syntheticQueries(nq);
 

@@ -51,7 +51,7 @@ const engine = benchEngine(store, embedder);
 const writes: number[] = [];
 for (let i = 0; i < 100; i++) {
   const t = performance.now();
-  await engine.remember({ role: 'user', principal: 'bench' }, owner, {
+  await engine.remember({ role: 'user', owners: 'all', principal: 'bench' }, owner, {
     kind: 'episode',
     text: `Call ${i}: went through the invoice schedule for order ${i * 7}.`,
     origin: { sessionId: `s${i}` },

@@ -13,6 +13,7 @@ export const NODE_LABELS = {
   Source: 'Source',
   Entity: 'Entity',
   AuditEvent: 'AuditEvent',
+  ApiKey: 'ApiKey',
 } as const;
 export type NodeLabel = (typeof NODE_LABELS)[keyof typeof NODE_LABELS];
 

@@ -24,7 +24,7 @@ export interface CascadeRow {
   verified: boolean;
 }
 
-const caller: Caller = { role: 'user', principal: 'bench' };
+const caller: Caller = { role: 'user', owners: 'all', principal: 'bench' };
 const BYSTANDERS = 200;
 
 export const CASCADE_SHAPES: [number, number][] = [

@@ -48,7 +48,7 @@ export interface IngestResult {
   pool: Float32Array[];
 }
 
-const caller: Caller = { role: 'user', principal: 'bench' };
+const caller: Caller = { role: 'user', owners: 'all', principal: 'bench' };
 
 /** Batches of one owner that rememberMany can take: no key twice, no derivedFrom into the batch itself. */
 function* batches(records: WorkloadRecord[], size: number): Generator<WorkloadRecord[]> {

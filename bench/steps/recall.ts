@@ -40,7 +40,7 @@ interface Phase {
   measure: number[];
 }
 
-const caller: Caller = { role: 'user', principal: 'bench' };
+const caller: Caller = { role: 'user', owners: 'all', principal: 'bench' };
 const LOAD_BATCH = 500;
 
 /** Streams one owner's records (workload, no secrets or personal data) into the store. */

@@ -29,8 +29,8 @@ import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { redisConnection } from '@keepgraph/runtime';
 import { startWorkerProcess } from '@keepgraph/workers';
 
-export const user: Caller = { role: 'user', principal: 'user:test' };
-export const operator: Caller = { role: 'operator', principal: 'op:test' };
+export const user: Caller = { role: 'user', owners: 'all', principal: 'user:test' };
+export const operator: Caller = { role: 'operator', owners: 'all', principal: 'op:test' };
 
 export interface BackgroundFixture {
   engine: Engine;

@@ -50,10 +50,10 @@ export interface Fixture {
   owner(): string;
 }
 
-export const operator: Caller = { role: 'operator', principal: 'op:test' };
-export const user: Caller = { role: 'user', principal: 'user:test' };
-export const agent: Caller = { role: 'agent', principal: 'agent:test' };
-export const tool: Caller = { role: 'tool', principal: 'tool:test' };
+export const operator: Caller = { role: 'operator', owners: 'all', principal: 'op:test' };
+export const user: Caller = { role: 'user', owners: 'all', principal: 'user:test' };
+export const agent: Caller = { role: 'agent', owners: 'all', principal: 'agent:test' };
+export const tool: Caller = { role: 'tool', owners: 'all', principal: 'tool:test' };
 
 export async function makeFixture(
   opts: ConformanceOptions,

@@ -109,9 +109,12 @@ export function globalOptions(
   };
 }
 
-/** The caller every engine call of this command uses. */
+/**
+ * The caller every engine call of this command uses. Whoever holds the data
+ * directory holds every owner in it: the local CLI needs no key.
+ */
 export function callerOf(g: GlobalOptions): Caller {
-  return { role: g.role, principal: g.principal };
+  return { role: g.role, owners: 'all', principal: g.principal };
 }
 
 /** What a command body receives. */

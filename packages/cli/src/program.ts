@@ -8,6 +8,7 @@ import { registerBench } from './commands/bench-recall.ts';
 import { registerExport } from './commands/export.ts';
 import { registerForget } from './commands/forget.ts';
 import { registerImport } from './commands/import.ts';
+import { registerKeys } from './commands/keys.ts';
 import { registerAudit, registerExpire, registerKpis } from './commands/operate.ts';
 import { registerRecall, registerWhy } from './commands/recall.ts';
 import { registerRemember } from './commands/remember.ts';
@@ -20,10 +21,12 @@ const HELP_AFTER = `
 Roles:
   Local commands run in this process on the data directory, as --role
   (default user): whoever runs them on this machine chooses their role.
-  audit, kpis and expire run as operator unless --role is given, since
-  whoever holds the data directory is its operator. The HTTP server
-  (keepgraph start) takes the role of its callers from its configuration
-  (KEEPGRAPH_ROLE, or --role given to start), never from a request.
+  audit, kpis, expire and keys run as operator unless --role is given,
+  since whoever holds the data directory is its operator. The HTTP server
+  (keepgraph start) takes the role and owners of each request from its
+  credential (Authorization: Bearer <API key or JWT>), never from the
+  request; its first start over an empty store makes an operator key and
+  writes it to DATA_DIR/operator.key.
 
 Exit codes:
   0 ok, 1 error (invalid input, engine error, broken audit chain,
@@ -80,6 +83,7 @@ export function buildProgram(io: Io): Command {
   registerImport(program, io);
   registerAudit(program, io);
   registerKpis(program, io);
+  registerKeys(program, io);
   registerExpire(program, io);
   registerWorker(program, io);
   registerBench(program, io);

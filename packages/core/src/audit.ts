@@ -16,6 +16,8 @@ export const AUDIT_TYPES = [
   'read',
   'session_append',
   'reembed',
+  'key_created',
+  'key_revoked',
 ] as const;
 export type AuditType = (typeof AUDIT_TYPES)[number];
 

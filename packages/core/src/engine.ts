@@ -4,7 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import { keyedHasher, newAuditSecret } from './audit.ts';
 import { checkCaller, requireRole, type Caller, type EngineDeps } from './use-cases/deps.ts';
-import { parseUseCaseInput, type PositionalArgs, type UseCase } from './use-cases/define.ts';
+import {
+  checkScope,
+  parseUseCaseInput,
+  type PositionalArgs,
+  type UseCase,
+} from './use-cases/define.ts';
 import type { RecallOptions } from './use-cases/recall.ts';
 import { USE_CASES, type UseCaseName } from './use-cases/registry.ts';
 
@@ -45,7 +50,9 @@ export function createEngine(opts: EngineOptions): Engine {
       async (caller: Caller, ...args: unknown[]) => {
         checkCaller(caller);
         requireRole(caller, uc.roles, uc.action);
-        return uc.run(d, parseUseCaseInput(uc, args), caller);
+        const input = parseUseCaseInput(uc, args);
+        checkScope(uc, input, caller);
+        return uc.run(d, input, caller);
       },
     ]),
   );

@@ -10,8 +10,11 @@ export const ERROR_CODES = [
   'owner_required',
   'not_found',
   'conflict',
-  // authority
+  // authentication and authority
+  'unauthenticated',
+  'rate_limited',
   'forbidden_role',
+  'owner_out_of_scope',
   'authority_exceeds_role',
   // policy refusals (the write is refused and audited)
   'refused_secret',

@@ -24,6 +24,8 @@ export * from './use-cases/forget.ts';
 export * from './use-cases/session.ts';
 export * from './use-cases/export.ts';
 export * from './use-cases/operate.ts';
+export * from './use-cases/keys.ts';
+export * from './api-keys.ts';
 export * from './engine.ts';
 export * from './use-cases/registry.ts';
 export * from './use-cases/authorization-table.ts';

@@ -33,18 +33,22 @@ export const AUTHORITY_RANK: Readonly<Record<Authority, number>> = {
 };
 
 /**
- * The caller's role, taken from credentials (server configuration until
- * authentication lands), never from a request body.
+ * The caller's role, taken from credentials (an API key or a JWT; the local
+ * CLI is its data directory's operator), never from a request body. An
+ * analyst reads and writes nothing: see the registry's role sets.
  */
-export const ROLES = ['operator', 'user', 'tool', 'agent'] as const;
+export const ROLES = ['operator', 'analyst', 'user', 'tool', 'agent'] as const;
 export type Role = (typeof ROLES)[number];
+
+/** The roles that write memories (an analyst writes nothing). */
+export type WriterRole = Exclude<Role, 'analyst'>;
 
 /**
  * The highest authority each role may write. An agent writes only its own
  * inferences (or third-party content): it cannot dress an inference up as a
  * tool result, nor write user or operator claims.
  */
-export const ROLE_MAX_AUTHORITY: Readonly<Record<Role, Authority>> = {
+export const ROLE_MAX_AUTHORITY: Readonly<Record<WriterRole, Authority>> = {
   operator: 'operator',
   user: 'user',
   tool: 'tool',
@@ -52,7 +56,7 @@ export const ROLE_MAX_AUTHORITY: Readonly<Record<Role, Authority>> = {
 };
 
 /** The authority written when the caller names none. */
-export const ROLE_DEFAULT_AUTHORITY: Readonly<Record<Role, Authority>> = {
+export const ROLE_DEFAULT_AUTHORITY: Readonly<Record<WriterRole, Authority>> = {
   operator: 'operator',
   user: 'user',
   tool: 'tool',

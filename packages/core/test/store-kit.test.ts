@@ -91,6 +91,10 @@ const VALID_ARGS: Record<(typeof STORE_OPERATIONS)[number], unknown[]> = {
   listAudit: [lim],
   findTraces: ['o', [], []],
   counts: [],
+  saveApiKey: [{}, {}],
+  getApiKey: ['k'],
+  listApiKeys: [],
+  revokeApiKey: ['k', '2026-01-01T00:00:00.000Z', {}],
 };
 
 const code = (e: unknown) => (isKeepGraphError(e) ? e.code : String(e));

@@ -3,7 +3,7 @@
 // reads process.env; the runtime and the app receive plain values.
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_POLICY_PATH, ROLES, type Role } from '@keepgraph/core';
+import { DEFAULT_POLICY_PATH } from '@keepgraph/core';
 import {
   DEFAULT_MODEL_ID,
   TRANSFORMERS_MODEL_IDS,
@@ -20,13 +20,6 @@ export interface ServerConfig {
   dataDir: string;
   host: string;
   port: number;
-  /**
-   * Role of every caller until authentication lands. It is server
-   * configuration on purpose: a request body can never raise it.
-   */
-  role: Role;
-  /** Principal written into origins and audit events for every request. */
-  principal: string;
   /** Path to the policy YAML, loaded and validated before anything is stored. */
   policyPath: string;
   /** One of the installed transformers.js models (see scripts/setup-models.sh). */
@@ -56,6 +49,24 @@ export interface ServerConfig {
    * created on first start. Set it when server and workers share no data dir.
    */
   auditSecret: string | undefined;
+  /**
+   * JWTs from an identity provider, besides API keys: verified with a shared
+   * HMAC secret or the provider's JWKS, issuer and audience checked. Unset
+   * (both): only API keys authenticate.
+   */
+  jwtSecret: string | undefined;
+  jwksUrl: string | undefined;
+  jwtIssuer: string | undefined;
+  jwtAudience: string | undefined;
+  /** The claim holding the role, and the one holding the owners (a list, or "all"). */
+  jwtRoleClaim: string;
+  jwtOwnersClaim: string;
+  /** Requests per minute per credential (0: no limit). */
+  rateLimitPerMinute: number;
+  /** Failed authentications per minute per client address before 429 (0: no limit). */
+  authFailuresPerMinute: number;
+  /** Origins allowed by CORS; unset: CORS off (no browser on another origin may call). */
+  corsOrigins: string[] | undefined;
 }
 
 /**
@@ -69,8 +80,6 @@ export const CONFIG_ENV: Readonly<Record<keyof ServerConfig, string>> = {
   dataDir: 'KEEPGRAPH_DATA_DIR',
   host: 'KEEPGRAPH_HOST',
   port: 'KEEPGRAPH_PORT',
-  role: 'KEEPGRAPH_ROLE',
-  principal: 'KEEPGRAPH_PRINCIPAL',
   policyPath: 'KEEPGRAPH_POLICY',
   modelId: 'KEEPGRAPH_MODEL',
   modelsDir: 'KEEPGRAPH_MODELS_DIR',
@@ -83,6 +92,21 @@ export const CONFIG_ENV: Readonly<Record<keyof ServerConfig, string>> = {
   redisUrl: 'KEEPGRAPH_REDIS_URL',
   redisPrefix: 'KEEPGRAPH_REDIS_PREFIX',
   auditSecret: 'KEEPGRAPH_AUDIT_SECRET',
+  jwtSecret: 'KEEPGRAPH_JWT_SECRET',
+  jwksUrl: 'KEEPGRAPH_JWKS_URL',
+  jwtIssuer: 'KEEPGRAPH_JWT_ISSUER',
+  jwtAudience: 'KEEPGRAPH_JWT_AUDIENCE',
+  jwtRoleClaim: 'KEEPGRAPH_JWT_ROLE_CLAIM',
+  jwtOwnersClaim: 'KEEPGRAPH_JWT_OWNERS_CLAIM',
+  rateLimitPerMinute: 'KEEPGRAPH_RATE_LIMIT',
+  authFailuresPerMinute: 'KEEPGRAPH_AUTH_FAILURE_LIMIT',
+  corsOrigins: 'KEEPGRAPH_CORS_ORIGINS',
+};
+
+/** Variables that configured something now taken from credentials: naming one is an error. */
+const RETIRED_ENV: Readonly<Record<string, string>> = {
+  KEEPGRAPH_ROLE: 'the role comes from the API key or JWT of each request',
+  KEEPGRAPH_PRINCIPAL: 'the principal is the API key id or the JWT subject of each request',
 };
 
 const nonBlank = z.string().trim().min(1, 'must not be blank');
@@ -101,8 +125,6 @@ const ConfigSchema = z.object({
     .int('must be an integer')
     .min(0, 'must be between 0 and 65535')
     .max(65_535, 'must be between 0 and 65535'),
-  role: oneOf(ROLES),
-  principal: nonBlank.max(256),
   policyPath: nonBlank.transform((p) => resolve(p)),
   modelId: oneOf(
     TRANSFORMERS_MODEL_IDS as readonly [TransformersModelId, ...TransformersModelId[]],
@@ -129,7 +151,25 @@ const ConfigSchema = z.object({
     .optional(),
   redisPrefix: nonBlank.max(64).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
   auditSecret: z.string().trim().min(32, 'must have at least 32 characters').optional(),
+  jwtSecret: z.string().min(32, 'must have at least 32 characters (HS256 needs 256 bits)').optional(),
+  jwksUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  jwtIssuer: nonBlank.optional(),
+  jwtAudience: nonBlank.optional(),
+  jwtRoleClaim: nonBlank,
+  jwtOwnersClaim: nonBlank,
+  rateLimitPerMinute: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(0),
+  authFailuresPerMinute: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(0),
+  corsOrigins: z
+    .string()
+    .transform((s) => s.split(',').map((o) => o.trim()).filter((o) => o !== ''))
+    .optional(),
 }).superRefine((c, ctx) => {
+  if (c.jwtSecret !== undefined && c.jwksUrl !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['jwksUrl'], message: 'give KEEPGRAPH_JWT_SECRET or KEEPGRAPH_JWKS_URL, not both' });
+  }
+  if ((c.jwtSecret !== undefined || c.jwksUrl !== undefined) && (!c.jwtIssuer || !c.jwtAudience)) {
+    ctx.addIssue({ code: 'custom', path: [c.jwtIssuer ? 'jwtAudience' : 'jwtIssuer'], message: 'is required with JWT authentication (issuer and audience are both checked)' });
+  }
   if (c.store === 'neo4j' && !c.neo4jUri) {
     ctx.addIssue({ code: 'custom', path: ['neo4jUri'], message: 'is required when KEEPGRAPH_STORE=neo4j' });
   }
@@ -148,8 +188,7 @@ function envValue(env: NodeJS.ProcessEnv, field: keyof ServerConfig): string | u
  * Read and validate the server configuration.
  *
  * Precedence: `overrides` (e.g. CLI flags) over `env` over defaults. Defaults:
- * data dir `<cwd>/.data`, host 127.0.0.1, port 7411, role `user`, principal
- * `local`, core's default policy, the embedder's default model, the policy's expiry sweep period
+ * data dir `<cwd>/.data`, host 127.0.0.1, port 7411, core's default policy, the embedder's default model, the policy's expiry sweep period
  * and the SQLite store.
  *
  * @throws Error listing every invalid setting, each named by its variable.
@@ -162,8 +201,6 @@ export function loadServerConfig(
     dataDir: envValue(env, 'dataDir') ?? resolve(process.cwd(), '.data'),
     host: envValue(env, 'host') ?? '127.0.0.1',
     port: envValue(env, 'port') ?? 7411,
-    role: envValue(env, 'role') ?? 'user',
-    principal: envValue(env, 'principal') ?? 'local',
     policyPath: envValue(env, 'policyPath') ?? DEFAULT_POLICY_PATH,
     modelId: envValue(env, 'modelId') ?? DEFAULT_MODEL_ID,
     modelsDir: envValue(env, 'modelsDir'),
@@ -176,19 +213,33 @@ export function loadServerConfig(
     redisUrl: envValue(env, 'redisUrl'),
     redisPrefix: envValue(env, 'redisPrefix') ?? 'keepgraph',
     auditSecret: envValue(env, 'auditSecret'),
+    jwtSecret: envValue(env, 'jwtSecret'),
+    jwksUrl: envValue(env, 'jwksUrl'),
+    jwtIssuer: envValue(env, 'jwtIssuer'),
+    jwtAudience: envValue(env, 'jwtAudience'),
+    jwtRoleClaim: envValue(env, 'jwtRoleClaim') ?? 'keepgraph_role',
+    jwtOwnersClaim: envValue(env, 'jwtOwnersClaim') ?? 'keepgraph_owners',
+    rateLimitPerMinute: envValue(env, 'rateLimitPerMinute') ?? 1200,
+    authFailuresPerMinute: envValue(env, 'authFailuresPerMinute') ?? 120,
+    corsOrigins: envValue(env, 'corsOrigins'),
   };
+  const retired = Object.keys(RETIRED_ENV)
+    .filter((k) => (env[k] ?? '').trim() !== '')
+    .map((k) => `  ${k}: no longer read: ${RETIRED_ENV[k]}`);
   // An override explicitly set to undefined must not erase the env value.
   for (const [k, v] of Object.entries(overrides)) {
     if (v !== undefined) raw[k as keyof ServerConfig] = v;
   }
   const r = ConfigSchema.safeParse(raw);
-  if (!r.success) {
-    const problems = r.error.issues.map((i) => {
+  if (!r.success || retired.length > 0) {
+    const problems = (r.success ? [] : r.error.issues).map((i) => {
       const field = i.path[0] as keyof ServerConfig | undefined;
       const name = field ? CONFIG_ENV[field] : '(config)';
       return `  ${name}: ${i.message}`;
     });
-    throw new Error(`invalid KeepGraph server configuration:\n${problems.join('\n')}`);
+    throw new Error(
+      `invalid KeepGraph server configuration:\n${[...retired, ...problems].join('\n')}`,
+    );
   }
   const d = r.data;
   return {
@@ -201,6 +252,11 @@ export function loadServerConfig(
     redisUrl: d.redisUrl,
     sweepIntervalMs: d.sweepIntervalMs,
     auditSecret: d.auditSecret,
+    jwtSecret: d.jwtSecret,
+    jwksUrl: d.jwksUrl,
+    jwtIssuer: d.jwtIssuer,
+    jwtAudience: d.jwtAudience,
+    corsOrigins: d.corsOrigins,
   };
 }
 

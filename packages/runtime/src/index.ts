@@ -19,3 +19,4 @@ export {
   type EmbeddedRuntime,
   type EmbeddedRuntimeOptions,
 } from './runtime.ts';
+export { OPERATOR_KEY_FILE, ensureOperatorKey, readOperatorKey } from './operator-key.ts';

@@ -67,8 +67,6 @@ describe('loadServerConfig', () => {
     const c = loadServerConfig({
       KEEPGRAPH_DATA_DIR: '/tmp/kg',
       KEEPGRAPH_PORT: '8080',
-      KEEPGRAPH_ROLE: 'agent',
-      KEEPGRAPH_PRINCIPAL: 'bot-7',
       KEEPGRAPH_MODEL: 'all-minilm-l6-v2-q',
       KEEPGRAPH_MODELS_DIR: '/opt/models',
       KEEPGRAPH_SWEEP_INTERVAL_MS: '0',
@@ -77,8 +75,6 @@ describe('loadServerConfig', () => {
     expect(c).toMatchObject({
       dataDir: '/tmp/kg',
       port: 8080,
-      role: 'agent',
-      principal: 'bot-7',
       modelId: 'all-minilm-l6-v2-q',
       modelsDir: '/opt/models',
       sweepIntervalMs: 0,
@@ -88,11 +84,41 @@ describe('loadServerConfig', () => {
 
   it('lets overrides win over the environment, and ignores undefined ones', () => {
     const c = loadServerConfig(
-      { KEEPGRAPH_PORT: '8080', KEEPGRAPH_ROLE: 'tool' },
-      { port: 0, role: undefined },
+      { KEEPGRAPH_PORT: '8080', KEEPGRAPH_HOST: '0.0.0.0' },
+      { port: 0, host: undefined },
     );
     expect(c.port).toBe(0);
-    expect(c.role).toBe('tool');
+    expect(c.host).toBe('0.0.0.0');
+  });
+
+  it('configures JWTs only with an issuer and an audience, from a secret or a JWKS, not both', () => {
+    const secret = 'x'.repeat(32);
+    expect(() => loadServerConfig({ KEEPGRAPH_JWT_SECRET: secret })).toThrow(
+      /KEEPGRAPH_JWT_ISSUER: is required with JWT authentication/,
+    );
+    expect(() => loadServerConfig({ KEEPGRAPH_JWT_SECRET: 'short' })).toThrow(/at least 32/);
+    expect(() =>
+      loadServerConfig({
+        KEEPGRAPH_JWT_SECRET: secret,
+        KEEPGRAPH_JWKS_URL: 'https://idp.example/jwks',
+        KEEPGRAPH_JWT_ISSUER: 'i',
+        KEEPGRAPH_JWT_AUDIENCE: 'a',
+      }),
+    ).toThrow(/not both/);
+    const c = loadServerConfig({
+      KEEPGRAPH_JWKS_URL: 'https://idp.example/jwks',
+      KEEPGRAPH_JWT_ISSUER: 'https://idp.example/',
+      KEEPGRAPH_JWT_AUDIENCE: 'keepgraph',
+      KEEPGRAPH_CORS_ORIGINS: 'https://a.example, https://b.example',
+    });
+    expect(c).toMatchObject({
+      jwksUrl: 'https://idp.example/jwks',
+      jwtRoleClaim: 'keepgraph_role',
+      jwtOwnersClaim: 'keepgraph_owners',
+      corsOrigins: ['https://a.example', 'https://b.example'],
+      rateLimitPerMinute: 1200,
+    });
+    expect(loadServerConfig({}).corsOrigins).toBeUndefined();
   });
 
   it('lists every problem, each named by its variable', () => {
@@ -109,7 +135,7 @@ describe('loadServerConfig', () => {
       message = (e as Error).message;
     }
     expect(message).toContain('KEEPGRAPH_PORT');
-    expect(message).toMatch(/KEEPGRAPH_ROLE: must be one of operator, user, tool, agent/);
+    expect(message).toMatch(/KEEPGRAPH_ROLE: no longer read: the role comes from the API key or JWT/);
     expect(message).toMatch(/KEEPGRAPH_STORE: must be one of sqlite, neo4j \(got "mongo"\)/);
     expect(message).toContain('KEEPGRAPH_SWEEP_INTERVAL_MS');
     expect(message).toContain('KEEPGRAPH_MODEL');

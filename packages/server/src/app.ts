@@ -15,19 +15,25 @@ import Fastify, {
 } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Queue } from 'bullmq';
+import cors from '@fastify/cors';
 import {
   MAX_OWNER_ID_CHARS,
   type Caller,
   type Engine,
   type QueueMetricsSource,
-  type Role,
 } from '@keepgraph/core';
+import {
+  authenticationPlugin,
+  callerOfRequest,
+  type AuthenticationOptions,
+} from './auth/authenticate.ts';
 import { installErrorHandling, toHttpError } from './error-handler.ts';
 import { bullBoardPlugin } from './plugins/bull-board.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
 import type { RouteOptions } from './routes/context.ts';
 import { forgetRoutes } from './routes/forget.ts';
 import { healthRoutes } from './routes/health.ts';
+import { keyRoutes } from './routes/keys.ts';
 import { kvRoutes } from './routes/kv.ts';
 import { memoryRoutes } from './routes/memories.ts';
 import { operateRoutes, queueRoutes } from './routes/operate.ts';
@@ -44,6 +50,7 @@ export const USE_CASE_ROUTES = [
   ...kvRoutes,
   ...sessionRoutes,
   ...operateRoutes,
+  ...keyRoutes,
 ];
 
 /**
@@ -54,15 +61,26 @@ export const USE_CASE_ROUTES = [
  */
 export const BODY_LIMIT_BYTES = 256 * 1024;
 
+/**
+ * How callers are known. By default every request but the public ones needs
+ * a credential (an API key of the store, or a JWT if `jwt` is given).
+ * `trustedCaller` instead treats every request as that caller: for tests
+ * and for embedding the app in a process that authenticates on its own;
+ * `keepgraph start` never sets it.
+ */
+export type AppAuth =
+  | Omit<AuthenticationOptions, 'engine'>
+  | { trustedCaller: Omit<Caller, 'requestId' | 'sessionId'> };
+
 /** Options of {@link buildApp}. */
 export interface AppOptions {
   engine: Engine;
-  /** Role of every caller until authentication lands (server configuration). */
-  role: Role;
-  /** Principal written into origins and audit events. */
-  principal: string;
-  /** Fastify logger option; off by default (tests). */
-  logger?: FastifyServerOptions['logger'];
+  /** Authentication (default: credentials required, API keys only). */
+  auth?: AppAuth;
+  /** Origins allowed by CORS; absent or empty: CORS off. */
+  corsOrigins?: readonly string[];
+  /** Fastify logger option; off by default (tests). Authorization headers are redacted. */
+  logger?: boolean | Exclude<FastifyServerOptions['logger'], boolean | undefined>;
   /** API version shown in the OpenAPI document. */
   version?: string;
   /**
@@ -95,6 +113,14 @@ class RoutePatternLog extends LogController {
   }
 }
 
+/** Paths in log lines that must never be written: credentials. */
+const REDACTED = ['req.headers.authorization', 'headers.authorization'];
+
+function loggerOption(logger: AppOptions['logger']): FastifyServerOptions['logger'] {
+  if (!logger) return false;
+  return { ...(logger === true ? {} : logger), redact: { paths: REDACTED, censor: '[redacted]' } };
+}
+
 /** Validator for parts the engine validates itself: only "is it a JSON object?". */
 function jsonObjectOnly(data: unknown): { value: unknown } | { error: Error } {
   if (typeof data === 'object' && data !== null && !Array.isArray(data)) return { value: data };
@@ -107,7 +133,7 @@ function jsonObjectOnly(data: unknown): { value: unknown } | { error: Error } {
  */
 export function buildApp(opts: AppOptions): FastifyInstance {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    logger: loggerOption(opts.logger),
     bodyLimit: BODY_LIMIT_BYTES,
     // A path parameter is an owner id, a memory id, a key or a session id:
     // up to MAX_OWNER_ID_CHARS characters, each up to 4 UTF-8 bytes sent as
@@ -133,13 +159,19 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app, BODY_LIMIT_BYTES);
 
-  // The caller never comes from the payload: role and principal are configuration.
-  const callerOf = (request: FastifyRequest): Caller => ({
-    role: opts.role,
-    principal: opts.principal,
-    requestId: request.id,
-  });
+  // The caller never comes from the payload: it is the request's credential.
+  const auth = opts.auth ?? {};
+  let callerOf: (request: FastifyRequest) => Caller;
+  if ('trustedCaller' in auth) {
+    const trusted = auth.trustedCaller;
+    callerOf = (request) => ({ ...trusted, requestId: request.id });
+  } else {
+    void app.register(authenticationPlugin, { engine: opts.engine, ...auth });
+    callerOf = callerOfRequest;
+  }
   const routeOptions: RouteOptions = { engine: opts.engine, callerOf };
+  if (opts.corsOrigins && opts.corsOrigins.length > 0)
+    void app.register(cors, { origin: [...opts.corsOrigins] });
 
   void app.register(openApiPlugin, {
     version: opts.version ?? '0.1.0',

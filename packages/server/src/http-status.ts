@@ -10,7 +10,11 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   owner_required: 400,
   not_found: 404,
   conflict: 409,
+  unauthenticated: 401,
+  rate_limited: 429,
   forbidden_role: 403,
+  // The same answer whether the owner exists or not: no enumeration.
+  owner_out_of_scope: 403,
   authority_exceeds_role: 403,
   // A policy refusal: the request was well formed, the content is not kept.
   refused_secret: 422,

@@ -6,7 +6,8 @@ import { startRelay, type Extractor, type Relay } from '@keepgraph/core';
 import { BullMqJobQueue, closeWithin } from '@keepgraph/workers';
 import { buildApp, type AppOptions } from './app.ts';
 import { redisConnection, storeSelection, type ServerConfig } from '@keepgraph/runtime';
-import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
+import { ensureOperatorKey, openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
+import { jwtVerifier, type JwtOptions } from './auth/jwt.ts';
 
 /** A listening server and how to stop it. */
 export interface RunningServer {
@@ -16,6 +17,11 @@ export interface RunningServer {
   url: string;
   /** Stop listening, then close the runtime (background jobs, store). Idempotent. */
   close(): Promise<void>;
+  /**
+   * The operator key made on this start because the store had no key (also
+   * in DATA_DIR/operator.key); absent otherwise. Shown once, never logged.
+   */
+  operatorKey?: { key: string; id: string; path: string };
 }
 
 /**
@@ -60,10 +66,21 @@ export async function startServer(
   } else if (runtime.background) {
     queues = { metrics: runtime.background.runner };
   }
+  let operatorKey: RunningServer['operatorKey'];
+  try {
+    operatorKey = (await ensureOperatorKey(runtime.engine, runtime.dataDir)) ?? undefined;
+  } catch (e) {
+    await runtime.close().catch(() => {});
+    throw e;
+  }
   const app = (built.app = buildApp({
     engine: runtime.engine,
-    role: config.role,
-    principal: config.principal,
+    auth: {
+      ...(jwtOptions(config) && { jwt: jwtVerifier(jwtOptions(config)!) }),
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      authFailuresPerMinute: config.authFailuresPerMinute,
+    },
+    ...(config.corsOrigins && { corsOrigins: config.corsOrigins }),
     logger: opts.logger ?? true,
     ...(queues ? { queues } : {}),
   }));
@@ -89,8 +106,8 @@ export async function startServer(
     {
       url,
       dataDir: runtime.dataDir,
-      role: config.role,
       store: config.store,
+      auth: jwtOptions(config) ? 'API keys and JWTs' : 'API keys',
       model: runtime.engine.deps.embedder.modelId,
     },
     `KeepGraph listening on ${url} (docs at ${url}/docs)`,
@@ -115,5 +132,23 @@ export async function startServer(
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   }
-  return { app, runtime, url, close };
+  return { app, runtime, url, close, ...(operatorKey && { operatorKey }) };
+}
+
+/** The JWT settings of a config, or null when JWTs are not configured. */
+function jwtOptions(config: ServerConfig): JwtOptions | null {
+  const key =
+    config.jwtSecret !== undefined
+      ? { secret: config.jwtSecret }
+      : config.jwksUrl !== undefined
+        ? { jwksUrl: config.jwksUrl }
+        : null;
+  if (!key || !config.jwtIssuer || !config.jwtAudience) return null;
+  return {
+    ...key,
+    issuer: config.jwtIssuer,
+    audience: config.jwtAudience,
+    roleClaim: config.jwtRoleClaim,
+    ownersClaim: config.jwtOwnersClaim,
+  };
 }

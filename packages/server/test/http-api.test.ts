@@ -7,28 +7,26 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { ROLE_DEFAULT_AUTHORITY, type Role } from '@keepgraph/core';
+import { ROLE_DEFAULT_AUTHORITY } from '@keepgraph/core';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
-import { buildApp } from '../src/app.ts';
+import { keyedClients, type KeyedClient } from './keyed-clients.ts';
 import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
 
 let dir: string;
 let runtime: EmbeddedRuntime;
-const apps = {} as Record<Role, FastifyInstance>;
+let apps: Record<'operator' | 'user' | 'tool' | 'agent', KeyedClient>;
+let app: FastifyInstance;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'keepgraph-server-'));
   // Load the model once for the file; the runtime would load it again otherwise.
   const embedder = await createTransformersEmbedder();
   runtime = await openEmbeddedRuntime({ dataDir: dir, embedder, sweepIntervalMs: null });
-  for (const role of ['operator', 'user', 'tool', 'agent'] as const) {
-    apps[role] = buildApp({ engine: runtime.engine, role, principal: `test-${role}` });
-    await apps[role].ready();
-  }
+  ({ app, clients: apps } = await keyedClients(runtime.engine, ['operator', 'user', 'tool', 'agent']));
 });
 
 afterAll(async () => {
-  for (const app of Object.values(apps)) await app.close();
+  await app?.close();
   await runtime?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
@@ -42,13 +40,13 @@ const fact = (text: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-async function post(app: FastifyInstance, url: string, payload: unknown) {
+async function post(app: KeyedClient, url: string, payload: unknown) {
   return app.inject({ method: 'POST', url, payload: payload as object });
 }
 
 /** POST `fact(text, extra)` to /v1/owners/<ownerPath>/memories (the owner as it is in the URL). */
 async function postFact(
-  app: FastifyInstance,
+  app: KeyedClient,
   ownerPath: string,
   text: string,
   extra: Record<string, unknown> = {},
@@ -334,7 +332,7 @@ describe('bad input: a 4xx with a code, and nothing stored', () => {
 
   // A fact with `extra` on top, written as `role`: refused (status, code), nothing stored.
   // prettier-ignore
-  const refusedWrites: [string, number, string, Role, string, Record<string, unknown>][] = [
+  const refusedWrites: [string, number, string, keyof typeof apps, string, Record<string, unknown>][] = [
     ['unknown kind', 400, 'invalid_input', 'user', 'The user likes green tea a lot.', { kind: 'gossip' }],
     ['negative ttlSeconds', 400, 'invalid_input', 'user', 'The user likes green tea a lot.', { ttlSeconds: -5 }],
     ['agent role writing authority user', 403, 'authority_exceeds_role', 'agent', 'The user said they love jazz music.', { authority: 'user' }],

@@ -10,14 +10,15 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import type { Role } from '@keepgraph/core';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { buildApp } from '../src/app.ts';
+import { keyedClients, type KeyedClient } from './keyed-clients.ts';
 import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
 
 let dir: string;
 let runtime: EmbeddedRuntime;
-const apps = {} as Record<Role, FastifyInstance>;
+let apps: Record<'operator' | 'user' | 'tool' | 'agent', KeyedClient>;
+let app: FastifyInstance;
 const logLines: string[] = [];
 let logged: FastifyInstance;
 
@@ -25,10 +26,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'keepgraph-refuse-'));
   const embedder = await createTransformersEmbedder();
   runtime = await openEmbeddedRuntime({ dataDir: dir, embedder, sweepIntervalMs: null });
-  for (const role of ['operator', 'user', 'tool'] as const) {
-    apps[role] = buildApp({ engine: runtime.engine, role, principal: `test-${role}` });
-    await apps[role].ready();
-  }
+  ({ app, clients: apps } = await keyedClients(runtime.engine, ['operator', 'user', 'tool', 'agent']));
   // The server's logger, as `keepgraph start` has it, into memory.
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -38,15 +36,14 @@ beforeAll(async () => {
   });
   logged = buildApp({
     engine: runtime.engine,
-    role: 'user',
-    principal: 'test-logged',
+    auth: { trustedCaller: { role: 'user', owners: 'all', principal: 'test-logged' } },
     logger: { level: 'info', stream },
   });
   await logged.ready();
 });
 
 afterAll(async () => {
-  for (const app of [...Object.values(apps), logged]) await app?.close();
+  for (const a of [app, logged]) await a?.close();
   await runtime?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });

@@ -37,8 +37,7 @@ beforeAll(async () => {
   const app = (role: 'operator' | 'user', withQueues = true) =>
     buildApp({
       engine: runtime.engine,
-      role,
-      principal: `test-${role}`,
+      auth: { trustedCaller: { role, owners: 'all', principal: `test-${role}` } },
       ...(withQueues && { queues }),
     });
   operator = app('operator');

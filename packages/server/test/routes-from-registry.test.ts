@@ -30,7 +30,7 @@ const routes: SeenRoute[] = [];
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  app = buildApp({ engine, role: 'operator', principal: 'test' });
+  app = buildApp({ engine, auth: { trustedCaller: { role: 'operator', owners: 'all', principal: 'test' } } });
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) {
       if (method === 'HEAD') continue;

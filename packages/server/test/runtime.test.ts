@@ -1,7 +1,7 @@
 // The embedded runtime and startServer: the real model, a SQLite file in a
 // temp dir, a real socket; closing releases everything.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -70,7 +70,7 @@ describe('internal errors', () => {
         throw new Error('disk /secret/path exploded');
       },
     };
-    const app = buildApp({ engine, role: 'operator', principal: 'op' });
+    const app = buildApp({ engine, auth: { trustedCaller: { role: 'operator', owners: 'all', principal: 'op' } } });
     const r = await app.inject({ method: 'GET', url: '/v1/kpis' });
     expect(r.statusCode).toBe(500);
     expect(r.json()).toEqual({ error: { code: 'internal', message: 'internal error' } });
@@ -109,15 +109,50 @@ describe('startServer', () => {
     await server.close();
   });
 
+  it('needs a credential on every route but health and docs; the first start makes an operator key, the next none', async () => {
+    const dataDir = join(dir, 'secure-by-default');
+    const config = loadServerConfig({}, { dataDir, port: 0 });
+    const first = await startServer(config, { handleSignals: false, logger: false });
+    let key: string;
+    try {
+      key = first.operatorKey!.key;
+      expect(key).toMatch(/^kgk_[0-9a-f]{16}_/);
+      expect((await readFile(join(dataDir, 'operator.key'), 'utf8')).trim()).toBe(key);
+      expect((await stat(join(dataDir, 'operator.key'))).mode & 0o777).toBe(0o600);
+      for (const path of ['/healthz', '/openapi.json', '/docs'])
+        expect((await fetch(`${first.url}${path}`)).status).toBeLessThan(400);
+      const bare = await fetch(`${first.url}/v1/owners/o/recall`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'anything' }),
+      });
+      expect(bare.status).toBe(401);
+      expect(bare.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(((await bare.json()) as { error: { code: string } }).error.code).toBe('unauthenticated');
+      const keys = await fetch(`${first.url}/v1/keys`, { headers: { authorization: `Bearer ${key}` } });
+      expect(keys.status).toBe(200);
+    } finally {
+      await first.close();
+    }
+    const second = await startServer(config, { handleSignals: false, logger: false });
+    try {
+      expect(second.operatorKey).toBeUndefined();
+      const r = await fetch(`${second.url}/v1/kpis`, { headers: { authorization: `Bearer ${key}` } });
+      expect(r.status).toBe(200);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('in the embedded mode runs jobs in-process and shows their queues to operators', async () => {
     const config = loadServerConfig(
       {},
-      { dataDir: join(dir, 'embedded-jobs'), port: 0, sweepIntervalMs: 60_000, role: 'operator' },
+      { dataDir: join(dir, 'embedded-jobs'), port: 0, sweepIntervalMs: 60_000 },
     );
     const server = await startServer(config, { handleSignals: false, logger: false });
     try {
       expect(server.runtime.background).not.toBeNull();
-      const r = await fetch(`${server.url}/v1/queues`);
+      const r = await fetch(`${server.url}/v1/queues`, asOperator(server));
       expect(r.status).toBe(200);
       const body = (await r.json()) as { configured: boolean; queues: { name: string }[] };
       expect(body.configured).toBe(true);
@@ -125,7 +160,7 @@ describe('startServer', () => {
         ['compact', 'expire', 'rederive', 'reembed', 'reflect'],
       );
       // Bull Board belongs to server mode (BullMQ): not mounted here.
-      expect((await fetch(`${server.url}/admin/queues`)).status).toBe(404);
+      expect((await fetch(`${server.url}/admin/queues`, asOperator(server))).status).toBe(404);
     } finally {
       await server.close();
     }
@@ -134,14 +169,14 @@ describe('startServer', () => {
   it('in server mode (KEEPGRAPH_REDIS_URL) leaves jobs to workers and mounts Bull Board', async () => {
     const config = loadServerConfig(
       { KEEPGRAPH_REDIS_URL: inject('redisUrl'), KEEPGRAPH_REDIS_PREFIX: `kgsrv-${Date.now()}` },
-      { dataDir: join(dir, 'server-mode'), port: 0, role: 'operator' },
+      { dataDir: join(dir, 'server-mode'), port: 0 },
     );
     const server = await startServer(config, { handleSignals: false, logger: false });
     try {
       expect(server.runtime.background).toBeNull();
-      const q = (await (await fetch(`${server.url}/v1/queues`)).json()) as { configured: boolean };
+      const q = (await (await fetch(`${server.url}/v1/queues`, asOperator(server))).json()) as { configured: boolean };
       expect(q.configured).toBe(true);
-      expect((await fetch(`${server.url}/admin/queues`)).status).toBe(200);
+      expect((await fetch(`${server.url}/admin/queues`, asOperator(server))).status).toBe(200);
     } finally {
       await server.close();
     }
@@ -151,7 +186,7 @@ describe('startServer', () => {
     const config = loadServerConfig(
       // Nothing listens on port 1.
       { KEEPGRAPH_REDIS_URL: 'redis://127.0.0.1:1', KEEPGRAPH_REDIS_PREFIX: `kgsrv-${Date.now()}` },
-      { dataDir: join(dir, 'redis-down'), port: 0, role: 'operator' },
+      { dataDir: join(dir, 'redis-down'), port: 0 },
     );
     const server = await startServer(config, { handleSignals: false, logger: false });
     let closed = false;
@@ -160,7 +195,7 @@ describe('startServer', () => {
       const job = { name: 'reflect' as const, id: 'reflect:o-down', ownerId: 'o-down', payload: {} };
       await server.runtime.store.write({ memories: [], supersede: [], sessionMessages: [], audit: [], jobs: [job] });
       const t0 = Date.now();
-      const q = await fetch(`${server.url}/v1/queues`);
+      const q = await fetch(`${server.url}/v1/queues`, asOperator(server));
       expect(q.status).toBeGreaterThanOrEqual(500);
       expect(Date.now() - t0).toBeLessThan(DEFAULT_PRODUCER_TIMEOUT_MS + 2000);
       expect((await server.runtime.store.outboxPending(10)).map((e) => e.job.id)).toEqual([job.id]);
@@ -173,3 +208,7 @@ describe('startServer', () => {
     }
   });
 });
+
+function asOperator(server: { operatorKey?: { key: string } }): RequestInit {
+  return { headers: { authorization: `Bearer ${server.operatorKey!.key}` } };
+}

@@ -37,30 +37,38 @@ export async function relations(
 }
 
 /** Store-wide figures for operators (invariant 2 is measured here). */
-export async function counts(ctx: StoreContext): Promise<StoreCounts> {
+export async function counts(
+  ctx: StoreContext,
+  opts: { ownerId?: string } = {},
+): Promise<StoreCounts> {
+  const p = { ownerId: opts.ownerId ?? null };
   const [totals] = await readRows<{ memories: unknown; attributed: unknown }>(
     ctx,
-    `MATCH (m:Memory)
+    `MATCH (m:Memory) WHERE $ownerId IS NULL OR m.ownerId = $ownerId
      RETURN count(m) AS memories,
             count(CASE WHEN m.origin IS NOT NULL AND m.authority <> '' AND m.createdAt <> ''
                             AND m.expiresAt <> '' THEN 1 END) AS attributed`,
-    {},
+    p,
   );
   const [owners] = await readRows<{ n: unknown }>(
     ctx,
-    'MATCH (o:Owner) WHERE o.memoryCount > 0 RETURN count(o) AS n',
-    {},
+    'MATCH (o:Owner) WHERE o.memoryCount > 0 AND ($ownerId IS NULL OR o.id = $ownerId) RETURN count(o) AS n',
+    p,
   );
   const group = async (query: string): Promise<Record<string, number>> => {
     const out: Record<string, number> = {};
-    for (const r of await readRows<{ k: string; n: unknown }>(ctx, query, {})) out[r.k] = num(r.n);
+    for (const r of await readRows<{ k: string; n: unknown }>(ctx, query, p)) out[r.k] = num(r.n);
     return out;
   };
   return {
     owners: num(owners?.n ?? 0),
     memories: num(totals?.memories ?? 0),
     attributed: num(totals?.attributed ?? 0),
-    byKind: await group('MATCH (m:Memory) RETURN m.kind AS k, count(*) AS n'),
-    byAuthority: await group('MATCH (m:Memory) RETURN m.authority AS k, count(*) AS n'),
+    byKind: await group(
+      'MATCH (m:Memory) WHERE $ownerId IS NULL OR m.ownerId = $ownerId RETURN m.kind AS k, count(*) AS n',
+    ),
+    byAuthority: await group(
+      'MATCH (m:Memory) WHERE $ownerId IS NULL OR m.ownerId = $ownerId RETURN m.authority AS k, count(*) AS n',
+    ),
   };
 }

@@ -36,21 +36,25 @@ export function relations(
   }));
 }
 
-/** Store-wide figures for operators (invariant 2 is measured here). */
-export function counts(ctx: StoreContext): StoreCounts {
+/** Store-wide figures for operators, or one owner's (invariant 2 is measured here). */
+export function counts(ctx: StoreContext, opts: { ownerId?: string } = {}): StoreCounts {
+  const owner = opts.ownerId ?? null;
   const totals = ctx.st
     .sql(
       `SELECT count(DISTINCT owner_id) AS owners, count(*) AS memories,
               coalesce(sum(origin_json IS NOT NULL AND json_valid(origin_json) AND authority <> ''
                            AND created_at <> '' AND expires_at <> ''), 0) AS attributed
-         FROM memories`,
+         FROM memories WHERE (?1 IS NULL OR owner_id = ?1)`,
     )
-    .get() as { owners: number; memories: number; attributed: number };
+    .get(owner) as { owners: number; memories: number; attributed: number };
   const group = (column: 'kind' | 'authority'): Record<string, number> => {
     const out: Record<string, number> = {};
     const rows = ctx.st
-      .sql(`SELECT ${column} AS k, count(*) AS n FROM memories GROUP BY ${column}`)
-      .all() as {
+      .sql(
+        `SELECT ${column} AS k, count(*) AS n FROM memories
+          WHERE (?1 IS NULL OR owner_id = ?1) GROUP BY ${column}`,
+      )
+      .all(owner) as {
       k: string;
       n: number;
     }[];

@@ -3,6 +3,7 @@
 // operations live in their own modules; this class opens, initialises and
 // closes the connection and maps errors at the boundary.
 import { KitStore, storeOperations } from '@keepgraph/core';
+import * as apiKeys from './api-keys.ts';
 import { appendAuditEvents, listAuditEvents } from './audit-log.ts';
 import { deleteCascade } from './delete-cascade.ts';
 import * as embeddings from './embeddings.ts';
@@ -26,7 +27,7 @@ import { writeBatch } from './write-batch.ts';
  * afterwards, so forgotten text leaves the disk at once.
  */
 const OPERATIONS = storeOperations<StoreContext>()(
-  [records, graph, search, sessions, outbox, reflection, embeddings, { findTraces }],
+  [records, graph, search, sessions, outbox, reflection, embeddings, apiKeys, { findTraces }],
   {
     write: writeBatch,
     deleteCascade: (c, req) => c.afterDelete(deleteCascade(c, req)),

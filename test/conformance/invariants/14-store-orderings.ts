@@ -112,12 +112,12 @@ export function storeOrderingsSuite(opts: ConformanceOptions): void {
 
     it('a recall that served memories writes one read-log entry, named in its audit event', async () => {
       const owner = f.owner();
-      await f.engine.remember({ role: 'user', principal: 'reader' }, owner, {
+      await f.engine.remember({ role: 'user', owners: 'all', principal: 'reader' }, owner, {
         kind: 'fact',
         text: 'The allotment plot number is seventeen, by the east gate',
         origin: { sessionId: 'rl' },
       });
-      const reader = { role: 'user' as const, principal: 'reader' };
+      const reader = { role: 'user' as const, owners: 'all' as const, principal: 'reader' };
       const first = await f.engine.recall(
         { ...reader, requestId: `req-1-${owner}` },
         owner,

@@ -304,7 +304,7 @@ export function registerBench(program: Command, io: Io): void {
         g,
         async ({ engine }) => {
           // Turns are the user's own words: written as role user, authority user.
-          const caller: Caller = { role: 'user', principal: g.principal };
+          const caller: Caller = { role: 'user', owners: 'all', principal: g.principal };
           const report = await runBenchRecall(io, dataset, f, { engine, caller }, resultsPath);
           if (f.json) io.out(JSON.stringify(report, null, 2));
           else for (const line of formatReport(report)) io.out(line);

@@ -1,7 +1,7 @@
 // Operator commands: `audit verify`, `audit list`, `kpis` and `expire`.
 // Locally these run as `operator` unless --role is given: whoever holds the
 // data directory can read and rewrite it anyway, so they are its operator.
-// (The HTTP server takes roles from its configuration, never from here.)
+// (The HTTP server takes roles from each request's credential, never from here.)
 import type { Command } from 'commander';
 import type { Engine, Caller, ExpiryRun } from '@keepgraph/core';
 import { globalOptions, runsUseCases, withRuntime } from '../context.ts';

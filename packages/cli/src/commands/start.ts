@@ -2,6 +2,7 @@
 // directory until SIGINT/SIGTERM. The server owns its runtime and shutdown;
 // the roles of its callers come from its configuration, not from requests.
 import type { Command } from 'commander';
+import { KeepGraphError } from '@keepgraph/core';
 import type { ServerConfig } from '@keepgraph/runtime';
 import { globalOptions } from '../context.ts';
 import type { Io } from '../io.ts';
@@ -32,17 +33,20 @@ export function registerStart(program: Command, io: Io): void {
       const { loadServerConfig } = await import('@keepgraph/runtime');
       const { startServer } = await import('@keepgraph/server');
       const { openAiExtractorFromEnv } = await import('@keepgraph/extractor-openai');
-      // --role and --principal count for the server only when typed here;
-      // otherwise KEEPGRAPH_ROLE / KEEPGRAPH_PRINCIPAL or the server defaults apply.
+      // The server's callers are known by their credentials: --role and
+      // --principal are the local commands' and mean nothing to it.
       const given = (k: string) => cmd.getOptionValueSourceWithGlobals(k) === 'cli';
+      if (given('role') || given('principal'))
+        throw new KeepGraphError(
+          'invalid_input',
+          "start takes no --role or --principal: each request's API key or JWT says who calls (keepgraph keys create)",
+        );
       const overrides: Partial<ServerConfig> = {
         dataDir: g.dataDir,
         ...(f.port !== undefined ? { port: f.port } : {}),
         ...(f.host !== undefined ? { host: f.host } : {}),
         ...(g.policyPath ? { policyPath: g.policyPath } : {}),
         ...(g.modelId ? { modelId: g.modelId } : {}),
-        ...(given('role') ? { role: g.role } : {}),
-        ...(given('principal') ? { principal: g.principal } : {}),
       };
       const config = loadServerConfig(process.env, overrides);
       // startServer handles SIGINT/SIGTERM itself; its socket keeps us alive.
@@ -51,9 +55,13 @@ export function registerStart(program: Command, io: Io): void {
         logger: f.log,
         ...(extractor ? { extractor } : {}),
       });
-      io.out(
-        `KeepGraph listening on ${server.url} (data ${config.dataDir}, callers' role ${config.role})`,
-      );
+      io.out(`KeepGraph listening on ${server.url} (data ${config.dataDir})`);
       io.out(`API docs: ${server.url}/docs`);
+      if (server.operatorKey) {
+        // Shown this once (the store keeps only its hash); never logged.
+        io.out(`Operator key (also in ${server.operatorKey.path}, mode 0600):`);
+        io.out(`  ${server.operatorKey.key}`);
+        io.out('Send it as: Authorization: Bearer <key>. Make narrower keys with: keepgraph keys create');
+      }
     });
 }

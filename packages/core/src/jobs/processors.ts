@@ -22,8 +22,8 @@ export type Processors = Readonly<Record<JobName, Processor>>;
 /** Pages of episodes one reflect job reads at most (maxEpisodes each). */
 const MAX_PAGES = 50;
 
-const SWEEPER: Caller = { role: 'operator', principal: 'system:sweeper' };
-const REEMBEDDER: Caller = { role: 'operator', principal: 'system:reembed' };
+const SWEEPER: Caller = { role: 'operator', owners: 'all', principal: 'system:sweeper' };
+const REEMBEDDER: Caller = { role: 'operator', owners: 'all', principal: 'system:reembed' };
 
 export interface ProcessorOptions {
   /** Reads episodes into claims: the built-in statement extractor or an LLM. */

@@ -3,7 +3,7 @@
 // happens whole, with its audit events, or not at all. The engine decides
 // *what* to write (pure core); the store decides *how*.
 import type { AuditEventInput, AuditEvent } from '../audit.ts';
-import type { Memory, EntityRef, MemoryKind } from '../record.ts';
+import type { Memory, EntityRef, MemoryKind, Role } from '../record.ts';
 import type { Job } from './job-queue.ts';
 
 /** A memory to insert, with its embedding. */
@@ -350,7 +350,43 @@ export interface Verification {
     ids: readonly string[],
     contentHashes: readonly string[],
   ): Promise<Trace[]>;
-  counts(): Promise<StoreCounts>;
+  /** Store-wide figures, or one owner's (`owners` is then 0 or 1). */
+  counts(opts?: { ownerId?: string }): Promise<StoreCounts>;
+}
+
+/**
+ * An API key as stored: never the key itself, only its SHA-256 (`keyHash`),
+ * so a copy of the database authenticates nobody. Kept in the store so that
+ * every API process over it sees a revocation on the next request.
+ */
+export interface ApiKeyRecord {
+  /** Public id, also inside the key (`kgk_<id>_<secret>`): lists and audit events name it. */
+  id: string;
+  name: string;
+  role: Role;
+  /** Every owner, or these. */
+  owners: 'all' | string[];
+  /** Hex SHA-256 of the whole key. */
+  keyHash: string;
+  createdAt: string;
+  /** The principal that created it. */
+  createdBy: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+/** API keys, each change in one transaction with its audit event. */
+export interface ApiKeys {
+  /** Insert a key and its `key_created` event; an id already present is `conflict`. */
+  saveApiKey(key: ApiKeyRecord, audit: AuditEventInput): Promise<void>;
+  getApiKey(id: string): Promise<ApiKeyRecord | null>;
+  /** Every key, revoked ones too, oldest first. */
+  listApiKeys(): Promise<ApiKeyRecord[]>;
+  /**
+   * Mark a key revoked at `revokedAt` and append its `key_revoked` event;
+   * false (and nothing written) when no key has that id or it is already revoked.
+   */
+  revokeApiKey(id: string, revokedAt: string, audit: AuditEventInput): Promise<boolean>;
 }
 
 /**
@@ -374,4 +410,5 @@ export interface MemoryStore
     ReflectionBookkeeping,
     EmbeddingStore,
     AuditLog,
-    Verification {}
+    Verification,
+    ApiKeys {}

@@ -57,6 +57,10 @@ export const STORE_OPERATIONS = [
   'listAudit',
   'findTraces',
   'counts',
+  'saveApiKey',
+  'getApiKey',
+  'listApiKeys',
+  'revokeApiKey',
 ] as const satisfies readonly StoreOperationName[];
 
 // tsc fails here if a port member is missing from the list above.
@@ -140,7 +144,13 @@ export const ARGUMENT_CHECKS: {
   appendAudit: null,
   listAudit: (opts) => checkLimit(opts.limit),
   findTraces: owner,
-  counts: null,
+  counts: (opts) => {
+    if (opts?.ownerId !== undefined) requireOwner(opts.ownerId);
+  },
+  saveApiKey: null,
+  getApiKey: null,
+  listApiKeys: null,
+  revokeApiKey: null,
 };
 
 /** A KeepGraphError for a driver error, the driver's own error kept on `cause` for logs. */

@@ -7,7 +7,14 @@
 // Modules define arguments and bodies; registry.ts names the use-cases.
 import { z } from 'zod';
 import { ROLES, type Role } from '../record.ts';
-import { checkOwner, parseInput, type Caller, type EngineDeps } from './deps.ts';
+import {
+  checkOwner,
+  parseInput,
+  requireAllOwners,
+  requireOwnerInScope,
+  type Caller,
+  type EngineDeps,
+} from './deps.ts';
 
 /**
  * The schema of an owner-id argument. Parsed by `checkOwner`, not by zod, so a
@@ -24,10 +31,14 @@ export function uncheckedArg<S extends z.ZodType>(schema: S): z.ZodType<z.output
   return schema as z.ZodType<z.output<S>, unknown>;
 }
 
-/** Role sets that recur across use-cases. */
+/** Role sets that recur across use-cases (docs/authorization.md shows them as a table). */
 export const EVERYONE = ROLES;
+/** Every role that writes: all but the analyst, who reads and changes nothing. */
+export const WRITERS = ['operator', 'user', 'tool', 'agent'] as const satisfies readonly Role[];
 export const PEOPLE = ['operator', 'user'] as const satisfies readonly Role[];
 export const OPERATORS = ['operator'] as const satisfies readonly Role[];
+/** Operators, and analysts on the owners of their credentials. */
+export const OVERSEERS = ['operator', 'analyst'] as const satisfies readonly Role[];
 /** A tool writes what it observed; deleting memories is for people and agents. */
 export const DELETERS = ['operator', 'user', 'agent'] as const satisfies readonly Role[];
 
@@ -84,6 +95,26 @@ export interface UseCase<A extends Args = Args, R = unknown> {
   args: A;
   /** The body: its arguments parsed, then the caller (already checked against `roles`). */
   run(deps: EngineDeps, input: ParsedArgs<A>, caller: Caller): Promise<R>;
+  /**
+   * For a use-case without an owner argument that may still be narrowed to
+   * one owner (the audit log, the KPIs): that owner, if the input names one.
+   * A caller scoped to some owners must name one of them. A use-case with
+   * neither spans every owner and needs all-owners credentials.
+   */
+  ownerIn?(input: ParsedArgs<A>): string | undefined;
+}
+
+/**
+ * Check the caller's owner scope against a use-case's parsed input, before
+ * its body reads anything: every owner argument, else the owner it is
+ * narrowed to, else all owners.
+ */
+export function checkScope(u: UseCase, input: Record<string, unknown>, caller: Caller): void {
+  const owners = u.args.filter((a) => a.schema === OWNER_ID).map((a) => input[a.name] as string);
+  const narrowed = u.ownerIn?.(input as never);
+  if (owners.length === 0 && narrowed !== undefined) owners.push(narrowed);
+  if (owners.length === 0) return requireAllOwners(caller, u.action);
+  for (const o of owners) requireOwnerInScope(caller, o);
 }
 
 /** One row of the registry: `defineUseCase('recalling', EVERYONE, RecallArgs, recall)`. */
@@ -92,8 +123,9 @@ export function defineUseCase<const A extends Args, R>(
   roles: readonly Role[],
   args: A,
   run: (deps: EngineDeps, input: ParsedArgs<A>, caller: Caller) => Promise<R>,
+  ownerIn?: (input: ParsedArgs<A>) => string | undefined,
 ): UseCase<A, R> {
-  return { action, roles, args, run };
+  return { action, roles, args, run, ...(ownerIn && { ownerIn }) };
 }
 
 /**

@@ -19,10 +19,18 @@ export interface EngineDeps {
   keyedHash: KeyedHash;
 }
 
-/** Who is calling: the role comes from credentials, never from a payload. */
+/**
+ * The owners a caller may act on: every owner, or a list. Credentials carry
+ * it (an API key's owners, a JWT's claim); an operator's is every owner.
+ */
+export type OwnerScope = 'all' | readonly string[];
+
+/** Who is calling: role and owners come from credentials, never from a payload. */
 export interface Caller {
   role: Role;
-  /** Principal id written into origins and audit events. */
+  /** The owners it may act on; any other is `owner_out_of_scope`, whether it exists or not. */
+  owners: OwnerScope;
+  /** Principal id written into origins, audit events and the read log (`key:<id>`, `jwt:<sub>`). */
   principal: string;
   requestId?: string;
   sessionId?: string;
@@ -30,6 +38,7 @@ export interface Caller {
 
 const CallerSchema = z.object({
   role: z.enum(ROLES),
+  owners: z.union([z.literal('all'), z.array(z.string()).readonly()]),
   principal: z.string().trim().min(1).max(256),
   requestId: z.string().max(256).optional(),
   sessionId: z.string().max(256).optional(),
@@ -40,6 +49,31 @@ export function checkCaller(caller: Caller): Caller {
   if (!r.success)
     throw new KeepGraphError('forbidden_role', 'caller must have a known role and a principal');
   return caller;
+}
+
+/** Whether `ownerId` is in the caller's scope. */
+export function inScope(caller: Caller, ownerId: string): boolean {
+  return caller.owners === 'all' || caller.owners.includes(ownerId);
+}
+
+/**
+ * Refuse an owner outside the caller's scope. The refusal never says whether
+ * the owner exists, and comes before anything is read.
+ */
+export function requireOwnerInScope(caller: Caller, ownerId: string): void {
+  if (!inScope(caller, ownerId))
+    throw new KeepGraphError('owner_out_of_scope', "this owner is outside the caller's scope", {
+      field: 'ownerId',
+    });
+}
+
+/** Refuse a caller scoped to some owners where a use-case spans all of them. */
+export function requireAllOwners(caller: Caller, what: string): void {
+  if (caller.owners !== 'all')
+    throw new KeepGraphError(
+      'owner_out_of_scope',
+      `${what} spans every owner: it needs credentials for all owners`,
+    );
 }
 
 export function checkOwner(ownerId: unknown): string {

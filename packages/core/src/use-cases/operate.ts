@@ -1,6 +1,7 @@
-// Operator use-cases: the audit log (list, verify) and the KPIs. These are
-// the only reads not scoped to one owner (invariant 1), so they are
-// operator-only.
+// Oversight use-cases: the audit log (list, verify) and the KPIs. These are
+// the only reads that may span owners (invariant 1): over every owner they
+// need all-owners credentials; an analyst scoped to some owners reads one
+// of them at a time (the registry's `ownerIn`).
 import { verifyAuditChain, type AuditEvent, type AuditVerification } from '../audit.ts';
 import { z } from 'zod';
 import { identifierSchema } from '../record.ts';
@@ -66,8 +67,7 @@ export interface Kpis extends Pick<StoreCounts, 'owners' | 'memories' | 'byKind'
 
 /**
  * Aggregate figures for operators. Expiry lag is measured from audit events.
- * With `ownerId`, the audit-based figures (refusals, writes, deletions,
- * reads, expiry) are that owner's; the store counts stay global.
+ * With `ownerId`, every figure is that owner's.
  */
 export const KpisArgs = [
   optionalArg(
@@ -87,7 +87,7 @@ export async function kpis(
   { options: opts }: ParsedArgs<typeof KpisArgs>,
 ): Promise<Kpis> {
   const toleranceMs = opts.toleranceMs ?? 60_000;
-  const counts = await deps.store.counts();
+  const counts = await deps.store.counts(opts.ownerId ? { ownerId: opts.ownerId } : {});
   const refusals: Record<string, number> = {};
   let writes = 0;
   let deletions = 0;

@@ -44,15 +44,24 @@ import {
   sessionAppend,
   sessionContext,
 } from './session.ts';
-import { DELETERS, EVERYONE, OPERATORS, PEOPLE, defineUseCase as uc } from './define.ts';
+import { CreateKeyArgs, RevokeKeyArgs, createKey, listKeys, revokeKey } from './keys.ts';
+import {
+  DELETERS,
+  EVERYONE,
+  OPERATORS,
+  OVERSEERS,
+  PEOPLE,
+  WRITERS,
+  defineUseCase as uc,
+} from './define.ts';
 
 export { defineUseCase, type UseCase } from './define.ts';
 
 // prettier-ignore
 export const USE_CASES = {
-  remember: uc('writing a memory', EVERYONE, RememberArgs, remember),
-  rememberMany: uc('writing memories', EVERYONE, RememberManyArgs, rememberMany),
-  putByKey: uc('putting a value by key', EVERYONE, PutByKeyArgs, putByKey),
+  remember: uc('writing a memory', WRITERS, RememberArgs, remember),
+  rememberMany: uc('writing memories', WRITERS, RememberManyArgs, rememberMany),
+  putByKey: uc('putting a value by key', WRITERS, PutByKeyArgs, putByKey),
   recall: uc('recalling', EVERYONE, RecallArgs, recall),
   why: uc('explaining a recall', EVERYONE, RecallArgs, why),
   get: uc('reading a memory', EVERYONE, MemoryIdArgs, getMemory),
@@ -64,12 +73,15 @@ export const USE_CASES = {
   revokeSource: uc('revoking a source', PEOPLE, RevokeSourceArgs, revokeSource),
   verifyForgotten: uc('verifying a deletion', EVERYONE, VerifyArgs, verifyForgotten),
   expireDue: uc('running expiry', OPERATORS, ExpireArgs, expireDue),
-  sessionAppend: uc('appending to a session', EVERYONE, SessionAppendArgs, sessionAppend),
+  sessionAppend: uc('appending to a session', WRITERS, SessionAppendArgs, sessionAppend),
   sessionContext: uc('reading a session context', EVERYONE, SessionContextArgs, sessionContext),
   deleteSession: uc('deleting session messages', DELETERS, DeleteSessionArgs, deleteSession),
-  auditList: uc('reading the audit log', OPERATORS, AuditListArgs, auditList),
+  auditList: uc('reading the audit log', OVERSEERS, AuditListArgs, auditList, (i) => i.filter.ownerId),
   auditVerify: uc('verifying the audit log', OPERATORS, [], auditVerify),
-  kpis: uc('reading KPIs', OPERATORS, KpisArgs, kpis),
+  kpis: uc('reading KPIs', OVERSEERS, KpisArgs, kpis, (i) => i.options.ownerId),
+  createKey: uc('creating an API key', OPERATORS, CreateKeyArgs, createKey),
+  listKeys: uc('listing API keys', OPERATORS, [], listKeys),
+  revokeKey: uc('revoking an API key', OPERATORS, RevokeKeyArgs, revokeKey),
 } as const;
 
 export type UseCaseName = keyof typeof USE_CASES;

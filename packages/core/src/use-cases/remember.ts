@@ -65,6 +65,11 @@ export function unionOrigins(origins: Iterable<Origin>): Origin[] {
 }
 
 function resolveAuthority(caller: Caller, requested: Authority | undefined): Authority {
+  // The registry keeps analysts away from every write; this is the backstop.
+  if (caller.role === 'analyst')
+    throw new KeepGraphError('forbidden_role', 'writing a memory is not allowed for role analyst', {
+      role: caller.role,
+    });
   const authority = requested ?? ROLE_DEFAULT_AUTHORITY[caller.role];
   const max = ROLE_MAX_AUTHORITY[caller.role];
   if (AUTHORITY_RANK[authority] > AUTHORITY_RANK[max]) {

@@ -6,7 +6,12 @@
 // a JSON object. Parameters, query strings and bodies of use-cases that take
 // typed arguments are validated here, for shape only.
 import { z } from 'zod';
-import { MemoryInputSchema, RecallOptionsSchema, SessionAppendSchema } from '@keepgraph/core';
+import {
+  CreateKeySchema,
+  MemoryInputSchema,
+  RecallOptionsSchema,
+  SessionAppendSchema,
+} from '@keepgraph/core';
 
 const ENGINE_VALIDATED = new WeakSet<object>();
 
@@ -66,6 +71,8 @@ export const KvPutBody = validatedByEngine(
 );
 
 export const SessionAppendBody = validatedByEngine(SessionAppendSchema);
+export const CreateKeyBody = validatedByEngine(CreateKeySchema);
+export const KeyIdParams = z.object({ id: z.string() });
 
 // --- bodies and query strings validated here (shape only) -------------------
 

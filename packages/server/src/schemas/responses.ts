@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import {
   AUDIT_TYPES,
+  ROLES,
   AUTHORITIES,
   DELETION_REASONS,
   JOB_NAMES,
@@ -340,3 +341,21 @@ export type ResponseSchemaChecks = [
   Check<Same<z.output<typeof QueueMetricsOut>, QueueMetrics>>,
   Check<Same<z.output<typeof ErrorOut>['error']['code'], ErrorCode>>,
 ];
+
+/** An API key as lists show it: never the key, never its hash. */
+export const ApiKeyOut = z.object({
+  id: str,
+  name: str,
+  role: z.enum(ROLES),
+  owners: z.union([z.literal('all'), z.array(str)]),
+  createdAt: str,
+  createdBy: str,
+  expiresAt: str.nullable(),
+  revokedAt: str.nullable(),
+  live: z.boolean(),
+});
+
+/** A created key: shown this once, with the key itself. */
+export const CreatedApiKeyOut = ApiKeyOut.extend({
+  key: str.describe('The key: shown only in this answer; store it now'),
+});

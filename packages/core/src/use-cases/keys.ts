@@ -1,0 +1,116 @@
+// API keys, for operators: create (the key is returned once, only its hash
+// is kept), list (never a key or a hash), revoke. Create and revoke are
+// audit events, written in the same transaction as the key.
+import { z } from 'zod';
+import { apiKeyHash, isKeyLive, newApiKey } from '../api-keys.ts';
+import { KeepGraphError } from '../errors.ts';
+import { parseDuration } from '../policy/duration.ts';
+import type { ApiKeyRecord } from '../ports/memory-store.ts';
+import { OwnerIdSchema, ROLES, identifierSchema, type Role } from '../record.ts';
+import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
+import { arg, uncheckedArg, type ParsedArgs } from './define.ts';
+
+/** At most this many owners on one key; more is an all-owners key's job. */
+export const MAX_KEY_OWNERS = 1_000;
+
+export const CreateKeySchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100).describe('What the key is for, shown in lists'),
+    role: z.enum(ROLES),
+    owners: z
+      .union([z.literal('all'), z.array(OwnerIdSchema).min(1).max(MAX_KEY_OWNERS)])
+      .describe('"all", or the owner ids the key may act on'),
+    expiresIn: z
+      .string()
+      .optional()
+      .describe('How long the key lives (`90d`, `12h`); without it, until revoked'),
+  })
+  .refine((k) => k.role !== 'operator' || k.owners === 'all', {
+    message: 'an operator key acts on every owner: give owners "all"',
+    path: ['owners'],
+  });
+
+export const CreateKeyArgs = [arg('input', uncheckedArg(CreateKeySchema))] as const;
+export const RevokeKeyArgs = [arg('id', identifierSchema('key id'))] as const;
+
+/** A key as lists show it: never the key or its hash. */
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  role: Role;
+  owners: 'all' | string[];
+  createdAt: string;
+  createdBy: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  /** Whether it authenticates now. */
+  live: boolean;
+}
+
+/** A created key: its info and, this once, the key. */
+export interface CreatedApiKey extends ApiKeyInfo {
+  key: string;
+}
+
+function info(k: ApiKeyRecord, now: Date): ApiKeyInfo {
+  const { keyHash: _hash, ...rest } = k;
+  return { ...rest, live: isKeyLive(k, now) };
+}
+
+export async function createKey(
+  deps: EngineDeps,
+  { input }: ParsedArgs<typeof CreateKeyArgs>,
+  caller: Caller,
+): Promise<CreatedApiKey> {
+  const now = deps.clock.now();
+  const expiresAt =
+    input.expiresIn === undefined
+      ? null
+      : new Date(now.getTime() + parseDuration(input.expiresIn) * 1000).toISOString();
+  const { id, key } = newApiKey();
+  const record: ApiKeyRecord = {
+    id,
+    name: input.name,
+    role: input.role,
+    owners: input.owners === 'all' ? 'all' : [...new Set(input.owners)],
+    keyHash: apiKeyHash(key),
+    createdAt: now.toISOString(),
+    createdBy: caller.principal,
+    expiresAt,
+    revokedAt: null,
+  };
+  await deps.store.saveApiKey(
+    record,
+    auditEvent(caller, 'key_created', record.createdAt, null, {
+      details: {
+        keyId: id,
+        role: record.role,
+        owners: record.owners === 'all' ? 'all' : record.owners.length,
+        expiresAt,
+      },
+    }),
+  );
+  return { ...info(record, now), key };
+}
+
+export async function listKeys(deps: EngineDeps): Promise<ApiKeyInfo[]> {
+  const now = deps.clock.now();
+  return (await deps.store.listApiKeys()).map((k) => info(k, now));
+}
+
+/** Revoke a key; revoking one already revoked answers its first revocation. */
+export async function revokeKey(
+  deps: EngineDeps,
+  { id }: ParsedArgs<typeof RevokeKeyArgs>,
+  caller: Caller,
+): Promise<ApiKeyInfo> {
+  const at = deps.clock.now().toISOString();
+  await deps.store.revokeApiKey(
+    id,
+    at,
+    auditEvent(caller, 'key_revoked', at, null, { details: { keyId: id } }),
+  );
+  const k = await deps.store.getApiKey(id);
+  if (!k) throw new KeepGraphError('not_found', 'no API key has this id', { id });
+  return info(k, deps.clock.now());
+}

@@ -1,0 +1,119 @@
+// Authentication for every route but the public ones: the caller of a
+// request is the credential in its `Authorization: Bearer` header, an API
+// key of the store or a JWT of the configured identity provider, never
+// anything in its body. A missing, malformed, unknown, revoked or expired
+// credential is 401 `unauthenticated`, all alike. Rate limits: requests per
+// credential, and failed authentications per client address (429 with
+// Retry-After). Registered with fastify-plugin so its hooks cover the app.
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import {
+  KeepGraphError,
+  authenticateApiKey,
+  looksLikeApiKey,
+  type Caller,
+  type Engine,
+} from '@keepgraph/core';
+import type { Credential, JwtVerifier } from './jwt.ts';
+
+/** Paths any client may read: liveness and the API's documentation. */
+export function isPublicPath(url: string): boolean {
+  const path = url.split('?')[0]!;
+  return path === '/healthz' || path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/');
+}
+
+/** Options of {@link authenticationPlugin}. */
+export interface AuthenticationOptions {
+  engine: Engine;
+  jwt?: JwtVerifier;
+  /** Requests per minute per credential; 0 or absent: no limit. */
+  rateLimitPerMinute?: number;
+  /** Failed authentications per minute per client address; 0 or absent: no limit. */
+  authFailuresPerMinute?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated credential (null on public paths). */
+    credential: Credential | null;
+  }
+}
+
+/** The `Bearer` token of a request, or null. */
+function bearerToken(request: FastifyRequest): string | null {
+  const h = request.headers.authorization;
+  if (typeof h !== 'string') return null;
+  const m = /^Bearer[ \t]+(\S{1,4096})[ \t]*$/i.exec(h);
+  return m ? m[1]! : null;
+}
+
+function unauthenticated(reply: FastifyReply, message: string) {
+  void reply.header('www-authenticate', 'Bearer realm="keepgraph"');
+  return new KeepGraphError('unauthenticated', message);
+}
+
+function rateLimited(reply: FastifyReply, ttlSeconds: number) {
+  void reply.header('retry-after', String(Math.max(1, ttlSeconds)));
+  return new KeepGraphError('rate_limited', `too many requests; retry in ${Math.max(1, ttlSeconds)} s`, {
+    retryAfterSeconds: Math.max(1, ttlSeconds),
+  });
+}
+
+export const authenticationPlugin = fp<AuthenticationOptions>(
+  async (app, opts) => {
+    app.decorateRequest('credential', null);
+    // Limits are checked by hand (createRateLimit) so they key on what the
+    // hook has found: the principal, or the address of a failed attempt.
+    await app.register(rateLimit, { global: false });
+    const perCredential =
+      opts.rateLimitPerMinute && opts.rateLimitPerMinute > 0
+        ? app.createRateLimit({
+            max: opts.rateLimitPerMinute,
+            timeWindow: 60_000,
+            keyGenerator: (r) => r.credential?.principal ?? r.ip,
+          })
+        : null;
+    const perFailure =
+      opts.authFailuresPerMinute && opts.authFailuresPerMinute > 0
+        ? app.createRateLimit({
+            max: opts.authFailuresPerMinute,
+            timeWindow: 60_000,
+            keyGenerator: (r) => r.ip,
+          })
+        : null;
+
+    const credentialOf = async (token: string): Promise<Credential | null> => {
+      if (looksLikeApiKey(token))
+        return authenticateApiKey(opts.engine.deps.store, token, opts.engine.deps.clock.now());
+      return opts.jwt ? opts.jwt(token) : null;
+    };
+
+    app.addHook('onRequest', async (request, reply) => {
+      if (isPublicPath(request.url)) return;
+      const token = bearerToken(request);
+      const credential = token === null ? null : await credentialOf(token);
+      if (credential === null) {
+        const limit = perFailure ? await perFailure(request) : null;
+        if (limit && !limit.isAllowed && limit.isExceeded) throw rateLimited(reply, limit.ttlInSeconds);
+        throw unauthenticated(
+          reply,
+          token === null
+            ? 'send a credential: Authorization: Bearer <API key or JWT>'
+            : 'the credential is not valid (unknown, revoked, expired or malformed)',
+        );
+      }
+      request.credential = credential;
+      const limit = perCredential ? await perCredential(request) : null;
+      if (limit && !limit.isAllowed && limit.isExceeded) throw rateLimited(reply, limit.ttlInSeconds);
+    });
+  },
+  { name: 'keepgraph-authentication' },
+);
+
+/** The caller of an authenticated request (a route runs only after the hook found one). */
+export function callerOfRequest(request: FastifyRequest): Caller {
+  if (request.credential === null)
+    throw new KeepGraphError('unauthenticated', 'send a credential: Authorization: Bearer <API key or JWT>');
+  return { ...request.credential, requestId: request.id };
+}

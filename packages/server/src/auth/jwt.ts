@@ -1,0 +1,73 @@
+// JWTs from an identity provider (jose): a shared HMAC secret or the
+// provider's JWKS, the issuer and the audience always checked, the
+// algorithms fixed by the key type (never the token's say, so `alg: none`
+// and an HMAC token signed with a public key both fail). Claims name the
+// role and the owners; the subject becomes the principal.
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { z } from 'zod';
+import { OwnerIdSchema, ROLES, type Caller } from '@keepgraph/core';
+
+/** How a deployment's JWTs are checked. */
+export interface JwtOptions {
+  /** HMAC secret (HS256/384/512), or… */
+  secret?: string;
+  /** …the identity provider's JWKS (RS*, PS*, ES*, EdDSA). */
+  jwksUrl?: string;
+  issuer: string;
+  audience: string;
+  /** Claim holding the role (default `keepgraph_role`). */
+  roleClaim?: string;
+  /** Claim holding the owners: a list of owner ids, or "all" (default `keepgraph_owners`). */
+  ownersClaim?: string;
+}
+
+/** A credential's caller, as authentication finds it. */
+export type Credential = Omit<Caller, 'requestId' | 'sessionId'>;
+
+/** Verify a token: its caller, or null when it does not authenticate (any reason). */
+export type JwtVerifier = (token: string) => Promise<Credential | null>;
+
+const HMAC_ALGS = ['HS256', 'HS384', 'HS512'];
+const ASYMMETRIC_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA'];
+
+const OwnersClaim = z.union([z.literal('all'), z.array(OwnerIdSchema).min(1).max(1000)]);
+
+function credentialOf(payload: JWTPayload, roleClaim: string, ownersClaim: string): Credential | null {
+  const role = z.enum(ROLES).safeParse(payload[roleClaim]);
+  const owners = OwnersClaim.safeParse(payload[ownersClaim]);
+  if (!role.success || !owners.success || typeof payload.sub !== 'string' || payload.sub === '')
+    return null;
+  // An operator acts on every owner, as with keys.
+  if (role.data === 'operator' && owners.data !== 'all') return null;
+  return {
+    role: role.data,
+    owners: owners.data,
+    principal: `jwt:${payload.sub.slice(0, 200)}`,
+  };
+}
+
+export function jwtVerifier(opts: JwtOptions): JwtVerifier {
+  const roleClaim = opts.roleClaim ?? 'keepgraph_role';
+  const ownersClaim = opts.ownersClaim ?? 'keepgraph_owners';
+  const checks = { issuer: opts.issuer, audience: opts.audience, requiredClaims: ['sub', 'exp'] };
+  let verify: (token: string) => Promise<JWTPayload>;
+  if (opts.secret !== undefined) {
+    const key = new TextEncoder().encode(opts.secret);
+    verify = async (t) => (await jwtVerify(t, key, { ...checks, algorithms: HMAC_ALGS })).payload;
+  } else if (opts.jwksUrl !== undefined) {
+    const jwks = createRemoteJWKSet(new URL(opts.jwksUrl));
+    verify = async (t) =>
+      (await jwtVerify(t, jwks, { ...checks, algorithms: ASYMMETRIC_ALGS })).payload;
+  } else {
+    throw new Error('JWT authentication needs a secret or a JWKS URL');
+  }
+  return async (token) => {
+    try {
+      return credentialOf(await verify(token), roleClaim, ownersClaim);
+    } catch {
+      // Expired, wrong issuer or audience, bad signature, malformed, JWKS
+      // unreachable: the caller is not authenticated, whatever the reason.
+      return null;
+    }
+  };
+}
