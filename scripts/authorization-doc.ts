@@ -1,8 +1,8 @@
-// Writes docs/authorization.md from the use-case registry (see
-// packages/core/src/use-cases/authorization-table.ts); a test checks the file.
+// Writes docs/authorization.md from the authorization matrix (see
+// packages/server/src/authorization-doc.ts); a test checks the file.
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { authorizationMarkdown } from '../packages/core/src/index.ts';
+import { authorizationMarkdown } from '../packages/server/src/authorization-doc.ts';
 
 const out = resolve(import.meta.dirname, '../docs/authorization.md');
 writeFileSync(out, authorizationMarkdown());

@@ -1,13 +1,16 @@
 // `keepgraph start` as users start it, in a child process, for the e2e
 // tests: the URL it listens on, everything it logged, and a stop that waits
 // for the process to exit (SIGTERM: the server checkpoints and closes).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '../..');
 
 export interface KeepGraphProcess {
   base: string;
+  /** An operator key: the one this start printed, else DATA_DIR/operator.key, else one made with `keys create`. */
+  operatorKey: string;
   /** stdout and stderr so far. */
   log(): string;
   stop(): Promise<void>;
@@ -43,8 +46,14 @@ export async function startKeepGraph(dataDir: string, env: Record<string, string
       fail(new Error(`server exited with ${code}:\n${out}`));
     });
   });
+  const operatorKey =
+    /Operator key[^\n]*:\n\s+(kgk_\S+)/.exec(out)?.[1] ??
+    (existsSync(join(dataDir, 'operator.key'))
+      ? readFileSync(join(dataDir, 'operator.key'), 'utf8').trim()
+      : createKey(dataDir, env, ['--role', 'operator', '--all-owners', '--name', 'e2e operator']).key);
   return {
     base,
+    operatorKey,
     log: () => out,
     async stop() {
       if (server.exitCode !== null || server.signalCode !== null) return;
@@ -53,4 +62,18 @@ export async function startKeepGraph(dataDir: string, env: Record<string, string
       await exited;
     },
   };
+}
+
+/** `keepgraph keys create … --json` over `dataDir` (and the store `env` names), as an operator would run it. */
+export function createKey(
+  dataDir: string,
+  env: Record<string, string>,
+  flags: string[],
+): { id: string; key: string; role: string; owners: 'all' | string[] } {
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', 'packages/cli/src/main.ts', 'keys', 'create', ...flags, '--json', '--data', dataDir],
+    { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' },
+  );
+  return JSON.parse(out) as { id: string; key: string; role: string; owners: 'all' | string[] };
 }

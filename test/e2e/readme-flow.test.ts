@@ -11,6 +11,7 @@ import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 // Responses are checked field by field below; a loose type keeps the test readable.
 async function request(
   base: string,
+  key: string | null,
   method: string,
   path: string,
   body?: unknown,
@@ -18,7 +19,10 @@ async function request(
 ): Promise<{ status: number; json: any }> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, json: await res.json() };
@@ -27,15 +31,17 @@ async function request(
 describe.each(['sqlite', 'neo4j'] as const)('keepgraph start on %s', (store) => {
   let server: KeepGraphProcess | undefined;
   let base: string;
+  let key: string;
   const dataDir = mkdtempSync(join(tmpdir(), 'kg-e2e-'));
-  const call = (method: string, path: string, body?: unknown) => request(base, method, path, body);
+  const call = (method: string, path: string, body?: unknown) =>
+    request(base, key, method, path, body);
   const storeEnv = (): Record<string, string> =>
     store === 'neo4j'
       ? { KEEPGRAPH_STORE: 'neo4j', NEO4J_URI: inject('neo4jUri') }
       : { KEEPGRAPH_STORE: 'sqlite' };
 
   beforeAll(async () => {
-    server = await startKeepGraph(dataDir, { KEEPGRAPH_ROLE: 'user', ...storeEnv() });
+    server = await startKeepGraph(dataDir, storeEnv());
     base = server.base;
   }, 120_000);
 
@@ -45,8 +51,31 @@ describe.each(['sqlite', 'neo4j'] as const)('keepgraph start on %s', (store) => 
   });
 
   describe(`README walk-through over HTTP on ${store}`, () => {
+    it('makes a key for one owner with the printed operator key, and refuses calls without one', async () => {
+      // README: the first start printed an operator key (also in DATA_DIR/operator.key).
+      const alex = `alex-${randomUUID()}`;
+      const made = await request(base, server!.operatorKey, 'POST', '/v1/keys', {
+        name: 'alex app',
+        role: 'user',
+        owners: [alex],
+      });
+      expect(made.status).toBe(201);
+      expect(made.json).toMatchObject({ role: 'user', owners: [alex], live: true });
+      key = made.json.key as string;
+      const bare = await request(base, null, 'POST', `/v1/owners/${alex}/recall`, { query: 'x' });
+      expect(bare.status).toBe(401);
+      expect(bare.json.error.code).toBe('unauthenticated');
+      // Another owner, existing or not, answers the same.
+      for (const other of ['bob', `nobody-${randomUUID()}`]) {
+        const r = await call('POST', `/v1/owners/${other}/recall`, { query: 'x' });
+        expect(r.status).toBe(403);
+        expect(r.json.error.code).toBe('owner_out_of_scope');
+      }
+      kg = `/v1/owners/${alex}`;
+    });
+
+    let kg = '';
     it('writes, recalls with origin, shows lineage, deletes with a receipt, proves it gone', async () => {
-      const kg = `/v1/owners/alex-${randomUUID()}`;
       const ep = await call('POST', `${kg}/memories`, {
         kind: 'episode',
         text: 'Alex strongly dislikes finance clients after the last project',

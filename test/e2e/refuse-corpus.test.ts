@@ -91,6 +91,7 @@ function filesUnder(dir: string): string[] {
 describe.each(['sqlite', 'neo4j'] as const)('the refusal corpus through every route of keepgraph start on %s', (store) => {
   let server: KeepGraphProcess | undefined;
   let base: string;
+  let key = '';
   const log = () => server?.log() ?? '';
   const dataDir = mkdtempSync(join(tmpdir(), 'kg-corpus-'));
   const placements: Placement[] = [];
@@ -98,7 +99,10 @@ describe.each(['sqlite', 'neo4j'] as const)('the refusal corpus through every ro
   async function send(method: string, path: string, body: unknown): Promise<{ status: number; json: Body }> {
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        authorization: `Bearer ${key}`,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, json: (await res.json()) as Body };
@@ -117,8 +121,13 @@ describe.each(['sqlite', 'neo4j'] as const)('the refusal corpus through every ro
   const run = store === 'neo4j' ? `-${Date.now().toString(36)}` : '';
 
   beforeAll(async () => {
-    server = await startKeepGraph(dataDir, { KEEPGRAPH_ROLE: 'user', ...storeEnv() });
+    // Thousands of requests from one key: no rate limit here (it has its own tests).
+    server = await startKeepGraph(dataDir, { KEEPGRAPH_RATE_LIMIT: '0', ...storeEnv() });
     base = server.base;
+    key = server.operatorKey;
+    const made = await send('POST', '/v1/keys', { name: 'corpus', role: 'user', owners: 'all' });
+    expect(made.status).toBe(201);
+    key = made.json.key as string;
 
     let n = 0;
     const record = (route: string, field: string, p: { item: SensitiveValue; sensitive: Placement['sensitive'] }, status: number, code: string | null) =>

@@ -60,11 +60,20 @@ for (const store of ['sqlite', 'neo4j'] as const) {
       expect(policy).toContain(`maxMemoriesPerOwner: ${CAP}`);
       const policyPath = join(dir, 'policy.yaml');
       await writeFile(policyPath, policy);
-      const env = { KEEPGRAPH_ROLE: 'user', KEEPGRAPH_POLICY: policyPath, ...storeEnv(store) };
+      // Parallel bursts from one key: no rate limit here (it has its own tests).
+      const env = { KEEPGRAPH_POLICY: policyPath, KEEPGRAPH_RATE_LIMIT: '0', ...storeEnv(store) };
       // One data dir for both: the SQLite file, and the audit secret both processes key hashes with.
       const data = join(dir, 'data');
       servers.push(await startKeepGraph(data, env));
       servers.push(await startKeepGraph(data, env));
+      operator = { authorization: `Bearer ${servers[0]!.operatorKey}` };
+      const made = await fetch(`${servers[0]!.base}/v1/keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...operator },
+        body: JSON.stringify({ name: 'two processes', role: 'user', owners: 'all' }),
+      });
+      expect(made.status).toBe(201);
+      auth = { authorization: `Bearer ${((await made.json()) as { key: string }).key}` };
     }, 180_000);
 
     afterAll(async () => {
@@ -72,18 +81,55 @@ for (const store of ['sqlite', 'neo4j'] as const) {
       if (dir) await rm(dir, { recursive: true, force: true });
     });
 
+    it('refuses a key revoked through one process on its next request to the other, and an expired key on both', async () => {
+      const make = async (body: object) => {
+        const r = await fetch(`${servers[0]!.base}/v1/keys`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...operator },
+          body: JSON.stringify(body),
+        });
+        expect(r.status).toBe(201);
+        return (await r.json()) as { id: string; key: string };
+      };
+      const status = async (base: string, key: string) =>
+        (
+          await fetch(`${base}/v1/owners/o-revoke/recall`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+            body: JSON.stringify({ query: 'anything' }),
+          })
+        ).status;
+      const k = await make({ name: 'to revoke', role: 'agent', owners: ['o-revoke'] });
+      const short = await make({ name: 'short-lived', role: 'agent', owners: ['o-revoke'], expiresIn: '3s' });
+      for (const s of servers) {
+        expect(await status(s.base, k.key)).toBe(200);
+        expect(await status(s.base, short.key)).toBe(200);
+      }
+      const revoked = await fetch(`${servers[1]!.base}/v1/keys/${k.id}`, {
+        method: 'DELETE',
+        headers: operator,
+      });
+      expect(revoked.status).toBe(200);
+      expect(((await revoked.json()) as { live: boolean }).live).toBe(false);
+      for (const s of servers) expect(await status(s.base, k.key)).toBe(401);
+      await new Promise((r) => setTimeout(r, 3200));
+      for (const s of servers) expect(await status(s.base, short.key)).toBe(401);
+    });
+
     /** Request i goes to server i mod 2, all at once. */
     const spread = (n: number, send: (base: string, i: number) => Promise<Response>) =>
       Promise.all(Array.from({ length: n }, (_, i) => send(servers[i % 2]!.base, i)));
 
-    const json = { 'content-type': 'application/json' };
+    let operator: Record<string, string> = {};
+    let auth: Record<string, string> = {};
+    const json = () => ({ 'content-type': 'application/json', ...auth });
 
     it(`${PARALLEL} parallel puts of one key, split across the processes, leave exactly one current value in one chain`, async () => {
       const o = `owner-${randomUUID()}`;
       const answers = await spread(PARALLEL, (base, i) =>
         fetch(`${base}/v1/owners/${o}/kv/theme`, {
           method: 'PUT',
-          headers: json,
+          headers: json(),
           body: JSON.stringify({
             text: `the preferred colour theme is number ${i} of the palette`,
             origin: { sessionId: 'kv' },
@@ -93,13 +139,13 @@ for (const store of ['sqlite', 'neo4j'] as const) {
       expect(answers.map((r) => r.status)).toEqual(Array(PARALLEL).fill(200));
       // Every version, from the owner's export and the key's history as each server answers it.
       const exported = (await (
-        await fetch(`${servers[0]!.base}/v1/owners/${o}/export?limit=1000`)
+        await fetch(`${servers[0]!.base}/v1/owners/${o}/export?limit=1000`, { headers: auth })
       ).json()) as {
         memories: { id: string }[];
       };
       expect(exported.memories).toHaveLength(1); // the held one: the current value
       for (const s of servers) {
-        const kv = (await (await fetch(`${s.base}/v1/owners/${o}/kv/theme`)).json()) as {
+        const kv = (await (await fetch(`${s.base}/v1/owners/${o}/kv/theme`, { headers: auth })).json()) as {
           current: { id: string } | null;
           conflicts: unknown[];
         };
@@ -135,7 +181,7 @@ for (const store of ['sqlite', 'neo4j'] as const) {
       const write = (base: string, text: string) =>
         fetch(`${base}/v1/owners/${o}/memories`, {
           method: 'POST',
-          headers: json,
+          headers: json(),
           body: JSON.stringify({ kind: 'fact', text, origin: { sessionId: 'cap' } }),
         });
       for (let i = 0; i < CAP; i++) {
@@ -150,7 +196,7 @@ for (const store of ['sqlite', 'neo4j'] as const) {
       );
       expect(answers.map((r) => r.status)).toEqual(Array(PARALLEL).fill(201));
       const held = (await (
-        await fetch(`${servers[1]!.base}/v1/owners/${o}/export?limit=1000`)
+        await fetch(`${servers[1]!.base}/v1/owners/${o}/export?limit=1000`, { headers: auth })
       ).json()) as {
         memories: unknown[];
       };

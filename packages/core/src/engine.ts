@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { keyedHasher, newAuditSecret } from './audit.ts';
 import { checkCaller, requireRole, type Caller, type EngineDeps } from './use-cases/deps.ts';
 import {
-  checkScope,
+  checkSpanScope,
   parseUseCaseInput,
   type PositionalArgs,
   type UseCase,
@@ -50,8 +50,9 @@ export function createEngine(opts: EngineOptions): Engine {
       async (caller: Caller, ...args: unknown[]) => {
         checkCaller(caller);
         requireRole(caller, uc.roles, uc.action);
-        const input = parseUseCaseInput(uc, args);
-        checkScope(uc, input, caller);
+        checkSpanScope(uc, undefined, caller);
+        const input = parseUseCaseInput(uc, args, caller);
+        checkSpanScope(uc, input, caller);
         return uc.run(d, input, caller);
       },
     ]),

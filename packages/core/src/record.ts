@@ -213,5 +213,3 @@ export interface Memory {
 export function copyMemory<T extends Memory | Memory[]>(m: T): T {
   return structuredClone(m);
 }
-
-

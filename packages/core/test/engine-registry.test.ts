@@ -47,7 +47,7 @@ describe('the engine is derived from the use-case registry', () => {
     ][]) {
       for (const role of ROLES.filter((r) => !uc.roles.includes(r))) {
         const call = engine[name] as (...a: unknown[]) => Promise<unknown>;
-        const err = await call({ role, principal: 'p' }, 'owner', 'x', 'y').catch(
+        const err = await call({ role, owners: 'all', principal: 'p' }, 'owner', 'x', 'y').catch(
           (e: unknown) => e,
         );
         expect(isKeepGraphError(err) && err.code, `${name} as ${role}`).toBe('forbidden_role');
@@ -80,12 +80,12 @@ describe('the engine is derived from the use-case registry', () => {
     ][]) {
       if (uc.args[0]?.name !== 'ownerId') continue;
       const call = engine[name] as (...a: unknown[]) => Promise<unknown>;
-      const blank = await call({ role: 'operator', principal: 'p' }, '  ').catch((e: unknown) => e);
+      const blank = await call({ role: 'operator', owners: 'all', principal: 'p' }, '  ').catch((e: unknown) => e);
       expect(isKeepGraphError(blank) && blank.code, name).toBe('owner_required');
       // A well-formed owner, then an argument of the wrong type (a number where
       // every use-case wants a string, list or object).
       if (uc.args.length > 1 && !uc.args[1]!.optional) {
-        const bad = await call({ role: 'operator', principal: 'p' }, 'owner', 42, 42, 42).catch(
+        const bad = await call({ role: 'operator', owners: 'all', principal: 'p' }, 'owner', 42, 42, 42).catch(
           (e: unknown) => e,
         );
         expect(isKeepGraphError(bad) && bad.code, name).toBe('invalid_input');
@@ -97,7 +97,31 @@ describe('the engine is derived from the use-case registry', () => {
 
   it('declares the roles the design gives them', () => {
     expect(USE_CASES.forgetOwner.roles).toEqual(['operator', 'user']);
-    expect(USE_CASES.auditList.roles).toEqual(['operator']);
+    expect(USE_CASES.auditList.roles).toEqual(['operator', 'analyst']);
     expect(USE_CASES.forget.roles).not.toContain('tool');
+    for (const k of ['createKey', 'listKeys', 'revokeKey', 'auditVerify', 'expireDue'] as const)
+      expect(USE_CASES[k].roles, k).toEqual(['operator']);
+  });
+
+  it('lets an analyst write, delete or change nothing', () => {
+    const reads = new Set(['recall', 'why', 'get', 'lineage', 'getByKey', 'verifyForgotten', 'sessionContext', 'auditList', 'kpis']);
+    for (const [name, uc] of Object.entries(USE_CASES))
+      expect(uc.roles.includes('analyst'), name).toBe(reads.has(name));
+  });
+
+  it("refuses an owner outside the caller's scope before anything else is read, whatever the other arguments", async () => {
+    let checked = 0;
+    const scoped = { role: 'operator' as const, owners: ['mine'], principal: 'p' };
+    for (const [name, uc] of Object.entries(USE_CASES) as [
+      UseCaseName,
+      (typeof USE_CASES)[UseCaseName],
+    ][]) {
+      const call = engine[name] as (...a: unknown[]) => Promise<unknown>;
+      const args = uc.args[0]?.name === 'ownerId' ? ['theirs', 42, 42] : [];
+      const err = await call(scoped, ...args).catch((e: unknown) => e);
+      expect(isKeepGraphError(err) && err.code, name).toBe('owner_out_of_scope');
+      checked++;
+    }
+    expect(checked).toBe(Object.keys(USE_CASES).length);
   });
 });

@@ -117,66 +117,101 @@ function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   });
 }
 
-const ConfigSchema = z.object({
-  dataDir: nonBlank.transform((p) => resolve(p)),
-  host: nonBlank,
-  port: z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be an integer')
-    .min(0, 'must be between 0 and 65535')
-    .max(65_535, 'must be between 0 and 65535'),
-  policyPath: nonBlank.transform((p) => resolve(p)),
-  modelId: oneOf(
-    TRANSFORMERS_MODEL_IDS as readonly [TransformersModelId, ...TransformersModelId[]],
-  ),
-  modelsDir: nonBlank.transform((p) => resolve(p)).optional(),
-  sweepIntervalMs: z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be an integer')
-    .min(0, 'must be >= 0 (0 runs no background jobs in this process)')
-    .optional(),
-  store: oneOf(STORE_KINDS),
-  neo4jUri: z
-    .string()
-    .trim()
-    .regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\/\S+$/, 'must be a bolt:// or neo4j:// URI')
-    .optional(),
-  neo4jUser: nonBlank.optional(),
-  neo4jPassword: z.string().optional(),
-  neo4jDatabase: nonBlank.optional(),
-  redisUrl: z
-    .string()
-    .trim()
-    .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
-    .optional(),
-  redisPrefix: nonBlank.max(64).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
-  auditSecret: z.string().trim().min(32, 'must have at least 32 characters').optional(),
-  jwtSecret: z.string().min(32, 'must have at least 32 characters (HS256 needs 256 bits)').optional(),
-  jwksUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
-  jwtIssuer: nonBlank.optional(),
-  jwtAudience: nonBlank.optional(),
-  jwtRoleClaim: nonBlank,
-  jwtOwnersClaim: nonBlank,
-  rateLimitPerMinute: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(0),
-  authFailuresPerMinute: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(0),
-  corsOrigins: z
-    .string()
-    .transform((s) => s.split(',').map((o) => o.trim()).filter((o) => o !== ''))
-    .optional(),
-}).superRefine((c, ctx) => {
-  if (c.jwtSecret !== undefined && c.jwksUrl !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['jwksUrl'], message: 'give KEEPGRAPH_JWT_SECRET or KEEPGRAPH_JWKS_URL, not both' });
-  }
-  if ((c.jwtSecret !== undefined || c.jwksUrl !== undefined) && (!c.jwtIssuer || !c.jwtAudience)) {
-    ctx.addIssue({ code: 'custom', path: [c.jwtIssuer ? 'jwtAudience' : 'jwtIssuer'], message: 'is required with JWT authentication (issuer and audience are both checked)' });
-  }
-  if (c.store === 'neo4j' && !c.neo4jUri) {
-    ctx.addIssue({ code: 'custom', path: ['neo4jUri'], message: 'is required when KEEPGRAPH_STORE=neo4j' });
-  }
-  if (c.neo4jUser !== undefined && c.neo4jPassword === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['neo4jPassword'], message: 'is required with NEO4J_USER' });
-  }
-});
+const ConfigSchema = z
+  .object({
+    dataDir: nonBlank.transform((p) => resolve(p)),
+    host: nonBlank,
+    port: z.coerce
+      .number({ error: 'must be a number' })
+      .int('must be an integer')
+      .min(0, 'must be between 0 and 65535')
+      .max(65_535, 'must be between 0 and 65535'),
+    policyPath: nonBlank.transform((p) => resolve(p)),
+    modelId: oneOf(
+      TRANSFORMERS_MODEL_IDS as readonly [TransformersModelId, ...TransformersModelId[]],
+    ),
+    modelsDir: nonBlank.transform((p) => resolve(p)).optional(),
+    sweepIntervalMs: z.coerce
+      .number({ error: 'must be a number' })
+      .int('must be an integer')
+      .min(0, 'must be >= 0 (0 runs no background jobs in this process)')
+      .optional(),
+    store: oneOf(STORE_KINDS),
+    neo4jUri: z
+      .string()
+      .trim()
+      .regex(/^(bolt|neo4j)(\+s|\+ssc)?:\/\/\S+$/, 'must be a bolt:// or neo4j:// URI')
+      .optional(),
+    neo4jUser: nonBlank.optional(),
+    neo4jPassword: z.string().optional(),
+    neo4jDatabase: nonBlank.optional(),
+    redisUrl: z
+      .string()
+      .trim()
+      .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL')
+      .optional(),
+    redisPrefix: nonBlank.max(64).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
+    auditSecret: z.string().trim().min(32, 'must have at least 32 characters').optional(),
+    jwtSecret: z
+      .string()
+      .min(32, 'must have at least 32 characters (HS256 needs 256 bits)')
+      .optional(),
+    jwksUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    jwtIssuer: nonBlank.optional(),
+    jwtAudience: nonBlank.optional(),
+    jwtRoleClaim: nonBlank,
+    jwtOwnersClaim: nonBlank,
+    rateLimitPerMinute: z.coerce
+      .number({ error: 'must be a number' })
+      .int('must be an integer')
+      .min(0),
+    authFailuresPerMinute: z.coerce
+      .number({ error: 'must be a number' })
+      .int('must be an integer')
+      .min(0),
+    corsOrigins: z
+      .string()
+      .transform((s) =>
+        s
+          .split(',')
+          .map((o) => o.trim())
+          .filter((o) => o !== ''),
+      )
+      .optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.jwtSecret !== undefined && c.jwksUrl !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['jwksUrl'],
+        message: 'give KEEPGRAPH_JWT_SECRET or KEEPGRAPH_JWKS_URL, not both',
+      });
+    }
+    if (
+      (c.jwtSecret !== undefined || c.jwksUrl !== undefined) &&
+      (!c.jwtIssuer || !c.jwtAudience)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [c.jwtIssuer ? 'jwtAudience' : 'jwtIssuer'],
+        message: 'is required with JWT authentication (issuer and audience are both checked)',
+      });
+    }
+    if (c.store === 'neo4j' && !c.neo4jUri) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['neo4jUri'],
+        message: 'is required when KEEPGRAPH_STORE=neo4j',
+      });
+    }
+    if (c.neo4jUser !== undefined && c.neo4jPassword === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['neo4jPassword'],
+        message: 'is required with NEO4J_USER',
+      });
+    }
+  });
 
 /** An environment variable set to the empty string counts as unset. */
 function envValue(env: NodeJS.ProcessEnv, field: keyof ServerConfig): string | undefined {
@@ -298,7 +333,9 @@ export function storeSelection(config: ServerConfig): StoreSelection {
   return {
     kind: 'neo4j',
     uri: config.neo4jUri!,
-    ...(config.neo4jUser !== undefined ? { user: config.neo4jUser, password: config.neo4jPassword ?? '' } : {}),
+    ...(config.neo4jUser !== undefined
+      ? { user: config.neo4jUser, password: config.neo4jPassword ?? '' }
+      : {}),
     ...(config.neo4jDatabase !== undefined ? { database: config.neo4jDatabase } : {}),
   };
 }

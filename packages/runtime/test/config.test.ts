@@ -12,8 +12,6 @@ describe('loadServerConfig', () => {
       dataDir: resolve(process.cwd(), '.data'),
       host: '127.0.0.1',
       port: 7411,
-      role: 'user',
-      principal: 'local',
       policyPath: DEFAULT_POLICY_PATH,
       modelId: DEFAULT_MODEL_ID,
       modelsDir: undefined,
@@ -25,6 +23,16 @@ describe('loadServerConfig', () => {
       neo4jDatabase: undefined,
       redisUrl: undefined,
       redisPrefix: 'keepgraph',
+      auditSecret: undefined,
+      jwtSecret: undefined,
+      jwksUrl: undefined,
+      jwtIssuer: undefined,
+      jwtAudience: undefined,
+      jwtRoleClaim: 'keepgraph_role',
+      jwtOwnersClaim: 'keepgraph_owners',
+      rateLimitPerMinute: 1200,
+      authFailuresPerMinute: 120,
+      corsOrigins: undefined,
     });
   });
 

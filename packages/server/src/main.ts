@@ -44,9 +44,7 @@ export async function startServer(
     // Server mode (Redis configured): `keepgraph worker` processes run the
     // jobs; this process only relays its outbox to them.
     sweepIntervalMs:
-      config.redisUrl !== undefined || config.sweepIntervalMs === 0
-        ? null
-        : config.sweepIntervalMs,
+      config.redisUrl !== undefined || config.sweepIntervalMs === 0 ? null : config.sweepIntervalMs,
     ...(opts.extractor ? { extractor: opts.extractor } : {}),
     onSweepError: (e) => built.app?.log.error({ err: e }, 'background job failed'),
   });

@@ -45,7 +45,6 @@ export async function keyedClients<const R extends readonly Role[]>(
   const app = buildApp({ engine, ...opts });
   await app.ready();
   const clients = {} as Record<R[number], KeyedClient>;
-  for (const role of roles)
-    clients[role as R[number]] = keyed(app, await makeKey(engine, role));
+  for (const role of roles) clients[role as R[number]] = keyed(app, await makeKey(engine, role));
   return { app, clients };
 }

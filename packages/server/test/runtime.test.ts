@@ -93,7 +93,10 @@ describe('startServer', () => {
       expect(await health.json()).toMatchObject({ ok: true, store: 'sqlite' });
       const w = await fetch(`${server.url}/v1/owners/o-1/memories`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${server.operatorKey!.key}`,
+        },
         body: JSON.stringify({
           kind: 'fact',
           text: 'The user reads science fiction novels.',

@@ -44,17 +44,17 @@ export function counts(ctx: StoreContext, opts: { ownerId?: string } = {}): Stor
       `SELECT count(DISTINCT owner_id) AS owners, count(*) AS memories,
               coalesce(sum(origin_json IS NOT NULL AND json_valid(origin_json) AND authority <> ''
                            AND created_at <> '' AND expires_at <> ''), 0) AS attributed
-         FROM memories WHERE (?1 IS NULL OR owner_id = ?1)`,
+         FROM memories WHERE (@owner IS NULL OR owner_id = @owner)`,
     )
-    .get(owner) as { owners: number; memories: number; attributed: number };
+    .get({ owner }) as { owners: number; memories: number; attributed: number };
   const group = (column: 'kind' | 'authority'): Record<string, number> => {
     const out: Record<string, number> = {};
     const rows = ctx.st
       .sql(
         `SELECT ${column} AS k, count(*) AS n FROM memories
-          WHERE (?1 IS NULL OR owner_id = ?1) GROUP BY ${column}`,
+          WHERE (@owner IS NULL OR owner_id = @owner) GROUP BY ${column}`,
       )
-      .all(owner) as {
+      .all({ owner }) as {
       k: string;
       n: number;
     }[];

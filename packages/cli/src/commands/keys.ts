@@ -52,7 +52,10 @@ export function registerKeys(program: Command, io: Io): void {
         usage('give exactly one of --owners a,b and --all-owners');
       const owners = f.allOwners
         ? 'all'
-        : f.owners!.split(',').map((o) => o.trim()).filter((o) => o !== '');
+        : f
+            .owners!.split(',')
+            .map((o) => o.trim())
+            .filter((o) => o !== '');
       await withRuntime(globalOptions(cmd, asOperator), async ({ engine, caller }) => {
         const k = await engine.createKey(caller, {
           name: f.name,

@@ -61,7 +61,9 @@ export function registerStart(program: Command, io: Io): void {
         // Shown this once (the store keeps only its hash); never logged.
         io.out(`Operator key (also in ${server.operatorKey.path}, mode 0600):`);
         io.out(`  ${server.operatorKey.key}`);
-        io.out('Send it as: Authorization: Bearer <key>. Make narrower keys with: keepgraph keys create');
+        io.out(
+          'Send it as: Authorization: Bearer <key>. Make narrower keys with: keepgraph keys create',
+        );
       }
     });
 }

@@ -41,8 +41,16 @@ export interface DerivedWriteResult {
   superseded: string[];
 }
 
-export const REFLECTION_CALLER: Caller = { role: 'agent', owners: 'all', principal: 'system:reflection' };
-export const COMPACTION_CALLER: Caller = { role: 'agent', owners: 'all', principal: 'system:compaction' };
+export const REFLECTION_CALLER: Caller = {
+  role: 'agent',
+  owners: 'all',
+  principal: 'system:reflection',
+};
+export const COMPACTION_CALLER: Caller = {
+  role: 'agent',
+  owners: 'all',
+  principal: 'system:compaction',
+};
 
 /** Validate a derived memory input with the same schema callers go through. */
 export function derivedInput(raw: unknown): ParsedMemoryInput {

@@ -23,7 +23,10 @@ export const CREDENTIAL_PATTERNS: readonly CredentialPattern[] = [
     patterns: [String.raw`/\beyJ[0-9A-Za-z_-]{8,}\.eyJ[0-9A-Za-z_-]{8,}\.[0-9A-Za-z_-]{8,}/`],
   },
   // KeepGraph's own API keys (api-keys.ts): a leaked one is refused like any other.
-  { name: 'keepgraph-api-key', patterns: [String.raw`/\bkgk_[0-9a-f]{16}_[0-9A-Za-z_-]{43}(?![0-9A-Za-z_-])/`] },
+  {
+    name: 'keepgraph-api-key',
+    patterns: [String.raw`/\bkgk_[0-9a-f]{16}_[0-9A-Za-z_-]{43}(?![0-9A-Za-z_-])/`],
+  },
   // https://cloud.google.com/docs/authentication/api-keys: `AIza` and 35 more.
   { name: 'google-api-key', patterns: [String.raw`/\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/`] },
   // https://docs.gitlab.com/ee/security/tokens/: personal, deploy, runner, feed tokens.

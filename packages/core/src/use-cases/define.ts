@@ -105,16 +105,25 @@ export interface UseCase<A extends Args = Args, R = unknown> {
 }
 
 /**
- * Check the caller's owner scope against a use-case's parsed input, before
- * its body reads anything: every owner argument, else the owner it is
- * narrowed to, else all owners.
+ * Check the caller's owner scope where a use-case has no owner argument
+ * (those are checked as they are parsed, see parseUseCaseInput). Before the
+ * input is parsed (`input` undefined), a use-case that spans every owner
+ * needs all-owners credentials; after, one narrowed by `ownerIn` needs the
+ * owner it names, or all owners when it names none.
  */
-export function checkScope(u: UseCase, input: Record<string, unknown>, caller: Caller): void {
-  const owners = u.args.filter((a) => a.schema === OWNER_ID).map((a) => input[a.name] as string);
+export function checkSpanScope(
+  u: UseCase,
+  input: Record<string, unknown> | undefined,
+  caller: Caller,
+): void {
+  if (u.args.some((a) => a.schema === OWNER_ID)) return;
+  if (input === undefined) {
+    if (!u.ownerIn) requireAllOwners(caller, u.action);
+    return;
+  }
   const narrowed = u.ownerIn?.(input as never);
-  if (owners.length === 0 && narrowed !== undefined) owners.push(narrowed);
-  if (owners.length === 0) return requireAllOwners(caller, u.action);
-  for (const o of owners) requireOwnerInScope(caller, o);
+  if (narrowed === undefined) requireAllOwners(caller, u.action);
+  else requireOwnerInScope(caller, narrowed);
 }
 
 /** One row of the registry: `defineUseCase('recalling', EVERYONE, RecallArgs, recall)`. */
@@ -132,11 +141,23 @@ export function defineUseCase<const A extends Args, R>(
  * Parse positional arguments into a use-case's input, in order, so the first
  * bad argument is the one reported (the owner before the body). Each is
  * parsed on its own: error paths stay relative to it (`text`, not `input.text`).
+ * An owner is checked against the caller's scope as soon as it is parsed,
+ * so a caller outside it learns nothing from the arguments after it.
  */
-export function parseUseCaseInput(u: UseCase, values: readonly unknown[]): Record<string, unknown> {
+export function parseUseCaseInput(
+  u: UseCase,
+  values: readonly unknown[],
+  caller?: Caller,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [i, a] of u.args.entries()) {
-    out[a.name] = a.schema === OWNER_ID ? checkOwner(values[i]) : parseInput(a.schema, values[i]);
+    if (a.schema !== OWNER_ID) {
+      out[a.name] = parseInput(a.schema, values[i]);
+      continue;
+    }
+    const owner = checkOwner(values[i]);
+    if (caller) requireOwnerInScope(caller, owner);
+    out[a.name] = owner;
   }
   return out;
 }

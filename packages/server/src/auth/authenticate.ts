@@ -20,7 +20,9 @@ import type { Credential, JwtVerifier } from './jwt.ts';
 /** Paths any client may read: liveness and the API's documentation. */
 export function isPublicPath(url: string): boolean {
   const path = url.split('?')[0]!;
-  return path === '/healthz' || path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/');
+  return (
+    path === '/healthz' || path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/')
+  );
 }
 
 /** Options of {@link authenticationPlugin}. */
@@ -55,9 +57,13 @@ function unauthenticated(reply: FastifyReply, message: string) {
 
 function rateLimited(reply: FastifyReply, ttlSeconds: number) {
   void reply.header('retry-after', String(Math.max(1, ttlSeconds)));
-  return new KeepGraphError('rate_limited', `too many requests; retry in ${Math.max(1, ttlSeconds)} s`, {
-    retryAfterSeconds: Math.max(1, ttlSeconds),
-  });
+  return new KeepGraphError(
+    'rate_limited',
+    `too many requests; retry in ${Math.max(1, ttlSeconds)} s`,
+    {
+      retryAfterSeconds: Math.max(1, ttlSeconds),
+    },
+  );
 }
 
 export const authenticationPlugin = fp<AuthenticationOptions>(
@@ -95,7 +101,8 @@ export const authenticationPlugin = fp<AuthenticationOptions>(
       const credential = token === null ? null : await credentialOf(token);
       if (credential === null) {
         const limit = perFailure ? await perFailure(request) : null;
-        if (limit && !limit.isAllowed && limit.isExceeded) throw rateLimited(reply, limit.ttlInSeconds);
+        if (limit && !limit.isAllowed && limit.isExceeded)
+          throw rateLimited(reply, limit.ttlInSeconds);
         throw unauthenticated(
           reply,
           token === null
@@ -105,7 +112,8 @@ export const authenticationPlugin = fp<AuthenticationOptions>(
       }
       request.credential = credential;
       const limit = perCredential ? await perCredential(request) : null;
-      if (limit && !limit.isAllowed && limit.isExceeded) throw rateLimited(reply, limit.ttlInSeconds);
+      if (limit && !limit.isAllowed && limit.isExceeded)
+        throw rateLimited(reply, limit.ttlInSeconds);
     });
   },
   { name: 'keepgraph-authentication' },
@@ -114,6 +122,9 @@ export const authenticationPlugin = fp<AuthenticationOptions>(
 /** The caller of an authenticated request (a route runs only after the hook found one). */
 export function callerOfRequest(request: FastifyRequest): Caller {
   if (request.credential === null)
-    throw new KeepGraphError('unauthenticated', 'send a credential: Authorization: Bearer <API key or JWT>');
+    throw new KeepGraphError(
+      'unauthenticated',
+      'send a credential: Authorization: Bearer <API key or JWT>',
+    );
   return { ...request.credential, requestId: request.id };
 }

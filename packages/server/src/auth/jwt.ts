@@ -28,11 +28,25 @@ export type Credential = Omit<Caller, 'requestId' | 'sessionId'>;
 export type JwtVerifier = (token: string) => Promise<Credential | null>;
 
 const HMAC_ALGS = ['HS256', 'HS384', 'HS512'];
-const ASYMMETRIC_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA'];
+const ASYMMETRIC_ALGS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'EdDSA',
+];
 
 const OwnersClaim = z.union([z.literal('all'), z.array(OwnerIdSchema).min(1).max(1000)]);
 
-function credentialOf(payload: JWTPayload, roleClaim: string, ownersClaim: string): Credential | null {
+function credentialOf(
+  payload: JWTPayload,
+  roleClaim: string,
+  ownersClaim: string,
+): Credential | null {
   const role = z.enum(ROLES).safeParse(payload[roleClaim]);
   const owners = OwnersClaim.safeParse(payload[ownersClaim]);
   if (!role.success || !owners.success || typeof payload.sub !== 'string' || payload.sub === '')

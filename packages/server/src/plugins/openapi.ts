@@ -40,7 +40,10 @@ export const openApiPlugin = fp<OpenApiOptions>(
           { name: 'forget', description: 'Deletion with receipts and proof' },
           { name: 'kv', description: 'Values by key' },
           { name: 'sessions', description: 'Short-term session buffer' },
-          { name: 'operate', description: 'Oversight: audit, KPIs (operators; analysts for their owners), expiry' },
+          {
+            name: 'operate',
+            description: 'Oversight: audit, KPIs (operators; analysts for their owners), expiry',
+          },
           { name: 'keys', description: 'Operator-only: API keys' },
           { name: 'health', description: 'Liveness' },
         ],

@@ -1,5 +1,6 @@
-// Operator routes: the audit log, its verification, the KPIs, an expiry run
-// on demand (use-cases the engine refuses to any role but operator) and the
+// Oversight routes: the audit log and the KPIs (operators, and analysts for
+// their owners), its verification and an expiry run on demand (operators
+// only; the engine refuses any other role) and the
 // job queues' figures. Those figures are the job runner's, not the memory
 // engine's, so their route is the one under /v1 that is not a use-case: it
 // checks the role itself with core's requireRole.
@@ -14,7 +15,8 @@ import { definedOnly, routeFamily, useCaseRoute } from './use-case-route.ts';
 export const operateRoutes = routeFamily('operate', [
   useCaseRoute('auditList')({
     route: 'GET /audit',
-    summary: 'Audit events in sequence order (operator)',
+    summary:
+      'Audit events in sequence order (operators; an analyst for one of its owners, `?ownerId=`)',
     querystring: req.AuditQuery,
     response: z.object({ events: z.array(res.AuditEventOut) }),
     args: ({ query }) => [definedOnly(query)],
@@ -29,9 +31,10 @@ export const operateRoutes = routeFamily('operate', [
   useCaseRoute('kpis')({
     route: 'GET /kpis',
     summary:
-      'Aggregate figures: attribution share, refusals, deletions, expiry on-schedule share (operator)',
+      'Aggregate figures: attribution share, refusals, deletions, expiry on-schedule share (operators; an analyst for one of its owners, `?ownerId=`)',
+    querystring: req.KpisQuery,
     response: res.KpisOut,
-    args: () => [],
+    args: ({ query }) => [definedOnly(query)],
   }),
   useCaseRoute('expireDue')({
     route: 'POST /expire',

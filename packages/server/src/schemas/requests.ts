@@ -108,3 +108,15 @@ export const AuditQuery = z.object({
   afterSeq: z.coerce.number().int().min(0).optional(),
   limit: z.coerce.number().int().min(1).optional().describe('At most 1000'),
 });
+
+export const KpisQuery = z.object({
+  ownerId: z
+    .string()
+    .optional()
+    .describe("One owner's figures (a key scoped to some owners must name one)"),
+  toleranceMs: z.coerce
+    .number()
+    .int()
+    .optional()
+    .describe('How late an expiry may be and count as on schedule'),
+});

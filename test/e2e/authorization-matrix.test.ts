@@ -1,0 +1,307 @@
+// The authorization matrix over HTTP, on both stores: every route × every
+// role × {an owner the key holds, another tenant's owner, an owner that
+// exists nowhere}, each request sent with a real API key through the real
+// authentication, and its answer compared with core's matrix
+// (authorizationOutcome), which docs/authorization.md renders. A refusal must
+// come with its code and leave the other tenant's data as it was.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  OWNER_CASES,
+  ROLES,
+  authorizationOutcome,
+  matrixScope,
+  type Caller,
+  type Engine,
+  type OwnerCase,
+  type Role,
+} from '@keepgraph/core';
+import { createTransformersEmbedder } from '@keepgraph/embedder';
+import { openEmbeddedRuntime, type EmbeddedRuntime, type StoreSelection } from '@keepgraph/runtime';
+import { HTTP_STATUS, USE_CASE_ROUTES, buildApp } from '@keepgraph/server';
+
+const SETUP: Caller = { role: 'operator', owners: 'all', principal: 'test:matrix' };
+
+/** What a cell's request names: its owner and, inside it, a memory, a session, a key. */
+interface Target {
+  role: Role;
+  ownerId: string;
+  memoryId: string;
+  sessionId: string;
+  key: string;
+  keyId: string;
+  /** A session message's seq. */
+  seq: number;
+}
+
+interface Req {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  payload?: unknown;
+}
+
+const fact = (text: string) => ({ kind: 'fact', text, origin: { sessionId: 's-matrix' } });
+// An agent's claims are inferences: they name what they derive from.
+const claim = (t: Target, body: Record<string, unknown>) =>
+  t.role === 'agent' ? { ...body, derivedFrom: [t.memoryId] } : body;
+const o = (t: Target) => `/v1/owners/${encodeURIComponent(t.ownerId)}`;
+
+// One request per route, by `METHOD /v1/url` as the routes declare it; a
+// route missing here fails the test below.
+const REQUESTS: Record<string, (t: Target) => Req> = {
+  'POST /v1/owners/:ownerId/memories': (t) => ({
+    method: 'POST',
+    url: `${o(t)}/memories`,
+    payload: claim(t, fact('The user walks by the river every morning.')),
+  }),
+  'POST /v1/owners/:ownerId/memories::batch': (t) => ({
+    method: 'POST',
+    url: `${o(t)}/memories:batch`,
+    payload: { memories: [claim(t, fact('The user keeps a small herb garden.'))] },
+  }),
+  'GET /v1/owners/:ownerId/memories/:id': (t) => ({
+    method: 'GET',
+    url: `${o(t)}/memories/${t.memoryId}`,
+  }),
+  'GET /v1/owners/:ownerId/memories/:id/lineage': (t) => ({
+    method: 'GET',
+    url: `${o(t)}/memories/${t.memoryId}/lineage`,
+  }),
+  'DELETE /v1/owners/:ownerId/memories/:id': (t) => ({
+    method: 'DELETE',
+    url: `${o(t)}/memories/${t.memoryId}`,
+  }),
+  'GET /v1/owners/:ownerId/export': (t) => ({ method: 'GET', url: `${o(t)}/export` }),
+  'POST /v1/owners/:ownerId/recall': (t) => ({
+    method: 'POST',
+    url: `${o(t)}/recall`,
+    payload: { query: 'river walks' },
+  }),
+  'POST /v1/owners/:ownerId/why': (t) => ({
+    method: 'POST',
+    url: `${o(t)}/why`,
+    payload: { query: 'river walks' },
+  }),
+  'POST /v1/owners/:ownerId/forget': (t) => ({
+    method: 'POST',
+    url: `${o(t)}/forget`,
+    payload: { ids: [t.memoryId] },
+  }),
+  'POST /v1/owners/:ownerId/verify-forgotten': (t) => ({
+    method: 'POST',
+    url: `${o(t)}/verify-forgotten`,
+    payload: { ids: [t.memoryId] },
+  }),
+  'DELETE /v1/owners/:ownerId': (t) => ({ method: 'DELETE', url: o(t) }),
+  'POST /v1/owners/:ownerId/revoke-source': (t) => ({
+    method: 'POST',
+    url: `${o(t)}/revoke-source`,
+    payload: { uri: 'https://example.com/matrix' },
+  }),
+  'GET /v1/owners/:ownerId/kv/:key': (t) => ({ method: 'GET', url: `${o(t)}/kv/theme` }),
+  'PUT /v1/owners/:ownerId/kv/:key': (t) => ({
+    method: 'PUT',
+    url: `${o(t)}/kv/theme`,
+    payload: claim(t, { text: 'the preferred theme is dark', origin: { sessionId: 's-matrix' } }),
+  }),
+  'POST /v1/owners/:ownerId/sessions/:sessionId/messages': (t) => ({
+    method: 'POST',
+    url: `${o(t)}/sessions/${t.sessionId}/messages`,
+    payload: { messages: [{ role: 'user', text: 'we are planning a trip to Lisbon' }] },
+  }),
+  'GET /v1/owners/:ownerId/sessions/:sessionId/context': (t) => ({
+    method: 'GET',
+    url: `${o(t)}/sessions/${t.sessionId}/context`,
+  }),
+  'DELETE /v1/owners/:ownerId/sessions/:sessionId': (t) => ({
+    method: 'DELETE',
+    url: `${o(t)}/sessions/${t.sessionId}`,
+  }),
+  'DELETE /v1/owners/:ownerId/sessions/:sessionId/messages/:seq': (t) => ({
+    method: 'DELETE',
+    url: `${o(t)}/sessions/${t.sessionId}/messages/${t.seq}`,
+  }),
+  'GET /v1/audit': (t) => ({
+    method: 'GET',
+    url: `/v1/audit?ownerId=${encodeURIComponent(t.ownerId)}`,
+  }),
+  'GET /v1/audit/verify': () => ({ method: 'GET', url: '/v1/audit/verify' }),
+  'GET /v1/kpis': (t) => ({
+    method: 'GET',
+    url: `/v1/kpis?ownerId=${encodeURIComponent(t.ownerId)}`,
+  }),
+  'POST /v1/expire': () => ({ method: 'POST', url: '/v1/expire' }),
+  'POST /v1/keys': (t) => ({
+    method: 'POST',
+    url: '/v1/keys',
+    payload: { name: 'made in the matrix', role: 'user', owners: [t.ownerId] },
+  }),
+  'GET /v1/keys': () => ({ method: 'GET', url: '/v1/keys' }),
+  'DELETE /v1/keys/:id': (t) => ({ method: 'DELETE', url: `/v1/keys/${t.keyId}` }),
+};
+
+// What a route answers an operator for an owner that does not exist: the
+// routes that name something inside the owner find nothing.
+const ABSENT_STATUS: Record<string, number> = {
+  'GET /v1/owners/:ownerId/memories/:id': 404,
+  'GET /v1/owners/:ownerId/memories/:id/lineage': 404,
+  'DELETE /v1/owners/:ownerId/memories/:id': 404,
+  'POST /v1/owners/:ownerId/forget': 404,
+  'DELETE /v1/owners/:ownerId': 404,
+  'GET /v1/owners/:ownerId/kv/:key': 404,
+  'DELETE /v1/owners/:ownerId/sessions/:sessionId': 404,
+  'DELETE /v1/owners/:ownerId/sessions/:sessionId/messages/:seq': 404,
+};
+
+const routeName = (r: (typeof USE_CASE_ROUTES)[number]) => `${r.method} /v1${r.url}`;
+
+async function seed(
+  engine: Engine,
+  ownerId: string,
+): Promise<Omit<Target, 'key' | 'ownerId' | 'role'>> {
+  const w = await engine.remember(
+    SETUP,
+    ownerId,
+    fact('The user walks by the river every morning.'),
+  );
+  await engine.putByKey(SETUP, ownerId, 'theme', {
+    text: 'the preferred theme is light',
+    origin: { sessionId: 's-matrix' },
+  });
+  await engine.sessionAppend(SETUP, ownerId, 's-matrix', {
+    messages: [{ role: 'user', text: 'hello, this is the matrix session' }],
+  });
+  const [message] = await engine.deps.store.sessionMessages(ownerId, 's-matrix', {
+    limit: 1,
+    now: new Date().toISOString(),
+  });
+  const spare = await engine.createKey(SETUP, {
+    name: 'to revoke',
+    role: 'agent',
+    owners: [ownerId],
+  });
+  return { memoryId: w.memory.id, sessionId: 's-matrix', keyId: spare.id, seq: message!.seq! };
+}
+
+describe.each(['sqlite', 'neo4j'] as const)('the authorization matrix over HTTP on %s', (store) => {
+  let dir: string;
+  let runtime: EmbeddedRuntime;
+  let app: ReturnType<typeof buildApp>;
+  // Another tenant's owner: no cell's key holds it, every cell may name it.
+  let other: Omit<Target, 'key' | 'role'>;
+  let otherCount = 0;
+  const run = randomUUID().slice(0, 8);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), `kg-matrix-${store}-`));
+    const selection: StoreSelection =
+      store === 'neo4j'
+        ? {
+            kind: 'neo4j',
+            uri: inject('neo4jUri'),
+            ...(inject('neo4jUser')
+              ? { user: inject('neo4jUser'), password: inject('neo4jPassword') }
+              : {}),
+          }
+        : { kind: 'sqlite' };
+    runtime = await openEmbeddedRuntime({
+      dataDir: dir,
+      store: selection,
+      embedder: await createTransformersEmbedder(),
+      sweepIntervalMs: null,
+    });
+    app = buildApp({
+      engine: runtime.engine,
+      auth: { rateLimitPerMinute: 0, authFailuresPerMinute: 0 },
+    });
+    await app.ready();
+    const otherId = `other-${run}`;
+    other = { ownerId: otherId, ...(await seed(runtime.engine, otherId)) };
+    otherCount = (await runtime.store.counts({ ownerId: otherId })).memories;
+  }, 180_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await runtime?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('has a request for every route', () => {
+    expect(USE_CASE_ROUTES.map(routeName).filter((n) => !(n in REQUESTS))).toEqual([]);
+  });
+
+  it('answers every cell as the matrix says: success, forbidden_role or owner_out_of_scope', async () => {
+    const engine = runtime.engine;
+    const misses: string[] = [];
+    let cells = 0;
+    let n = 0;
+    for (const route of USE_CASE_ROUTES) {
+      const name = routeName(route);
+      for (const role of ROLES) {
+        for (const ownerCase of OWNER_CASES) {
+          const outcome = authorizationOutcome(route.useCase, role, ownerCase);
+          if (outcome === 'not_applicable') continue;
+          // A fresh owner per cell: destructive routes cannot spoil the next.
+          const mine = `m-${run}-${n++}`;
+          const target = await targetFor(ownerCase, mine);
+          const key = (
+            await engine.createKey(SETUP, {
+              name: `matrix ${role}`,
+              role,
+              owners: matrixScope(role) === 'all' ? 'all' : [mine],
+            })
+          ).key;
+          const req = REQUESTS[name]!({ ...target, key, role });
+          const r = await app.inject({
+            method: req.method,
+            url: req.url,
+            ...(req.payload !== undefined && { payload: req.payload as object }),
+            headers: { authorization: `Bearer ${key}` },
+          });
+          cells++;
+          const expected =
+            outcome === 'allowed'
+              ? ownerCase === 'absent'
+                ? (ABSENT_STATUS[name] ?? route.status ?? 200)
+                : (route.status ?? 200)
+              : HTTP_STATUS[outcome];
+          const code =
+            r.statusCode >= 400
+              ? (r.json() as { error?: { code?: string } }).error?.code
+              : undefined;
+          const expectedCode =
+            outcome === 'allowed' ? (expected >= 400 ? 'not_found' : undefined) : outcome;
+          if (r.statusCode !== expected || code !== expectedCode)
+            misses.push(
+              `${name} as ${role}, ${ownerCase}: ${r.statusCode} ${code ?? ''} (expected ${expected} ${expectedCode ?? ''}) ${r.statusCode >= 400 ? r.body.slice(0, 160) : ''}`,
+            );
+        }
+      }
+    }
+    expect(misses).toEqual([]);
+    // 25 routes x 5 roles x up to 3 owners, less what cannot arise.
+    expect(cells).toBeGreaterThan(250);
+    // No refusal touched the other tenant's owner.
+    expect((await runtime.store.counts({ ownerId: other.ownerId })).memories).toBe(otherCount);
+    expect(await runtime.store.getById(other.ownerId, other.memoryId)).not.toBeNull();
+
+    async function targetFor(
+      ownerCase: OwnerCase,
+      mine: string,
+    ): Promise<Omit<Target, 'key' | 'role'>> {
+      if (ownerCase === 'out_of_scope') return other;
+      if (ownerCase === 'absent')
+        return {
+          ownerId: `absent-${randomUUID()}`,
+          memoryId: randomUUID(),
+          sessionId: 's-none',
+          keyId: other.keyId,
+          seq: 1,
+        };
+      return { ownerId: mine, ...(await seed(engine, mine)) };
+    }
+  }, 600_000);
+});
