@@ -17,7 +17,10 @@ export interface KeepGraphProcess {
 }
 
 /** Start the server on a free port over `dataDir`; `env` adds to this process's environment. */
-export async function startKeepGraph(dataDir: string, env: Record<string, string>): Promise<KeepGraphProcess> {
+export async function startKeepGraph(
+  dataDir: string,
+  env: Record<string, string>,
+): Promise<KeepGraphProcess> {
   const server: ChildProcess = spawn(
     process.execPath,
     ['--import', 'tsx', 'packages/cli/src/main.ts', 'start', '--port', '0', '--data', dataDir],
@@ -50,7 +53,8 @@ export async function startKeepGraph(dataDir: string, env: Record<string, string
     /Operator key[^\n]*:\n\s+(kgk_\S+)/.exec(out)?.[1] ??
     (existsSync(join(dataDir, 'operator.key'))
       ? readFileSync(join(dataDir, 'operator.key'), 'utf8').trim()
-      : createKey(dataDir, env, ['--role', 'operator', '--all-owners', '--name', 'e2e operator']).key);
+      : createKey(dataDir, env, ['--role', 'operator', '--all-owners', '--name', 'e2e operator'])
+          .key);
   return {
     base,
     operatorKey,
@@ -72,7 +76,17 @@ export function createKey(
 ): { id: string; key: string; role: string; owners: 'all' | string[] } {
   const out = execFileSync(
     process.execPath,
-    ['--import', 'tsx', 'packages/cli/src/main.ts', 'keys', 'create', ...flags, '--json', '--data', dataDir],
+    [
+      '--import',
+      'tsx',
+      'packages/cli/src/main.ts',
+      'keys',
+      'create',
+      ...flags,
+      '--json',
+      '--data',
+      dataDir,
+    ],
     { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' },
   );
   return JSON.parse(out) as { id: string; key: string; role: string; owners: 'all' | string[] };

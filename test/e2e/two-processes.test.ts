@@ -100,7 +100,12 @@ for (const store of ['sqlite', 'neo4j'] as const) {
           })
         ).status;
       const k = await make({ name: 'to revoke', role: 'agent', owners: ['o-revoke'] });
-      const short = await make({ name: 'short-lived', role: 'agent', owners: ['o-revoke'], expiresIn: '3s' });
+      const short = await make({
+        name: 'short-lived',
+        role: 'agent',
+        owners: ['o-revoke'],
+        expiresIn: '3s',
+      });
       for (const s of servers) {
         expect(await status(s.base, k.key)).toBe(200);
         expect(await status(s.base, short.key)).toBe(200);
@@ -145,7 +150,9 @@ for (const store of ['sqlite', 'neo4j'] as const) {
       };
       expect(exported.memories).toHaveLength(1); // the held one: the current value
       for (const s of servers) {
-        const kv = (await (await fetch(`${s.base}/v1/owners/${o}/kv/theme`, { headers: auth })).json()) as {
+        const kv = (await (
+          await fetch(`${s.base}/v1/owners/${o}/kv/theme`, { headers: auth })
+        ).json()) as {
           current: { id: string } | null;
           conflicts: unknown[];
         };

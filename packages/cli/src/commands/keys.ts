@@ -8,10 +8,23 @@ import { KeepGraphError, ROLES } from '@keepgraph/core';
 import { globalOptions, runsUseCases, withRuntime } from '../context.ts';
 import type { Io } from '../io.ts';
 
-const asOperator = { operatorByDefault: true } as const;
+/**
+ * Key commands run as the data directory's operator whatever --role says:
+ * on `keys create`, --role is the new key's role. (--role is a global
+ * option, so commander hands it to the program, not to the subcommand.)
+ */
+function asOperator(cmd: Command) {
+  return { ...globalOptions(cmd, { operatorByDefault: true }), role: 'operator' as const };
+}
+
+/** The --role typed on the command line, if any. */
+function typedRole(cmd: Command): string | undefined {
+  return cmd.getOptionValueSourceWithGlobals('role') === 'cli'
+    ? cmd.optsWithGlobals<{ role: string }>().role
+    : undefined;
+}
 
 interface CreateFlags {
-  role?: string;
   owners?: string;
   allOwners?: boolean;
   name?: string;
@@ -38,15 +51,17 @@ export function registerKeys(program: Command, io: Io): void {
     .command('keys')
     .description("API keys for the server over this data directory (its operator's)");
   runsUseCases(keys.command('create'), ['createKey'])
-    .description('create a key and print it once (only its hash is kept)')
-    .option('--role <role>', `the key's role: ${ROLES.join(', ')}`)
+    .description(
+      `create a key and print it once (only its hash is kept); --role <role> is the key's role: ${ROLES.join(', ')}`,
+    )
     .option('--owners <ids>', 'comma-separated owner ids the key may act on')
     .option('--all-owners', 'the key may act on every owner (operators always do)')
     .option('--name <name>', 'what the key is for, shown in lists')
     .option('--expires <duration>', 'lifetime, e.g. 90d or 12h (default: until revoked)')
     .option('--json', 'print {"id","name","role","owners","expiresAt","key"}')
     .action(async (f: CreateFlags, cmd: Command) => {
-      if (!f.role) usage(`--role is required (one of ${ROLES.join(', ')})`);
+      const role = typedRole(cmd);
+      if (!role) usage(`--role is required: the key's role (one of ${ROLES.join(', ')})`);
       if (!f.name) usage('--name is required');
       if ((f.owners === undefined) === !f.allOwners)
         usage('give exactly one of --owners a,b and --all-owners');
@@ -56,10 +71,10 @@ export function registerKeys(program: Command, io: Io): void {
             .owners!.split(',')
             .map((o) => o.trim())
             .filter((o) => o !== '');
-      await withRuntime(globalOptions(cmd, asOperator), async ({ engine, caller }) => {
+      await withRuntime(asOperator(cmd), async ({ engine, caller }) => {
         const k = await engine.createKey(caller, {
           name: f.name,
-          role: f.role,
+          role,
           owners,
           ...(f.expires !== undefined && { expiresIn: f.expires }),
         });
@@ -76,7 +91,7 @@ export function registerKeys(program: Command, io: Io): void {
     .description('every key, revoked ones too (never a key or its hash)')
     .option('--json', 'print the keys as JSON')
     .action(async (f: { json?: boolean }, cmd: Command) => {
-      await withRuntime(globalOptions(cmd, asOperator), async ({ engine, caller }) => {
+      await withRuntime(asOperator(cmd), async ({ engine, caller }) => {
         const all = await engine.listKeys(caller);
         if (f.json) return io.out(JSON.stringify(all, null, 2));
         if (all.length === 0) return io.out('no API keys');
@@ -88,7 +103,7 @@ export function registerKeys(program: Command, io: Io): void {
     .argument('<id>', 'the key id (as keys list shows it)')
     .option('--json', 'print the revoked key as JSON')
     .action(async (id: string, f: { json?: boolean }, cmd: Command) => {
-      await withRuntime(globalOptions(cmd, asOperator), async ({ engine, caller }) => {
+      await withRuntime(asOperator(cmd), async ({ engine, caller }) => {
         const k = await engine.revokeKey(caller, id);
         if (f.json) return io.out(JSON.stringify(k, null, 2));
         io.out(formatKey(k));
