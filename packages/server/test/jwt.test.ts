@@ -1,0 +1,139 @@
+// JWTs from an identity provider's JWKS (served here on 127.0.0.1 by a plain
+// HTTP server), through the app's real authentication: a good token is its
+// claims' role and owners; `alg: none`, a wrong audience or issuer, an
+// expired token, another key's signature and an HMAC token keyed with the
+// public key (algorithm confusion) are all 401.
+import { createServer, type Server } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { SignJWT, UnsecuredJWT, exportJWK, exportSPKI, generateKeyPair, type JWK } from 'jose';
+import { createTransformersEmbedder } from '@keepgraph/embedder';
+import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
+import { buildApp } from '../src/app.ts';
+import { jwtVerifier } from '../src/auth/jwt.ts';
+
+const ISSUER = 'https://idp.example/';
+const AUDIENCE = 'keepgraph';
+let dir: string;
+let runtime: EmbeddedRuntime;
+let app: FastifyInstance;
+let jwks: Server;
+let keys: Awaited<ReturnType<typeof generateKeyPair>>;
+let strangers: Awaited<ReturnType<typeof generateKeyPair>>;
+let fetches = 0;
+
+const claims = { keepgraph_role: 'analyst', keepgraph_owners: ['o-1'] };
+const sign = (
+  key: CryptoKey,
+  over: { aud?: string; iss?: string; exp?: number | string; sub?: string; alg?: string; body?: object } = {},
+) =>
+  new SignJWT({ ...claims, ...over.body })
+    .setProtectedHeader({ alg: over.alg ?? 'RS256', kid: 'k1' })
+    .setIssuer(over.iss ?? ISSUER)
+    .setAudience(over.aud ?? AUDIENCE)
+    .setSubject(over.sub ?? 'ana')
+    .setIssuedAt()
+    .setExpirationTime(over.exp ?? '10m')
+    .sign(key);
+
+beforeAll(async () => {
+  keys = await generateKeyPair('RS256', { extractable: true });
+  strangers = await generateKeyPair('RS256');
+  const jwk: JWK = { ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+  jwks = createServer((_req, res) => {
+    fetches++;
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ keys: [jwk] }));
+  });
+  await new Promise<void>((ok) => jwks.listen(0, '127.0.0.1', ok));
+  const { port } = jwks.address() as AddressInfo;
+  dir = await mkdtemp(join(tmpdir(), 'keepgraph-jwt-'));
+  runtime = await openEmbeddedRuntime({
+    dataDir: dir,
+    embedder: await createTransformersEmbedder(),
+    sweepIntervalMs: null,
+  });
+  app = buildApp({
+    engine: runtime.engine,
+    auth: {
+      jwt: jwtVerifier({ jwksUrl: `http://127.0.0.1:${port}/jwks`, issuer: ISSUER, audience: AUDIENCE }),
+    },
+  });
+  await app.ready();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await runtime?.close();
+  await new Promise((ok) => jwks?.close(ok));
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const recall = (token: string, owner = 'o-1') =>
+  app.inject({
+    method: 'POST',
+    url: `/v1/owners/${owner}/recall`,
+    headers: { authorization: `Bearer ${token}` },
+    payload: { query: 'anything' },
+  });
+const kpis = (token: string, owner: string) =>
+  app.inject({ method: 'GET', url: `/v1/kpis?ownerId=${owner}`, headers: { authorization: `Bearer ${token}` } });
+
+describe('JWTs checked against a JWKS', () => {
+  it('authenticates a good token as its claims say: an analyst reads its owners and writes nothing', async () => {
+    const token = await sign(keys.privateKey);
+    expect((await recall(token)).statusCode).toBe(200);
+    expect((await kpis(token, 'o-1')).statusCode).toBe(200);
+    const out = await kpis(token, 'o-2');
+    expect(out.statusCode).toBe(403);
+    expect(out.json().error.code).toBe('owner_out_of_scope');
+    const write = await app.inject({
+      method: 'POST',
+      url: '/v1/owners/o-1/memories',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { kind: 'fact', text: 'An analyst may not write this.', origin: { sessionId: 's' } },
+    });
+    expect(write.statusCode).toBe(403);
+    expect(write.json().error.code).toBe('forbidden_role');
+    expect(await runtime.store.countMemories('o-1')).toBe(0);
+    expect(fetches).toBeGreaterThan(0);
+  });
+
+  it('refuses alg none, wrong audience or issuer, expiry, a stranger key, algorithm confusion and bad claims with 401', async () => {
+    const spki = await exportSPKI(keys.publicKey);
+    const confused = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject('ana')
+      .setExpirationTime('10m')
+      .sign(new TextEncoder().encode(spki));
+    const unsigned = new UnsecuredJWT(claims)
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject('ana')
+      .setExpirationTime('10m')
+      .encode();
+    const bad = {
+      'alg none': unsigned,
+      'wrong audience': await sign(keys.privateKey, { aud: 'someone-else' }),
+      'wrong issuer': await sign(keys.privateKey, { iss: 'https://evil.example/' }),
+      expired: await sign(keys.privateKey, { exp: Math.floor(Date.now() / 1000) - 10 }),
+      'a stranger key': await sign(strangers.privateKey),
+      'HMAC with the public key': confused,
+      'unknown role': await sign(keys.privateKey, { body: { keepgraph_role: 'root' } }),
+      'operator for some owners': await sign(keys.privateKey, { body: { keepgraph_role: 'operator' } }),
+      'no owners': await sign(keys.privateKey, { body: { keepgraph_owners: undefined } }),
+      truncated: (await sign(keys.privateKey)).slice(0, -5),
+    };
+    for (const [what, token] of Object.entries(bad)) {
+      const r = await recall(token);
+      expect(r.statusCode, what).toBe(401);
+      expect(r.json().error.code, what).toBe('unauthenticated');
+    }
+  });
+});
