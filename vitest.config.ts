@@ -30,6 +30,11 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          // After the unit and conformance projects: a `keepgraph start` over
+          // the shared Neo4j runs the in-process outbox relay, which reads
+          // every owner's pending jobs, and the conformance suite's must stay
+          // where they are.
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -38,8 +43,9 @@ export default defineConfig({
           name: 'background',
           include: ['test/background/**/*.test.ts'],
           // After every other project: its outbox relays read every owner's
-          // pending jobs, and the conformance suite's must stay where they are.
-          sequence: { groupOrder: 1 },
+          // pending jobs, and the conformance suite's and the e2e servers'
+          // must stay where they are.
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -59,6 +59,8 @@ describe.each(['sqlite', 'neo4j'] as const)(
         : { KEEPGRAPH_STORE: 'sqlite' };
     const env = (): Record<string, string> => ({
       ...storeEnv(),
+      // No background jobs: nothing here needs them.
+      KEEPGRAPH_SWEEP_INTERVAL_MS: '0',
       KEEPGRAPH_JWT_SECRET: JWT_SECRET,
       KEEPGRAPH_JWT_ISSUER: ISSUER,
       KEEPGRAPH_JWT_AUDIENCE: AUDIENCE,

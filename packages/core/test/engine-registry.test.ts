@@ -80,14 +80,20 @@ describe('the engine is derived from the use-case registry', () => {
     ][]) {
       if (uc.args[0]?.name !== 'ownerId') continue;
       const call = engine[name] as (...a: unknown[]) => Promise<unknown>;
-      const blank = await call({ role: 'operator', owners: 'all', principal: 'p' }, '  ').catch((e: unknown) => e);
+      const blank = await call({ role: 'operator', owners: 'all', principal: 'p' }, '  ').catch(
+        (e: unknown) => e,
+      );
       expect(isKeepGraphError(blank) && blank.code, name).toBe('owner_required');
       // A well-formed owner, then an argument of the wrong type (a number where
       // every use-case wants a string, list or object).
       if (uc.args.length > 1 && !uc.args[1]!.optional) {
-        const bad = await call({ role: 'operator', owners: 'all', principal: 'p' }, 'owner', 42, 42, 42).catch(
-          (e: unknown) => e,
-        );
+        const bad = await call(
+          { role: 'operator', owners: 'all', principal: 'p' },
+          'owner',
+          42,
+          42,
+          42,
+        ).catch((e: unknown) => e);
         expect(isKeepGraphError(bad) && bad.code, name).toBe('invalid_input');
       }
       checked++;
@@ -104,7 +110,17 @@ describe('the engine is derived from the use-case registry', () => {
   });
 
   it('lets an analyst write, delete or change nothing', () => {
-    const reads = new Set(['recall', 'why', 'get', 'lineage', 'getByKey', 'verifyForgotten', 'sessionContext', 'auditList', 'kpis']);
+    const reads = new Set([
+      'recall',
+      'why',
+      'get',
+      'lineage',
+      'getByKey',
+      'verifyForgotten',
+      'sessionContext',
+      'auditList',
+      'kpis',
+    ]);
     for (const [name, uc] of Object.entries(USE_CASES))
       expect(uc.roles.includes('analyst'), name).toBe(reads.has(name));
   });

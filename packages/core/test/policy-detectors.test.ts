@@ -35,6 +35,8 @@ const MORE_SECRETS: Record<string, string> = {
   proseBankPassword: 'my bank password is hunter2024',
   prosePin: 'My PIN is 4821, do not share it',
   recoveryCodes: 'recovery codes: 8f3k-2j9d, 1m4n-7p2q',
+  // Our own API keys (api-keys.ts): a leaked one pasted into a memory.
+  keepgraphKey: `use ${j('kg', 'k_')}0123456789abcdef_${'Ab3De5Fg7Hj9Kl1Mn3Pq5Rs7Tu9Vw1Xy3Za5Bc7De9F'} for the bot`,
 };
 
 describe('detectSecrets: the formats the recommended rules leave out', () => {
@@ -164,5 +166,21 @@ describe('secretlint on the write path', () => {
     await new Promise((r) => setTimeout(r, 10)); // let the profiler's observer run
     for (let i = 0; i < 5; i++) await detectSecrets('one more ordinary sentence');
     expect(secretlintProfilerBacklog()).toBeLessThan(200);
+  });
+});
+
+describe('detectSecrets and KeepGraph API keys', () => {
+  it('finds every freshly made key', async () => {
+    const { newApiKey } = await import('../src/api-keys.ts');
+    for (let i = 0; i < 50; i++) {
+      const key = newApiKey().key;
+      const text = `the agent's key is ${key}, keep it safe`;
+      const findings = await detectSecrets(text);
+      // The finding covers the key (the prefix at least), so the gate names it.
+      expect(
+        findings.some((f) => f.range[0] <= text.indexOf(key) + 4 && f.range[1] > text.indexOf(key)),
+        key,
+      ).toBe(true);
+    }
   });
 });

@@ -29,7 +29,14 @@ let fetches = 0;
 const claims = { keepgraph_role: 'analyst', keepgraph_owners: ['o-1'] };
 const sign = (
   key: CryptoKey,
-  over: { aud?: string; iss?: string; exp?: number | string; sub?: string; alg?: string; body?: object } = {},
+  over: {
+    aud?: string;
+    iss?: string;
+    exp?: number | string;
+    sub?: string;
+    alg?: string;
+    body?: object;
+  } = {},
 ) =>
   new SignJWT({ ...claims, ...over.body })
     .setProtectedHeader({ alg: over.alg ?? 'RS256', kid: 'k1' })
@@ -60,7 +67,11 @@ beforeAll(async () => {
   app = buildApp({
     engine: runtime.engine,
     auth: {
-      jwt: jwtVerifier({ jwksUrl: `http://127.0.0.1:${port}/jwks`, issuer: ISSUER, audience: AUDIENCE }),
+      jwt: jwtVerifier({
+        jwksUrl: `http://127.0.0.1:${port}/jwks`,
+        issuer: ISSUER,
+        audience: AUDIENCE,
+      }),
     },
   });
   await app.ready();
@@ -81,7 +92,11 @@ const recall = (token: string, owner = 'o-1') =>
     payload: { query: 'anything' },
   });
 const kpis = (token: string, owner: string) =>
-  app.inject({ method: 'GET', url: `/v1/kpis?ownerId=${owner}`, headers: { authorization: `Bearer ${token}` } });
+  app.inject({
+    method: 'GET',
+    url: `/v1/kpis?ownerId=${owner}`,
+    headers: { authorization: `Bearer ${token}` },
+  });
 
 describe('JWTs checked against a JWKS', () => {
   it('authenticates a good token as its claims say: an analyst reads its owners and writes nothing', async () => {
@@ -126,7 +141,9 @@ describe('JWTs checked against a JWKS', () => {
       'a stranger key': await sign(strangers.privateKey),
       'HMAC with the public key': confused,
       'unknown role': await sign(keys.privateKey, { body: { keepgraph_role: 'root' } }),
-      'operator for some owners': await sign(keys.privateKey, { body: { keepgraph_role: 'operator' } }),
+      'operator for some owners': await sign(keys.privateKey, {
+        body: { keepgraph_role: 'operator' },
+      }),
       'no owners': await sign(keys.privateKey, { body: { keepgraph_owners: undefined } }),
       truncated: (await sign(keys.privateKey)).slice(0, -5),
     };
@@ -134,6 +151,55 @@ describe('JWTs checked against a JWKS', () => {
       const r = await recall(token);
       expect(r.statusCode, what).toBe(401);
       expect(r.json().error.code, what).toBe('unauthenticated');
+    }
+  });
+});
+
+describe('rate limits and CORS', () => {
+  it('answers 429 with Retry-After once a key passes its requests a minute; other keys go on', async () => {
+    const limited = buildApp({ engine: runtime.engine, auth: { rateLimitPerMinute: 3 } });
+    try {
+      const op = { role: 'operator' as const, owners: 'all' as const, principal: 'test:setup' };
+      const k1 = (await runtime.engine.createKey(op, { name: 'r1', role: 'user', owners: 'all' }))
+        .key;
+      const k2 = (await runtime.engine.createKey(op, { name: 'r2', role: 'user', owners: 'all' }))
+        .key;
+      const ask = (key: string) =>
+        limited.inject({
+          method: 'GET',
+          url: '/v1/owners/o-1/kv/missing',
+          headers: { authorization: `Bearer ${key}` },
+        });
+      for (let i = 0; i < 3; i++) expect((await ask(k1)).statusCode).toBe(404);
+      const r = await ask(k1);
+      expect(r.statusCode).toBe(429);
+      expect(r.json().error.code).toBe('rate_limited');
+      expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await ask(k2)).statusCode).toBe(404);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('sends no CORS headers unless origins are configured, then only for those', async () => {
+    const preflight = (a: FastifyInstance, origin: string) =>
+      a.inject({
+        method: 'OPTIONS',
+        url: '/v1/keys',
+        headers: { origin, 'access-control-request-method': 'GET' },
+      });
+    const bare = await preflight(app, 'https://evil.example');
+    expect(bare.headers['access-control-allow-origin']).toBeUndefined();
+    const withCors = buildApp({ engine: runtime.engine, corsOrigins: ['https://ui.example'] });
+    try {
+      const ok = await preflight(withCors, 'https://ui.example');
+      expect(ok.statusCode).toBeLessThan(300);
+      expect(ok.headers['access-control-allow-origin']).toBe('https://ui.example');
+      expect(
+        (await preflight(withCors, 'https://evil.example')).headers['access-control-allow-origin'],
+      ).toBeUndefined();
+    } finally {
+      await withCors.close();
     }
   });
 });

@@ -96,7 +96,8 @@ export const authenticationPlugin = fp<AuthenticationOptions>(
     };
 
     app.addHook('onRequest', async (request, reply) => {
-      if (isPublicPath(request.url)) return;
+      // A CORS preflight carries no credentials by design, and runs nothing.
+      if (isPublicPath(request.url) || request.method === 'OPTIONS') return;
       const token = bearerToken(request);
       const credential = token === null ? null : await credentialOf(token);
       if (credential === null) {
