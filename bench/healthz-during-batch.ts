@@ -5,7 +5,7 @@
 // p50/p95/max beside those of an idle server, in one run.
 //   pnpm -s tsx bench/healthz-during-batch.ts [--items 1000] [--out bench/results/healthz-during-batch.json]
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +23,11 @@ const dataDir = mkdtempSync(join(tmpdir(), 'kg-healthz-'));
 const server = spawn(
   process.execPath,
   ['--import', 'tsx', 'packages/cli/src/main.ts', 'start', '--port', '0', '--data', dataDir],
-  { cwd: root, env: { ...process.env, KEEPGRAPH_STORE: 'sqlite' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  {
+    cwd: root,
+    env: { ...process.env, KEEPGRAPH_STORE: 'sqlite' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  },
 );
 let log = '';
 server.stdout!.on('data', (d: Buffer) => (log += d.toString()));
@@ -43,7 +47,12 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? +s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!.toFixed(1) : null;
 };
-const stats = (xs: number[]) => ({ n: xs.length, p50: pct(xs, 50), p95: pct(xs, 95), max: pct(xs, 100) });
+const stats = (xs: number[]) => ({
+  n: xs.length,
+  p50: pct(xs, 50),
+  p95: pct(xs, 95),
+  max: pct(xs, 100),
+});
 
 /** Poll /healthz every 20 ms until `until` resolves; the latencies in ms. */
 async function pollHealth(until: Promise<unknown>): Promise<number[]> {
@@ -63,19 +72,35 @@ async function pollHealth(until: Promise<unknown>): Promise<number[]> {
 try {
   const idle = await pollHealth(new Promise((r) => setTimeout(r, 3000)));
   const texts = syntheticTexts(items, 7);
-  const memories = texts.map((text, i) => ({ kind: 'fact', text, origin: { sessionId: 'b', turn: String(i) } }));
+  const memories = texts.map((text, i) => ({
+    kind: 'fact',
+    text,
+    origin: { sessionId: 'b', turn: String(i) },
+  }));
   const t0 = performance.now();
   const batch = fetch(`${base}/v1/owners/healthz-bench/memories:batch`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: {
+      'content-type': 'application/json',
+      // The first start over a fresh data dir writes its operator key here.
+      authorization: `Bearer ${readFileSync(join(dataDir, 'operator.key'), 'utf8').trim()}`,
+    },
     body: JSON.stringify({ memories }),
-  }).then(async (r) => ({ status: r.status, body: (await r.json()) as { stored?: unknown[]; failed?: unknown[] } }));
+  }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as { stored?: unknown[]; failed?: unknown[] },
+  }));
   const during = await pollHealth(batch);
   const { status, body } = await batch;
   const batchMs = performance.now() - t0;
   const result = {
     items,
-    batch: { status, stored: body.stored?.length ?? 0, failed: body.failed?.length ?? 0, ms: Math.round(batchMs) },
+    batch: {
+      status,
+      stored: body.stored?.length ?? 0,
+      failed: body.failed?.length ?? 0,
+      ms: Math.round(batchMs),
+    },
     healthzIdleMs: stats(idle),
     healthzDuringBatchMs: stats(during),
     machine: machineInfo(),

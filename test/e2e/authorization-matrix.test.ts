@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   OWNER_CASES,
   ROLES,
@@ -20,8 +20,9 @@ import {
   type Role,
 } from '@keepgraph/core';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
-import { openEmbeddedRuntime, type EmbeddedRuntime, type StoreSelection } from '@keepgraph/runtime';
+import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
 import { HTTP_STATUS, USE_CASE_ROUTES, buildApp } from '@keepgraph/server';
+import { storeSelectionFor } from './stores.ts';
 
 const SETUP: Caller = { role: 'operator', owners: 'all', principal: 'test:matrix' };
 
@@ -197,19 +198,9 @@ describe.each(['sqlite', 'neo4j'] as const)('the authorization matrix over HTTP 
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), `kg-matrix-${store}-`));
-    const selection: StoreSelection =
-      store === 'neo4j'
-        ? {
-            kind: 'neo4j',
-            uri: inject('neo4jUri'),
-            ...(inject('neo4jUser')
-              ? { user: inject('neo4jUser'), password: inject('neo4jPassword') }
-              : {}),
-          }
-        : { kind: 'sqlite' };
     runtime = await openEmbeddedRuntime({
       dataDir: dir,
-      store: selection,
+      store: storeSelectionFor(store),
       embedder: await createTransformersEmbedder(),
       sweepIntervalMs: null,
     });

@@ -48,13 +48,24 @@ export async function startKeepGraph(
       clearTimeout(timer);
       fail(new Error(`server exited with ${code}:\n${out}`));
     });
+  }).catch((e: unknown) => {
+    // A server nobody will stop would go on relaying every owner's jobs.
+    server.kill('SIGKILL');
+    throw e;
   });
-  const operatorKey =
-    /Operator key[^\n]*:\n\s+(kgk_\S+)/.exec(out)?.[1] ??
-    (existsSync(join(dataDir, 'operator.key'))
-      ? readFileSync(join(dataDir, 'operator.key'), 'utf8').trim()
-      : createKey(dataDir, env, ['--role', 'operator', '--all-owners', '--name', 'e2e operator'])
-          .key);
+  let operatorKey: string;
+  try {
+    operatorKey =
+      /Operator key[^\n]*:\n\s+(kgk_\S+)/.exec(out)?.[1] ??
+      (existsSync(join(dataDir, 'operator.key'))
+        ? readFileSync(join(dataDir, 'operator.key'), 'utf8').trim()
+        : createKey(dataDir, env, ['--role', 'operator', '--all-owners', '--name', 'e2e operator'])
+            .key);
+  } catch (e) {
+    // A server nobody will stop would go on relaying every owner's jobs.
+    server.kill('SIGKILL');
+    throw e;
+  }
   return {
     base,
     operatorKey,

@@ -5,12 +5,13 @@
 // in plaintext in any byte of the store's files or of the server's log.
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createKey, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { filesUnder, storeEnv } from './stores.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const JWT_SECRET = randomBytes(32).toString('hex');
@@ -33,13 +34,6 @@ function jwt(
 }
 const now = () => Math.floor(Date.now() / 1000);
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? filesUnder(p) : [p];
-  });
-}
-
 describe.each(['sqlite', 'neo4j'] as const)(
   'API keys and JWTs on keepgraph start over %s',
   (store) => {
@@ -47,18 +41,8 @@ describe.each(['sqlite', 'neo4j'] as const)(
     const dataDir = mkdtempSync(join(tmpdir(), `kg-keys-${store}-`));
     const run = randomUUID().slice(0, 8);
     const [a, b, c] = ['a', 'b', 'c'].map((x) => `${x}-${run}`) as [string, string, string];
-    const storeEnv = (): Record<string, string> =>
-      store === 'neo4j'
-        ? {
-            KEEPGRAPH_STORE: 'neo4j',
-            NEO4J_URI: inject('neo4jUri'),
-            ...(inject('neo4jUser')
-              ? { NEO4J_USER: inject('neo4jUser'), NEO4J_PASSWORD: inject('neo4jPassword') }
-              : {}),
-          }
-        : { KEEPGRAPH_STORE: 'sqlite' };
     const env = (): Record<string, string> => ({
-      ...storeEnv(),
+      ...storeEnv(store),
       // No background jobs: nothing here needs them.
       KEEPGRAPH_SWEEP_INTERVAL_MS: '0',
       KEEPGRAPH_JWT_SECRET: JWT_SECRET,

@@ -5,8 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { storeEnv } from './stores.ts';
 
 // Responses are checked field by field below; a loose type keeps the test readable.
 async function request(
@@ -35,13 +36,9 @@ describe.each(['sqlite', 'neo4j'] as const)('keepgraph start on %s', (store) => 
   const dataDir = mkdtempSync(join(tmpdir(), 'kg-e2e-'));
   const call = (method: string, path: string, body?: unknown) =>
     request(base, key, method, path, body);
-  const storeEnv = (): Record<string, string> =>
-    store === 'neo4j'
-      ? { KEEPGRAPH_STORE: 'neo4j', NEO4J_URI: inject('neo4jUri') }
-      : { KEEPGRAPH_STORE: 'sqlite' };
 
   beforeAll(async () => {
-    server = await startKeepGraph(dataDir, storeEnv());
+    server = await startKeepGraph(dataDir, storeEnv(store));
     base = server.base;
   }, 120_000);
 

@@ -8,12 +8,13 @@
 // are read as bytes: no credential may be
 // anywhere, and at least 95% of the personal data must be refused or
 // redacted. Every answer is a 2xx or a coded 4xx, never a 5xx.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { filesUnder, storeEnv } from './stores.ts';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { rawContent as neo4jRawContent } from '@keepgraph/store-neo4j/testing';
 import { credentials, personalData, type SensitiveValue } from '../corpus/sensitive-values.ts';
@@ -91,13 +92,6 @@ async function pool<T>(items: T[], width: number, fn: (t: T) => Promise<void>): 
   );
 }
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? filesUnder(p) : [p];
-  });
-}
-
 describe.each(['sqlite', 'neo4j'] as const)(
   'the refusal corpus through every route of keepgraph start on %s',
   (store) => {
@@ -125,22 +119,12 @@ describe.each(['sqlite', 'neo4j'] as const)(
     }
     const codeOf = (json: Body) => (json.error as { code?: string } | undefined)?.code ?? null;
     const url = (s: string) => encodeURIComponent(s);
-    const storeEnv = (): Record<string, string> =>
-      store === 'neo4j'
-        ? {
-            KEEPGRAPH_STORE: 'neo4j',
-            NEO4J_URI: inject('neo4jUri'),
-            ...(inject('neo4jUser')
-              ? { NEO4J_USER: inject('neo4jUser'), NEO4J_PASSWORD: inject('neo4jPassword') }
-              : {}),
-          }
-        : { KEEPGRAPH_STORE: 'sqlite' };
     // Owners of this run only, so a Neo4j shared with other suites is told apart.
     const run = store === 'neo4j' ? `-${Date.now().toString(36)}` : '';
 
     beforeAll(async () => {
       // Thousands of requests from one key: no rate limit here (it has its own tests).
-      server = await startKeepGraph(dataDir, { KEEPGRAPH_RATE_LIMIT: '0', ...storeEnv() });
+      server = await startKeepGraph(dataDir, { KEEPGRAPH_RATE_LIMIT: '0', ...storeEnv(store) });
       base = server.base;
       key = server.operatorKey;
       const made = await send('POST', '/v1/keys', { name: 'corpus', role: 'user', owners: 'all' });

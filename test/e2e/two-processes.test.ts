@@ -14,22 +14,12 @@ import type { MemoryStore } from '@keepgraph/core';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { storeEnv } from './stores.ts';
 
 const PARALLEL = 50;
 // Above the 50 versions of the key test, so eviction stays out of it.
 const CAP = 60;
 const DEFAULT_POLICY = resolve(import.meta.dirname, '../../packages/core/policy/default.yaml');
-
-const storeEnv = (store: 'sqlite' | 'neo4j'): Record<string, string> =>
-  store === 'neo4j'
-    ? {
-        KEEPGRAPH_STORE: 'neo4j',
-        NEO4J_URI: inject('neo4jUri'),
-        ...(inject('neo4jUser')
-          ? { NEO4J_USER: inject('neo4jUser'), NEO4J_PASSWORD: inject('neo4jPassword') }
-          : {}),
-      }
-    : { KEEPGRAPH_STORE: 'sqlite' };
 
 /** The store both servers write, opened beside them to read a key's whole history. */
 async function openBeside(store: 'sqlite' | 'neo4j', dataDir: string): Promise<MemoryStore> {
