@@ -7,7 +7,7 @@
 // database copy authenticates nobody.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord, ApiKeys } from './ports/memory-store.ts';
-import type { Caller } from './use-cases/deps.ts';
+import type { Credential } from './use-cases/deps.ts';
 
 export const API_KEY_PREFIX = 'kgk_';
 const KEY_RE = /^kgk_([0-9a-f]{16})_[0-9A-Za-z_-]{43}$/;
@@ -53,7 +53,7 @@ export async function authenticateApiKey(
   keys: Pick<ApiKeys, 'getApiKey'>,
   token: string,
   now: Date,
-): Promise<Omit<Caller, 'requestId' | 'sessionId'> | null> {
+): Promise<Credential | null> {
   const id = apiKeyId(token);
   if (id === null) return null;
   const stored = await keys.getApiKey(id);

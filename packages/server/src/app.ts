@@ -19,6 +19,7 @@ import cors from '@fastify/cors';
 import {
   MAX_OWNER_ID_CHARS,
   type Caller,
+  type Credential,
   type Engine,
   type QueueMetricsSource,
 } from '@keepgraph/core';
@@ -68,9 +69,7 @@ export const BODY_LIMIT_BYTES = 256 * 1024;
  * and for embedding the app in a process that authenticates on its own;
  * `keepgraph start` never sets it.
  */
-export type AppAuth =
-  | Omit<AuthenticationOptions, 'engine'>
-  | { trustedCaller: Omit<Caller, 'requestId' | 'sessionId'> };
+export type AppAuth = Omit<AuthenticationOptions, 'engine'> | { trustedCaller: Credential };
 
 /** Options of {@link buildApp}. */
 export interface AppOptions {

@@ -71,10 +71,11 @@ export async function startServer(
     await runtime.close().catch(() => {});
     throw e;
   }
+  const jwt = jwtOptions(config);
   const app = (built.app = buildApp({
     engine: runtime.engine,
     auth: {
-      ...(jwtOptions(config) && { jwt: jwtVerifier(jwtOptions(config)!) }),
+      ...(jwt && { jwt: jwtVerifier(jwt) }),
       rateLimitPerMinute: config.rateLimitPerMinute,
       authFailuresPerMinute: config.authFailuresPerMinute,
     },
@@ -105,7 +106,7 @@ export async function startServer(
       url,
       dataDir: runtime.dataDir,
       store: config.store,
-      auth: jwtOptions(config) ? 'API keys and JWTs' : 'API keys',
+      auth: jwt ? 'API keys and JWTs' : 'API keys',
       model: runtime.engine.deps.embedder.modelId,
     },
     `KeepGraph listening on ${url} (docs at ${url}/docs)`,

@@ -36,6 +36,13 @@ export interface Caller {
   sessionId?: string;
 }
 
+/**
+ * What a credential (an API key, a JWT, the local data directory) says of
+ * its holder: the caller of every request it authenticates, less the
+ * request's own ids.
+ */
+export type Credential = Omit<Caller, 'requestId' | 'sessionId'>;
+
 const CallerSchema = z.object({
   role: z.enum(ROLES),
   owners: z.union([z.literal('all'), z.array(z.string()).readonly()]),

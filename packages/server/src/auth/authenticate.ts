@@ -13,9 +13,10 @@ import {
   authenticateApiKey,
   looksLikeApiKey,
   type Caller,
+  type Credential,
   type Engine,
 } from '@keepgraph/core';
-import type { Credential, JwtVerifier } from './jwt.ts';
+import type { JwtVerifier } from './jwt.ts';
 
 /** Paths any client may read: liveness and the API's documentation. */
 export function isPublicPath(url: string): boolean {

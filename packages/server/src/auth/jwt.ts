@@ -5,7 +5,7 @@
 // role and the owners; the subject becomes the principal.
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { z } from 'zod';
-import { OwnerIdSchema, ROLES, type Caller } from '@keepgraph/core';
+import { OwnerIdSchema, ROLES, type Credential } from '@keepgraph/core';
 
 /** How a deployment's JWTs are checked. */
 export interface JwtOptions {
@@ -20,9 +20,6 @@ export interface JwtOptions {
   /** Claim holding the owners: a list of owner ids, or "all" (default `keepgraph_owners`). */
   ownersClaim?: string;
 }
-
-/** A credential's caller, as authentication finds it. */
-export type Credential = Omit<Caller, 'requestId' | 'sessionId'>;
 
 /** Verify a token: its caller, or null when it does not authenticate (any reason). */
 export type JwtVerifier = (token: string) => Promise<Credential | null>;
