@@ -147,6 +147,9 @@ export async function withRuntime<T>(
     // No timer: a command that runs for a second must not sweep mid-way;
     // `keepgraph expire` sweeps on request.
     sweepIntervalMs: null,
+    // Most commands embed nothing (keys, audit, forget, export): the model
+    // loads on the first embedding, if there is one.
+    lazyModel: true,
   });
   try {
     return await fn({

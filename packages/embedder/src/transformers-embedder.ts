@@ -4,9 +4,11 @@
 import { setImmediate } from 'node:timers/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { AutoModel, AutoTokenizer, Tensor, env } from '@huggingface/transformers';
-import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
-import type { EmbedPurpose, Embedder } from '@keepgraph/core';
+// Values come from a dynamic import when the model loads: importing
+// transformers.js (and onnxruntime) costs about a second, which a command
+// that embeds nothing should not pay.
+import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers';
+import { KeepGraphError, type EmbedPurpose, type Embedder } from '@keepgraph/core';
 import { resolveModelsDir } from './models-dir.ts';
 import { l2Normalize } from './vector-math.ts';
 
@@ -59,17 +61,27 @@ export interface TransformersEmbedderOptions {
   modelsDir?: string;
   /** How many texts are in flight on the ONNX session at once (default 32). */
   batchSize?: number;
+  /**
+   * Load the model on the first `embed` rather than now (the files are still
+   * checked now). For one-shot commands that may embed nothing; a server
+   * loads eagerly so its first request does not pay for it.
+   */
+  lazy?: boolean;
+}
+
+interface LoadedModel {
+  tokenizer: PreTrainedTokenizer;
+  model: PreTrainedModel;
+  Tensor: typeof Tensor;
 }
 
 // transformers.js reads env.localModelPath while it loads, so loads that use
 // different folders must not interleave: chain them.
 let loadQueue: Promise<unknown> = Promise.resolve();
 
-async function loadModel(
-  modelsDir: string,
-  modelId: string,
-): Promise<{ tokenizer: PreTrainedTokenizer; model: PreTrainedModel }> {
+async function loadModel(modelsDir: string, modelId: string): Promise<LoadedModel> {
   const load = async () => {
+    const { AutoModel, AutoTokenizer, Tensor, env } = await import('@huggingface/transformers');
     env.allowRemoteModels = false;
     env.allowLocalModels = true;
     env.localModelPath = modelsDir;
@@ -80,7 +92,7 @@ async function loadModel(
       device: 'cpu',
       local_files_only: true,
     });
-    return { tokenizer, model };
+    return { tokenizer, model, Tensor };
   };
   const result = loadQueue.then(load, load);
   loadQueue = result.catch(() => undefined);
@@ -126,9 +138,24 @@ export async function createTransformersEmbedder(
         'Run `bash scripts/setup-models.sh` (set KEEPGRAPH_MODELS_DIR to install elsewhere).',
     );
   }
-  const { tokenizer, model } = await loadModel(modelsDir, modelId);
+  // Loaded once; a failed lazy load is tried again on the next embed.
+  let loading: Promise<LoadedModel> | null = null;
+  const loaded = (): Promise<LoadedModel> =>
+    (loading ??= loadModel(modelsDir, modelId).catch((e: unknown) => {
+      loading = null;
+      const err = new KeepGraphError(
+        'embedder_unavailable',
+        `could not load the embedding model ${modelId}: ${e instanceof Error ? e.message : String(e)}`,
+      );
+      (err as Error).cause = e;
+      throw err;
+    }));
+  if (!opts.lazy) await loaded();
 
-  const embedOne = async (text: string): Promise<Float32Array> => {
+  const embedOne = async (
+    { tokenizer, model, Tensor }: LoadedModel,
+    text: string,
+  ): Promise<Float32Array> => {
     let ids = tokenizer.encode(text); // [CLS] ... [SEP]
     // Truncate the content, not the trailing [SEP] (transformers.js's own
     // truncation would cut it off; HF Python and sentence-transformers keep it).
@@ -156,9 +183,11 @@ export async function createTransformersEmbedder(
     async embed(texts: readonly string[], purpose: EmbedPurpose): Promise<Float32Array[]> {
       const prefix = purpose === 'query' ? spec.queryPrefix : '';
       const out: Float32Array[] = [];
+      if (texts.length === 0) return out;
+      const m = await loaded();
       for (let i = 0; i < texts.length; i += batchSize) {
         const chunk = texts.slice(i, i + batchSize);
-        out.push(...(await Promise.all(chunk.map((t) => embedOne(prefix + t)))));
+        out.push(...(await Promise.all(chunk.map((t) => embedOne(m, prefix + t)))));
         // Tokenising is synchronous: between chunks, let other requests in.
         await setImmediate();
       }

@@ -85,3 +85,23 @@ describe('missing model files', () => {
     );
   });
 });
+
+describe('a lazily loaded model', () => {
+  it('checks the files at once, loads on the first embedding, and gives the same vectors as an eager one', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'kg-no-models-'));
+    try {
+      await expect(createTransformersEmbedder({ lazy: true, modelsDir: empty })).rejects.toThrow(
+        /not installed/,
+      );
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+    const lazy = await createTransformersEmbedder({ lazy: true });
+    expect(lazy.dimensions).toBe(384);
+    expect(await lazy.embed([], 'document')).toEqual([]);
+    const eager = await createTransformersEmbedder();
+    const texts = ['The user prefers aisle seats.', 'Which seat should I book?'];
+    const [a, b] = await Promise.all([lazy.embed(texts, 'query'), eager.embed(texts, 'query')]);
+    expect(a.map((v) => Array.from(v))).toEqual(b.map((v) => Array.from(v)));
+  });
+});

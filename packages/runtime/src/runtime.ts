@@ -53,6 +53,12 @@ export interface EmbeddedRuntimeOptions {
   clock?: Clock;
   /** An embedder to use instead of loading the local model (tests, benchmarks). */
   embedder?: Embedder;
+  /**
+   * Load the local model on the first embedding instead of at open (its
+   * files are still checked at open): for one-shot CLI commands, most of
+   * which embed nothing. Default false: a server warms it before listening.
+   */
+  lazyModel?: boolean;
   /** Called when a background job fails for good or the relay fails; the schedules go on either way. */
   onSweepError?: (e: unknown) => void;
   /** The audit secret; unset: {@link AUDIT_SECRET_FILE} in `dataDir`, created if missing. */
@@ -155,6 +161,7 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
       (await createTransformersEmbedder({
         ...(modelId !== undefined && { modelId }),
         ...(opts.modelsDir !== undefined && { modelsDir: opts.modelsDir }),
+        ...(opts.lazyModel && { lazy: true }),
       }));
   } catch (e) {
     throw unavailable(
