@@ -117,17 +117,23 @@ describe('keepgraph CLI', { timeout: 180_000 }, () => {
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
-  it('shows the engine invalid_input error when no origin is given: exit 1', async () => {
-    const r = await keepgraph(rememberFact(owner(), 'The user likes long walks'));
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: invalid_input: origin/);
-  });
-
   it('rejects bad flags before opening anything: exit 1, no stack', async () => {
     const r = await keepgraph(['recall', '--owner', 'o', '--query', 'q', '--k', 'many']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("option '--k <n>' argument 'many' is invalid");
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('speaks in flags when an origin is missing, and exits 1 on exporting an owner that holds nothing, leaving no file', async () => {
+    const r = await keepgraph(rememberFact(owner(), 'The user keeps bees on the roof'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: invalid_input: say where the memory came from: .*--session/);
+    expect(r.stderr).not.toContain('sessionId');
+    const file = join(dataDir, 'nobody.jsonl');
+    const ex = await keepgraph(['export', '--owner', owner(), '--out', file]);
+    expect(ex.code).toBe(1);
+    expect(ex.stderr).toMatch(/not_found: owner \S+ holds no memories/);
+    expect(existsSync(file)).toBe(false);
   });
 
   it('export then import into another owner round-trips the count', async () => {
@@ -276,16 +282,7 @@ describe('keepgraph worker', { timeout: 180_000 }, () => {
     const { spawn } = await import('node:child_process');
     const worker = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        MAIN,
-        '--data',
-        dataDir,
-        '--policy',
-        policyFile,
-        'worker',
-      ],
+      ['--import', 'tsx', MAIN, '--data', dataDir, '--policy', policyFile, 'worker'],
       {
         cwd: ROOT,
         env: {

@@ -1,9 +1,9 @@
 // `keepgraph export`: one owner's current memories as JSONL, one memory per
 // line with all its fields, to a file or stdout.
 import { once } from 'node:events';
-import { open } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { checkOwner, type Caller, type Engine, type Memory } from '@keepgraph/core';
+import { KeepGraphError, checkOwner, type Caller, type Engine, type Memory } from '@keepgraph/core';
 import { globalOptions, runsUseCases, userPath, withRuntime } from '../context.ts';
 import type { Io } from '../io.ts';
 
@@ -47,23 +47,30 @@ export function registerExport(program: Command, io: Io): void {
       const handle = f.out ? await open(userPath(f.out), 'w') : null;
       const file = handle?.createWriteStream() ?? null;
       let streamError: unknown = null;
+      let n = 0;
       // Without a listener a failed write would crash the process.
       file?.on('error', (e) => (streamError = e));
       try {
         await withRuntime(globalOptions(cmd), async ({ engine, caller }) => {
           const target = file ?? io.stdout;
-          let n = 0;
           for await (const m of exportMemories(engine, caller, ownerId)) {
             if (streamError) throw streamError;
             await write(target, `${JSON.stringify(m)}\n`);
             n++;
           }
+          // An owner with nothing held is most often a typo: say so, exit 1.
+          if (n === 0)
+            throw new KeepGraphError('not_found', `owner ${ownerId} holds no memories to export`, {
+              ownerId,
+            });
           io.err(`exported ${n} memories of ${ownerId}${f.out ? ` to ${f.out}` : ''}`);
         });
       } finally {
         if (file) {
           file.end();
           await once(file, 'close').catch(() => {});
+          // Leave no empty file behind a failed export.
+          if (n === 0) await rm(userPath(f.out!), { force: true });
         }
       }
       if (streamError) throw streamError;

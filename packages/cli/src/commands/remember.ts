@@ -3,8 +3,10 @@
 import { Option, type Command } from 'commander';
 import {
   AUTHORITIES,
+  KeepGraphError,
   MEMORY_KINDS,
   SENSITIVITIES,
+  isKeepGraphError,
   type MemoryInput,
   type OriginInput,
 } from '@keepgraph/core';
@@ -56,6 +58,42 @@ export function rememberInput(o: RememberOptions): MemoryInput {
   };
 }
 
+/** The flag behind each field of the engine's input, for its error messages. */
+const FLAG_OF: Readonly<Record<string, string>> = {
+  'origin.sessionId': '--session',
+  'origin.turn': '--turn',
+  'origin.tool': '--tool',
+  'origin.source': '--source-url',
+  'origin.source.uri': '--source-url',
+  derivedFrom: '--derived-from',
+  ttlSeconds: '--ttl',
+  tags: '--tag',
+  text: '--text',
+  kind: '--kind',
+  key: '--key',
+  confidence: '--confidence',
+  authority: '--authority',
+};
+
+/**
+ * The engine's `invalid_input` as the CLI user typed it: in flags, not in
+ * the JSON fields they fill (`--session`, not `origin.sessionId`).
+ */
+export function inFlags(e: unknown): unknown {
+  if (!isKeepGraphError(e) || e.code !== 'invalid_input') return e;
+  const issues = (e.details?.issues ?? []) as { path?: string; message?: string }[];
+  if (issues.some((i) => i.path === 'origin' && /at least one of/.test(i.message ?? '')))
+    return new KeepGraphError(
+      'invalid_input',
+      'say where the memory came from: give at least one of --session (with --turn), --source-url, --tool',
+      e.details,
+    );
+  let message = e.message;
+  for (const [field, flag] of Object.entries(FLAG_OF).sort((a, b) => b[0].length - a[0].length))
+    message = message.replaceAll(`${field}:`, `${flag}:`);
+  return message === e.message ? e : new KeepGraphError('invalid_input', message, e.details);
+}
+
 export function registerRemember(program: Command, io: Io): void {
   runsUseCases(program.command('remember'), ['remember'])
     .description(
@@ -90,7 +128,9 @@ export function registerRemember(program: Command, io: Io): void {
     .action(async (opts: RememberOptions, cmd: Command) => {
       const input = rememberInput(opts);
       await withRuntime(globalOptions(cmd), async ({ engine, caller }) => {
-        const r = await engine.remember(caller, opts.owner, input);
+        const r = await engine.remember(caller, opts.owner, input).catch((e: unknown) => {
+          throw inFlags(e);
+        });
         if (opts.json) {
           io.out(JSON.stringify(r, null, 2));
           return;
