@@ -31,7 +31,9 @@ describe('openEmbeddedRuntime', () => {
     expect(rt.background).not.toBeNull();
     await rt.background!.tickExpiry();
     await rt.background!.settle();
-    const [expire] = (await rt.background!.runner.queueMetrics()).filter((q) => q.name === 'expire');
+    const [expire] = (await rt.background!.runner.queueMetrics()).filter(
+      (q) => q.name === 'expire',
+    );
     expect(expire).toMatchObject({ completed: 1, failed: 0 });
     await rt.close();
     await rt.close();
@@ -70,7 +72,10 @@ describe('internal errors', () => {
         throw new Error('disk /secret/path exploded');
       },
     };
-    const app = buildApp({ engine, auth: { trustedCaller: { role: 'operator', owners: 'all', principal: 'op' } } });
+    const app = buildApp({
+      engine,
+      auth: { trustedCaller: { role: 'operator', owners: 'all', principal: 'op' } },
+    });
     const r = await app.inject({ method: 'GET', url: '/v1/kpis' });
     expect(r.statusCode).toBe(500);
     expect(r.json()).toEqual({ error: { code: 'internal', message: 'internal error' } });
@@ -131,8 +136,12 @@ describe('startServer', () => {
       });
       expect(bare.status).toBe(401);
       expect(bare.headers.get('www-authenticate')).toMatch(/^Bearer/);
-      expect(((await bare.json()) as { error: { code: string } }).error.code).toBe('unauthenticated');
-      const keys = await fetch(`${first.url}/v1/keys`, { headers: { authorization: `Bearer ${key}` } });
+      expect(((await bare.json()) as { error: { code: string } }).error.code).toBe(
+        'unauthenticated',
+      );
+      const keys = await fetch(`${first.url}/v1/keys`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(keys.status).toBe(200);
     } finally {
       await first.close();
@@ -140,7 +149,9 @@ describe('startServer', () => {
     const second = await startServer(config, { handleSignals: false, logger: false });
     try {
       expect(second.operatorKey).toBeUndefined();
-      const r = await fetch(`${second.url}/v1/kpis`, { headers: { authorization: `Bearer ${key}` } });
+      const r = await fetch(`${second.url}/v1/kpis`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(r.status).toBe(200);
     } finally {
       await second.close();
@@ -159,9 +170,13 @@ describe('startServer', () => {
       expect(r.status).toBe(200);
       const body = (await r.json()) as { configured: boolean; queues: { name: string }[] };
       expect(body.configured).toBe(true);
-      expect(body.queues.map((q) => q.name).sort()).toEqual(
-        ['compact', 'expire', 'rederive', 'reembed', 'reflect'],
-      );
+      expect(body.queues.map((q) => q.name).sort()).toEqual([
+        'compact',
+        'expire',
+        'rederive',
+        'reembed',
+        'reflect',
+      ]);
       // Bull Board belongs to server mode (BullMQ): not mounted here.
       expect((await fetch(`${server.url}/admin/queues`, asOperator(server))).status).toBe(404);
     } finally {
@@ -177,9 +192,20 @@ describe('startServer', () => {
     const server = await startServer(config, { handleSignals: false, logger: false });
     try {
       expect(server.runtime.background).toBeNull();
-      const q = (await (await fetch(`${server.url}/v1/queues`, asOperator(server))).json()) as { configured: boolean };
+      const q = (await (await fetch(`${server.url}/v1/queues`, asOperator(server))).json()) as {
+        configured: boolean;
+      };
       expect(q.configured).toBe(true);
       expect((await fetch(`${server.url}/admin/queues`, asOperator(server))).status).toBe(200);
+      // Without a key, or with any key but an operator's, the dashboard is closed.
+      expect((await fetch(`${server.url}/admin/queues`)).status).toBe(401);
+      const analyst = await server.runtime.engine.createKey(
+        { role: 'operator', owners: 'all', principal: 'test' },
+        { name: 'analyst', role: 'analyst', owners: 'all' },
+      );
+      const asAnalyst = { headers: { authorization: `Bearer ${analyst.key}` } };
+      expect((await fetch(`${server.url}/admin/queues`, asAnalyst)).status).toBe(403);
+      expect((await fetch(`${server.url}/v1/queues`, asAnalyst)).status).toBe(403);
     } finally {
       await server.close();
     }
@@ -195,8 +221,19 @@ describe('startServer', () => {
     let closed = false;
     try {
       // A job for the relay, whose round then waits on Redis until the producer gives up.
-      const job = { name: 'reflect' as const, id: 'reflect:o-down', ownerId: 'o-down', payload: {} };
-      await server.runtime.store.write({ memories: [], supersede: [], sessionMessages: [], audit: [], jobs: [job] });
+      const job = {
+        name: 'reflect' as const,
+        id: 'reflect:o-down',
+        ownerId: 'o-down',
+        payload: {},
+      };
+      await server.runtime.store.write({
+        memories: [],
+        supersede: [],
+        sessionMessages: [],
+        audit: [],
+        jobs: [job],
+      });
       const t0 = Date.now();
       const q = await fetch(`${server.url}/v1/queues`, asOperator(server));
       expect(q.status).toBeGreaterThanOrEqual(500);

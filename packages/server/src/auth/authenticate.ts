@@ -11,11 +11,13 @@ import fp from 'fastify-plugin';
 import {
   KeepGraphError,
   authenticateApiKey,
+  isKeepGraphError,
   looksLikeApiKey,
   type Caller,
   type Credential,
   type Engine,
 } from '@keepgraph/core';
+import { httpStatusOf } from '../http-status.ts';
 import type { JwtVerifier } from './jwt.ts';
 
 /** Paths any client may read: liveness and the API's documentation. */
@@ -96,9 +98,7 @@ export const authenticationPlugin = fp<AuthenticationOptions>(
       return opts.jwt ? opts.jwt(token) : null;
     };
 
-    app.addHook('onRequest', async (request, reply) => {
-      // A CORS preflight carries no credentials by design, and runs nothing.
-      if (isPublicPath(request.url) || request.method === 'OPTIONS') return;
+    const check = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const token = bearerToken(request);
       const credential = token === null ? null : await credentialOf(token);
       if (credential === null) {
@@ -116,6 +116,22 @@ export const authenticationPlugin = fp<AuthenticationOptions>(
       const limit = perCredential ? await perCredential(request) : null;
       if (limit && !limit.isAllowed && limit.isExceeded)
         throw rateLimited(reply, limit.ttlInSeconds);
+    };
+
+    app.addHook('onRequest', async (request, reply) => {
+      // A CORS preflight carries no credentials by design, and runs nothing.
+      if (isPublicPath(request.url) || request.method === 'OPTIONS') return;
+      try {
+        await check(request, reply);
+      } catch (e) {
+        if (!isKeepGraphError(e)) throw e;
+        // Answered here, not thrown: a route of a plugin with its own error
+        // handler (Bull Board) would turn a thrown refusal into a 500.
+        const body = {
+          error: { code: e.code, message: e.message, ...(e.details && { details: e.details }) },
+        };
+        return reply.status(httpStatusOf(e.code)).send(body);
+      }
     });
   },
   { name: 'keepgraph-authentication' },
