@@ -18,6 +18,7 @@ import { retrievalSuite } from './invariants/12-retrieval.ts';
 import { outboxAndJobsSuite } from './invariants/13-outbox-and-jobs.ts';
 import { storeOrderingsSuite } from './invariants/14-store-orderings.ts';
 import { concurrencySuite } from './invariants/15-concurrency.ts';
+import { listingSuite } from './invariants/16-listing.ts';
 import type { ConformanceOptions } from './harness.ts';
 
 export type { ConformanceOptions, StoreUnderTest } from './harness.ts';
@@ -38,4 +39,5 @@ export function runMemoryStoreConformance(opts: ConformanceOptions): void {
   outboxAndJobsSuite(opts);
   storeOrderingsSuite(opts);
   concurrencySuite(opts);
+  listingSuite(opts);
 }

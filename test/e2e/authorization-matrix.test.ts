@@ -75,6 +75,10 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
     method: 'DELETE',
     url: `${o(t)}/memories/${t.memoryId}`,
   }),
+  'GET /v1/owners/:ownerId/memories': (t) => ({
+    method: 'GET',
+    url: `${o(t)}/memories?kind=fact&limit=10`,
+  }),
   'GET /v1/owners/:ownerId/export': (t) => ({ method: 'GET', url: `${o(t)}/export` }),
   'POST /v1/owners/:ownerId/recall': (t) => ({
     method: 'POST',

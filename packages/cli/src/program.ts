@@ -6,6 +6,7 @@ import { ROLES } from '@keepgraph/core';
 import { TRANSFORMERS_MODEL_IDS } from '@keepgraph/embedder';
 import { registerBench } from './commands/bench-recall.ts';
 import { registerExport } from './commands/export.ts';
+import { registerList } from './commands/list.ts';
 import { registerForget } from './commands/forget.ts';
 import { registerImport } from './commands/import.ts';
 import { registerKeys } from './commands/keys.ts';
@@ -80,6 +81,7 @@ export function buildProgram(io: Io): Command {
   registerWhy(program, io);
   registerForget(program, io);
   registerExport(program, io);
+  registerList(program, io);
   registerImport(program, io);
   registerAudit(program, io);
   registerKpis(program, io);

@@ -23,6 +23,7 @@ export * from './use-cases/recall.ts';
 export * from './use-cases/forget.ts';
 export * from './use-cases/session.ts';
 export * from './use-cases/export.ts';
+export * from './use-cases/list.ts';
 export * from './use-cases/operate.ts';
 export * from './use-cases/keys.ts';
 export * from './api-keys.ts';

@@ -22,7 +22,12 @@ beforeAll(async () => {
   // Load the model once for the file; the runtime would load it again otherwise.
   const embedder = await createTransformersEmbedder();
   runtime = await openEmbeddedRuntime({ dataDir: dir, embedder, sweepIntervalMs: null });
-  ({ app, clients: apps } = await keyedClients(runtime.engine, ['operator', 'user', 'tool', 'agent']));
+  ({ app, clients: apps } = await keyedClients(runtime.engine, [
+    'operator',
+    'user',
+    'tool',
+    'agent',
+  ]));
 });
 
 afterAll(async () => {
@@ -74,7 +79,11 @@ describe('write, recall, lineage, delete, verify', () => {
     expect(superseded).toBeNull();
     expect(memory.ownerId).toBe(o);
     expect(memory.authority).toBe('user');
-    expect(memory.origin).toMatchObject({ sessionId: 's-1', turn: '3', writtenBy: expect.stringMatching(/^key:/) });
+    expect(memory.origin).toMatchObject({
+      sessionId: 's-1',
+      turn: '3',
+      writtenBy: expect.stringMatching(/^key:/),
+    });
 
     const r = await post(apps.user, `/v1/owners/${o}/recall`, {
       query: 'what food allergies does the user have?',
@@ -82,7 +91,10 @@ describe('write, recall, lineage, delete, verify', () => {
     expect(r.statusCode).toBe(200);
     const recall = r.json();
     expect(recall.results[0].memory.id).toBe(memory.id);
-    expect(recall.results[0].origin).toMatchObject({ sessionId: 's-1', writtenBy: expect.stringMatching(/^key:/) });
+    expect(recall.results[0].origin).toMatchObject({
+      sessionId: 's-1',
+      writtenBy: expect.stringMatching(/^key:/),
+    });
     expect(recall.results[0].breakdown.final).toBeGreaterThan(0);
 
     const g = await apps.user.inject({
@@ -536,5 +548,40 @@ describe('export over HTTP', () => {
     const bad = await apps.user.inject({ method: 'GET', url: `/v1/owners/${o}/export?limit=0` });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error.code).toBe('invalid_input');
+  });
+});
+
+describe('listing over HTTP', () => {
+  it('lists with filters from the query string, pages, and refuses a bad filter or a superseded list for a user', async () => {
+    const o = owner();
+    expect((await postFact(apps.user, o, 'The user collects vinyl records')).statusCode).toBe(201);
+    expect(
+      (
+        await postFact(apps.tool, o, 'Order 77 shipped on Monday', {
+          origin: { tool: { name: 'orders' } },
+        })
+      ).statusCode,
+    ).toBe(201);
+    const get = (q: string, as: KeyedClient = apps.user) =>
+      as.inject({ method: 'GET', url: `/v1/owners/${o}/memories?${q}` });
+    const byTool = await get('authority=tool&tool=orders');
+    expect(byTool.statusCode).toBe(200);
+    expect(byTool.json().memories.map((m: { text: string }) => m.text)).toEqual([
+      'Order 77 shipped on Monday',
+    ]);
+    expect((await get('kind=fact,episode&limit=1')).json().memories).toHaveLength(1);
+    expect((await get('conflict=false')).json().memories).toHaveLength(2);
+    for (const [q, code, status] of [
+      ['kind=gossip', 'invalid_input', 400],
+      ['conflict=maybe', 'invalid_input', 400],
+      ['limit=0', 'invalid_input', 400],
+      ['createdAfter=yesterday', 'invalid_input', 400],
+      ['includeSuperseded=true', 'forbidden_role', 403],
+    ] as const) {
+      const r = await get(q);
+      expect(r.statusCode, q).toBe(status);
+      expect(r.json().error.code, q).toBe(code);
+    }
+    expect((await get('includeSuperseded=true', apps.operator)).statusCode).toBe(200);
   });
 });

@@ -5,6 +5,7 @@
 // caller, the roles and the arguments before a body runs. HTTP routes and
 // CLI commands name the use-case they run, and tests check that they do.
 import { ExportPageArgs, exportPage } from './export.ts';
+import { ListMemoriesArgs, listMemories } from './list.ts';
 import {
   ExpireArgs,
   ForgetArgs,
@@ -67,6 +68,7 @@ export const USE_CASES = {
   get: uc('reading a memory', EVERYONE, MemoryIdArgs, getMemory),
   lineage: uc('reading a lineage', EVERYONE, MemoryIdArgs, lineage),
   getByKey: uc('reading by key', EVERYONE, KeyArgs, getByKey),
+  listMemories: uc("listing an owner's memories", EVERYONE, ListMemoriesArgs, listMemories),
   exportPage: uc("exporting an owner's memories", PEOPLE, ExportPageArgs, exportPage),
   forget: uc('forgetting memories', DELETERS, ForgetArgs, forget),
   forgetOwner: uc('forgetting a whole owner', PEOPLE, OwnerArgs, forgetOwner),

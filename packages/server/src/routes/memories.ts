@@ -64,6 +64,26 @@ export const memoryRoutes = routeFamily('memories', [
     response: res.ReceiptOut,
     args: ({ params }) => [params.ownerId, [params.id]],
   }),
+  useCaseRoute('listMemories')({
+    route: 'GET /owners/:ownerId/memories',
+    summary: "The owner's memories, page by page, with filters; audited as a read",
+    description:
+      'Filters combine (all must hold). Pages follow id order; pass `next` as `after`. A call reads at most 5,000 memories, so with a rare filter a page may be short, even empty, and not the last: `next` is null only once every memory has been read.',
+    params: req.OwnerParams,
+    querystring: req.ListQuery,
+    response: res.MemoryPageOut,
+    args: ({ params, query }) => {
+      const { after, limit, kind, authority, ...rest } = query;
+      return [
+        params.ownerId,
+        definedOnly({
+          after,
+          limit,
+          filter: definedOnly({ ...rest, kinds: kind, authorities: authority }),
+        }),
+      ];
+    },
+  }),
   useCaseRoute('exportPage')({
     route: 'GET /owners/:ownerId/export',
     summary:

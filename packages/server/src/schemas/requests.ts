@@ -7,7 +7,9 @@
 // typed arguments are validated here, for shape only.
 import { z } from 'zod';
 import {
+  AUTHORITIES,
   CreateKeySchema,
+  MEMORY_KINDS,
   MemoryInputSchema,
   RecallOptionsSchema,
   SessionAppendSchema,
@@ -101,6 +103,38 @@ export const SessionContextQuery = z.object({
 export const ExportQuery = z.object({
   after: z.string().optional().describe('The `next` of the previous page'),
   limit: z.coerce.number().int().optional().describe('Memories a page, 1 to 1000 (default 500)'),
+});
+
+const csv = <T extends string>(values: readonly [T, ...T[]]) =>
+  z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== ''),
+    )
+    .pipe(z.array(z.enum(values)).min(1));
+const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** The list filters as a query string: lists comma-separated, flags `true`/`false`. */
+export const ListQuery = z.object({
+  kind: csv(MEMORY_KINDS).optional().describe('Kinds, comma-separated'),
+  authority: csv(AUTHORITIES).optional().describe('Authorities, comma-separated'),
+  tag: z.string().optional(),
+  sessionId: z.string().optional().describe('Origin: the session'),
+  tool: z.string().optional().describe('Origin: the tool name'),
+  sourceUri: z.string().optional().describe('Origin: the URL or document uri'),
+  createdAfter: z.string().optional(),
+  createdBefore: z.string().optional(),
+  observedAfter: z.string().optional(),
+  observedBefore: z.string().optional(),
+  expiresBefore: z.string().optional(),
+  conflict: flag.optional(),
+  derived: flag.optional(),
+  includeSuperseded: flag.optional().describe('Also superseded versions (operators, analysts)'),
+  after: z.string().optional().describe('The `next` of the previous page'),
+  limit: z.coerce.number().int().optional().describe('Memories a page, 1 to 500 (default 100)'),
 });
 
 export const AuditQuery = z.object({

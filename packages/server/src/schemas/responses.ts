@@ -195,6 +195,14 @@ export const ExportPageOut = z.object({
   next: str.nullable().describe('Pass as `after` for the next page; null after the last'),
 });
 
+export const MemoryPageOut = z.object({
+  ownerId: str,
+  memories: z.array(MemoryOut).describe('The matches, in id order'),
+  next: str
+    .nullable()
+    .describe('Pass as `after` for the next page; null once every memory has been read'),
+});
+
 export const KvOut = z.object({ current: MemoryOut.nullable(), conflicts: z.array(MemoryOut) });
 
 export const SessionAppendOut = z.object({

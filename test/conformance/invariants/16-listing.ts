@@ -1,0 +1,92 @@
+// Listing an owner's memories with filters, page by page: every filter, the
+// cursor, superseded versions for operators and analysts only, bad input
+// refused with nothing read, and never another owner's memory.
+import { describe, expect, it } from 'vitest';
+import type { Caller, Memory, MemoryFilter } from '@keepgraph/core';
+import { agent, derived, episode, expectCode, operator, sharedFixture, tool, user, type ConformanceOptions } from '../harness.ts';
+
+const analyst: Caller = { role: 'analyst', owners: 'all', principal: 'analyst:test' };
+
+export function listingSuite(opts: ConformanceOptions): void {
+  describe('listing memories with filters', () => {
+    const f = sharedFixture(opts);
+
+    it('applies each filter, pages with a cursor, and lists no other owner', async () => {
+      const o = f.owner();
+      const other = f.owner();
+      await f.engine.remember(user, other, episode('Another owner keeps goats on a farm'));
+      const ep1 = await f.engine.remember(user, o, episode('The user plans a trip to Lisbon in May', { tags: ['travel'] }));
+      f.clock.advance(1000);
+      const mark = f.clock.now().toISOString();
+      f.clock.advance(1000);
+      const ep2 = await f.engine.remember(user, o, episode('The user wants a hotel near the river'));
+      const fromTool = await f.engine.remember(tool, o, {
+        kind: 'fact',
+        text: 'Flight TP1234 departs at 09:40 on Friday',
+        origin: { tool: { name: 'flights', callId: 'c1' } },
+      });
+      const fromPage = await f.engine.remember(user, o, {
+        kind: 'fact',
+        text: 'The hotel has a rooftop pool open until ten',
+        origin: { source: { kind: 'url', uri: 'https://hotel.example/pool' } },
+        ttlSeconds: 2 * 86_400,
+      });
+      const rule = await f.engine.remember(agent, o, derived('The user likes riverside places to stay', [ep2.memory.id]));
+      const v1 = await f.engine.putByKey(user, o, 'seat', { text: 'Seat preference: window', origin: { sessionId: 'S9' } });
+      const v2 = await f.engine.putByKey(user, o, 'seat', { text: 'Seat preference: aisle', origin: { sessionId: 'S9' } });
+      const low = await f.engine.putByKey(tool, o, 'seat', { text: 'Seat preference: middle', origin: { tool: { name: 'crm' } } });
+      expect(low.memory.conflict).toBe(true);
+
+      const ids = async (filter: MemoryFilter, caller: Caller = user) =>
+        (await f.engine.listMemories(caller, o, { filter, limit: 500 })).memories.map((m) => m.id).sort();
+      const sorted = (...ms: { memory: Memory }[]) => ms.map((m) => m.memory.id).sort();
+
+      const all = await ids({});
+      expect(all).toEqual(sorted(ep1, ep2, fromTool, fromPage, rule, v2, low));
+      expect(all).not.toContain(v1.memory.id);
+      expect(await ids({ kinds: ['episode'] })).toEqual(sorted(ep1, ep2));
+      expect(await ids({ authorities: ['tool'] })).toEqual(sorted(fromTool, low));
+      expect(await ids({ tag: 'travel' })).toEqual(sorted(ep1));
+      expect(await ids({ sessionId: 'S9' })).toEqual(sorted(v2));
+      expect(await ids({ tool: 'flights' })).toEqual(sorted(fromTool));
+      expect(await ids({ sourceUri: 'https://hotel.example/pool' })).toEqual(sorted(fromPage));
+      expect(await ids({ createdBefore: mark })).toEqual(sorted(ep1));
+      expect(await ids({ createdAfter: mark, kinds: ['episode'] })).toEqual(sorted(ep2));
+      expect(await ids({ observedBefore: mark })).toEqual(sorted(ep1));
+      const soon = new Date(f.clock.now().getTime() + 3 * 86_400_000).toISOString();
+      expect(await ids({ expiresBefore: soon })).toEqual(sorted(fromPage));
+      expect(await ids({ conflict: true })).toEqual(sorted(low));
+      expect(await ids({ derived: true })).toEqual(sorted(rule));
+      expect((await ids({ derived: false })).length).toBe(6);
+      // Superseded versions: for operators and analysts only.
+      expect(await ids({ includeSuperseded: true, kinds: ['kv'] }, analyst)).toEqual(sorted(v1, v2, low));
+      expect(await ids({ includeSuperseded: true, kinds: ['kv'] }, operator)).toEqual(sorted(v1, v2, low));
+      await expectCode(f.engine.listMemories(user, o, { filter: { includeSuperseded: true } }), 'forbidden_role');
+
+      // Pages of 2 through the cursor: every memory once, in id order.
+      const paged: string[] = [];
+      let after: string | undefined;
+      for (let i = 0; i < 10; i++) {
+        const page = await f.engine.listMemories(user, o, { limit: 2, ...(after ? { after } : {}) });
+        paged.push(...page.memories.map((m) => m.id));
+        if (page.next === null) break;
+        after = page.next;
+      }
+      expect(paged).toEqual([...all].sort());
+    });
+
+    it('refuses bad filters and pages with invalid_input, and reads nothing for them', async () => {
+      const o = f.owner();
+      for (const bad of [
+        { filter: { kinds: ['gossip'] } },
+        { filter: { kinds: [] } },
+        { filter: { createdAfter: 'yesterday' } },
+        { filter: { colour: 'blue' } },
+        { limit: 0 },
+        { limit: 501 },
+        { after: '  ' },
+      ])
+        await expectCode(f.engine.listMemories(user, o, bad as never), 'invalid_input');
+    });
+  });
+}
