@@ -79,6 +79,7 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
     method: 'GET',
     url: `${o(t)}/memories?kind=fact&limit=10`,
   }),
+  'GET /v1/owners/:ownerId/sessions': (t) => ({ method: 'GET', url: `${o(t)}/sessions` }),
   'GET /v1/owners/:ownerId/export': (t) => ({ method: 'GET', url: `${o(t)}/export` }),
   'POST /v1/owners/:ownerId/recall': (t) => ({
     method: 'POST',

@@ -6,7 +6,7 @@ import { ROLES } from '@keepgraph/core';
 import { TRANSFORMERS_MODEL_IDS } from '@keepgraph/embedder';
 import { registerBench } from './commands/bench-recall.ts';
 import { registerExport } from './commands/export.ts';
-import { registerList } from './commands/list.ts';
+import { registerList, registerSessions } from './commands/list.ts';
 import { registerForget } from './commands/forget.ts';
 import { registerImport } from './commands/import.ts';
 import { registerKeys } from './commands/keys.ts';
@@ -82,6 +82,7 @@ export function buildProgram(io: Io): Command {
   registerForget(program, io);
   registerExport(program, io);
   registerList(program, io);
+  registerSessions(program, io);
   registerImport(program, io);
   registerAudit(program, io);
   registerKpis(program, io);

@@ -112,6 +112,7 @@ describe('the engine is derived from the use-case registry', () => {
   it('lets an analyst write, delete or change nothing', () => {
     const reads = new Set([
       'listMemories',
+      'listSessions',
       'recall',
       'why',
       'get',

@@ -91,6 +91,7 @@ const VALID_ARGS: Record<(typeof STORE_OPERATIONS)[number], unknown[]> = {
   listAudit: [lim],
   findTraces: ['o', [], []],
   counts: [],
+  listSessions: ['o', { limit: 1, now: '2026-01-01T00:00:00.000Z' }],
   saveApiKey: [{}, {}],
   getApiKey: ['k'],
   listApiKeys: [],

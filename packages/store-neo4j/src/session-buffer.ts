@@ -1,6 +1,12 @@
 // The session buffer (short-term memory) and the read log: small owner-
 // scoped nodes written outside the big write batch.
-import type { OwnerResidue, ReadLogEntry, SessionMessage, SessionScope } from '@keepgraph/core';
+import type {
+  OwnerResidue,
+  ReadLogEntry,
+  SessionMessage,
+  SessionScope,
+  SessionSummary,
+} from '@keepgraph/core';
 import { toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, readRows, rows } from './transactions.ts';
@@ -147,5 +153,43 @@ export async function readLog(
     sessionId: r.sessionId === null || r.sessionId === undefined ? null : String(r.sessionId),
     memoryIds: JSON.parse(String(r.memoryIds)) as string[],
     at: String(r.at),
+  }));
+}
+
+/** The owner's sessions with unexpired messages or memories, latest activity first. */
+export async function listSessions(
+  ctx: StoreContext,
+  ownerId: string,
+  opts: { limit: number; now: string },
+): Promise<SessionSummary[]> {
+  const found = await readRows<{
+    sessionId: string;
+    messages: unknown;
+    memories: unknown;
+    firstMs: unknown;
+    lastMs: unknown;
+  }>(
+    ctx,
+    `MATCH (s:Session {ownerId: $ownerId})
+     OPTIONAL MATCH (x:SessionMessage {ownerId: $ownerId, sessionId: s.id})
+       WHERE x.expiresMs > $nowMs
+     WITH s, count(x) AS messages, min(x.atMs) AS f1, max(x.atMs) AS l1
+     OPTIONAL MATCH (m:Memory)-[:OBSERVED_IN]->(s)
+       WHERE m.expiresMs > $nowMs
+     WITH s, messages, f1, l1, count(m) AS memories, min(m.createdMs) AS f2, max(m.createdMs) AS l2
+     WHERE messages + memories > 0
+     WITH s.id AS sessionId, messages, memories,
+          CASE WHEN f1 IS NULL OR (f2 IS NOT NULL AND f2 < f1) THEN f2 ELSE f1 END AS firstMs,
+          CASE WHEN l1 IS NULL OR (l2 IS NOT NULL AND l2 > l1) THEN l2 ELSE l1 END AS lastMs
+     RETURN sessionId, messages, memories, firstMs, lastMs
+     ORDER BY lastMs DESC, sessionId LIMIT $limit`,
+    { ownerId, nowMs: toMs(opts.now, 'now'), limit: int(Math.max(0, opts.limit)) },
+  );
+  return found.map((r) => ({
+    sessionId: r.sessionId,
+    messages: num(r.messages),
+    memories: num(r.memories),
+    firstAt: new Date(num(r.firstMs)).toISOString(),
+    lastAt: new Date(num(r.lastMs)).toISOString(),
   }));
 }

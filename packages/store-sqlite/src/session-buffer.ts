@@ -1,6 +1,12 @@
 // The session buffer (short-term memory) and the read log: small owner-
 // scoped tables written outside the big write batch.
-import type { OwnerResidue, ReadLogEntry, SessionMessage, SessionScope } from '@keepgraph/core';
+import type {
+  OwnerResidue,
+  ReadLogEntry,
+  SessionMessage,
+  SessionScope,
+  SessionSummary,
+} from '@keepgraph/core';
 import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 
@@ -126,5 +132,46 @@ export function readLog(
     sessionId: r.session_id,
     memoryIds: JSON.parse(r.memory_ids_json) as string[],
     at: r.at,
+  }));
+}
+
+/** The owner's sessions with unexpired messages or memories, latest activity first. */
+export function listSessions(
+  ctx: StoreContext,
+  ownerId: string,
+  opts: { limit: number; now: string },
+): SessionSummary[] {
+  const nowMs = toMs(opts.now, 'now');
+  const rows = ctx.st
+    .sql(
+      `SELECT session_id, sum(messages) AS messages, sum(memories) AS memories,
+              min(first_ms) AS first_ms, max(last_ms) AS last_ms
+         FROM (SELECT session_id, count(*) AS messages, 0 AS memories,
+                      min(at_ms) AS first_ms, max(at_ms) AS last_ms
+                 FROM session_messages
+                WHERE owner_id = @ownerId AND expires_ms > @nowMs
+                GROUP BY session_id
+               UNION ALL
+               SELECT session_id, 0, count(*), min(created_ms), max(created_ms)
+                 FROM memories
+                WHERE owner_id = @ownerId AND session_id IS NOT NULL AND expires_ms > @nowMs
+                GROUP BY session_id)
+        GROUP BY session_id
+        ORDER BY last_ms DESC, session_id
+        LIMIT @limit`,
+    )
+    .all({ ownerId, nowMs, limit: opts.limit }) as {
+    session_id: string;
+    messages: number;
+    memories: number;
+    first_ms: number;
+    last_ms: number;
+  }[];
+  return rows.map((r) => ({
+    sessionId: r.session_id,
+    messages: r.messages,
+    memories: r.memories,
+    firstAt: new Date(r.first_ms).toISOString(),
+    lastAt: new Date(r.last_ms).toISOString(),
   }));
 }

@@ -75,6 +75,32 @@ export function listingSuite(opts: ConformanceOptions): void {
       expect(paged).toEqual([...all].sort());
     });
 
+    it("lists the owner's sessions with their unexpired messages and memories, latest first", async () => {
+      const o = f.owner();
+      await f.engine.remember(user, f.owner(), episode('Another owner talks about boats', { origin: { sessionId: 'S-other' } }));
+      await f.engine.sessionAppend(user, o, 'S-a', { messages: [{ role: 'user', text: 'we start planning the garden' }] });
+      f.clock.advance(1000);
+      await f.engine.remember(user, o, episode('The user wants tomatoes this year', { origin: { sessionId: 'S-a' } }));
+      f.clock.advance(1000);
+      await f.engine.sessionAppend(user, o, 'S-b', {
+        messages: [
+          { role: 'user', text: 'the bike needs new brakes' },
+          { role: 'assistant', text: 'noted, the brakes' },
+        ],
+      });
+      const { sessions } = await f.engine.listSessions(analyst, o);
+      expect(sessions.map((s) => [s.sessionId, s.messages, s.memories])).toEqual([
+        ['S-b', 2, 0],
+        ['S-a', 1, 1],
+      ]);
+      expect(sessions[1]!.firstAt < sessions[1]!.lastAt).toBe(true);
+      expect((await f.engine.listSessions(user, o, { limit: 1 })).sessions).toHaveLength(1);
+      await f.engine.deleteSession(user, o, 'S-b');
+      expect((await f.engine.listSessions(user, o)).sessions.map((s) => s.sessionId)).toEqual(['S-a']);
+      expect((await f.engine.listSessions(user, f.owner())).sessions).toEqual([]);
+      await expectCode(f.engine.listSessions(user, o, { limit: 0 } as never), 'invalid_input');
+    });
+
     it('refuses bad filters and pages with invalid_input, and reads nothing for them', async () => {
       const o = f.owner();
       for (const bad of [

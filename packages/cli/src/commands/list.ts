@@ -74,3 +74,22 @@ export function registerList(program: Command, io: Io): void {
       });
     });
 }
+
+export function registerSessions(program: Command, io: Io): void {
+  runsUseCases(program.command('sessions'), ['listSessions'])
+    .description("an owner's sessions with unexpired messages or memories, latest first")
+    .requiredOption('--owner <id>', 'owner whose sessions to list')
+    .option('--limit <n>', 'at most this many sessions', intOption(1, 1000), 100)
+    .option('--json', 'print the sessions as JSON')
+    .action(async (f: { owner: string; limit: number; json?: boolean }, cmd: Command) => {
+      await withRuntime(globalOptions(cmd), async ({ engine, caller }) => {
+        const r = await engine.listSessions(caller, f.owner, { limit: f.limit });
+        if (f.json) return io.out(JSON.stringify(r, null, 2));
+        if (r.sessions.length === 0) return io.out('no sessions');
+        for (const s of r.sessions)
+          io.out(
+            `${s.sessionId}  ${s.messages} messages  ${s.memories} memories  ${s.firstAt} .. ${s.lastAt}`,
+          );
+      });
+    });
+}

@@ -267,7 +267,21 @@ export interface MemorySearch {
 }
 
 /** The short-term session buffer. */
+/** One session of an owner, as a list shows it. */
+export interface SessionSummary {
+  sessionId: string;
+  /** Unexpired messages in its buffer. */
+  messages: number;
+  /** Unexpired memories observed in it. */
+  memories: number;
+  /** Earliest and latest message or memory time. */
+  firstAt: string;
+  lastAt: string;
+}
+
 export interface SessionBuffer {
+  /** The owner's sessions with unexpired messages or memories, latest activity first. */
+  listSessions(ownerId: string, opts: { limit: number; now: string }): Promise<SessionSummary[]>;
   sessionMessages(
     ownerId: string,
     sessionId: string,

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { KeepGraphError } from '../errors.ts';
 import { isHeldAt } from '../liveness.ts';
 import { AUTHORITIES, MEMORY_KINDS, copyMemory, identifierSchema, type Memory } from '../record.ts';
+import type { SessionSummary } from '../ports/memory-store.ts';
 import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
@@ -139,5 +140,25 @@ export async function listMemories(
     ownerId,
     memories: found.map((m) => copyMemory(m)),
     next: exhausted || after === undefined ? null : after,
+  };
+}
+
+export const ListSessionsArgs = [
+  arg('ownerId', OWNER_ID),
+  optionalArg(
+    'options',
+    z.strictObject({ limit: z.number().int().min(1).max(1000).default(100) }).prefault({}),
+  ),
+] as const;
+
+/** The owner's sessions with something unexpired in them, latest activity first. */
+export async function listSessions(
+  deps: EngineDeps,
+  { ownerId, options }: ParsedArgs<typeof ListSessionsArgs>,
+): Promise<{ ownerId: string; sessions: SessionSummary[] }> {
+  const now = deps.clock.now().toISOString();
+  return {
+    ownerId,
+    sessions: await deps.store.listSessions(ownerId, { limit: options.limit, now }),
   };
 }

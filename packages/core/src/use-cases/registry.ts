@@ -5,7 +5,7 @@
 // caller, the roles and the arguments before a body runs. HTTP routes and
 // CLI commands name the use-case they run, and tests check that they do.
 import { ExportPageArgs, exportPage } from './export.ts';
-import { ListMemoriesArgs, listMemories } from './list.ts';
+import { ListMemoriesArgs, ListSessionsArgs, listMemories, listSessions } from './list.ts';
 import {
   ExpireArgs,
   ForgetArgs,
@@ -76,6 +76,7 @@ export const USE_CASES = {
   verifyForgotten: uc('verifying a deletion', EVERYONE, VerifyArgs, verifyForgotten),
   expireDue: uc('running expiry', OPERATORS, ExpireArgs, expireDue),
   sessionAppend: uc('appending to a session', WRITERS, SessionAppendArgs, sessionAppend),
+  listSessions: uc("listing an owner's sessions", EVERYONE, ListSessionsArgs, listSessions),
   sessionContext: uc('reading a session context', EVERYONE, SessionContextArgs, sessionContext),
   deleteSession: uc('deleting session messages', DELETERS, DeleteSessionArgs, deleteSession),
   auditList: uc('reading the audit log', OVERSEERS, AuditListArgs, auditList, (i) => i.filter.ownerId),

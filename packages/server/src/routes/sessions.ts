@@ -7,6 +7,15 @@ import * as res from '../schemas/responses.ts';
 import { definedOnly, routeFamily, useCaseRoute } from './use-case-route.ts';
 
 export const sessionRoutes = routeFamily('sessions', [
+  useCaseRoute('listSessions')({
+    route: 'GET /owners/:ownerId/sessions',
+    summary:
+      "The owner's sessions with unexpired messages or memories, latest activity first, with counts",
+    params: req.OwnerParams,
+    querystring: req.SessionsQuery,
+    response: res.SessionsOut,
+    args: ({ params, query }) => [params.ownerId, definedOnly(query)],
+  }),
   useCaseRoute('sessionAppend')({
     route: 'POST /owners/:ownerId/sessions/:sessionId/messages',
     summary: 'Append messages to the session buffer (each passes the session gate)',

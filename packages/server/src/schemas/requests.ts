@@ -137,6 +137,10 @@ export const ListQuery = z.object({
   limit: z.coerce.number().int().optional().describe('Memories a page, 1 to 500 (default 100)'),
 });
 
+export const SessionsQuery = z.object({
+  limit: z.coerce.number().int().optional().describe('Sessions, 1 to 1000 (default 100)'),
+});
+
 export const AuditQuery = z.object({
   ownerId: z.string().optional(),
   afterSeq: z.coerce.number().int().min(0).optional(),

@@ -203,6 +203,19 @@ export const MemoryPageOut = z.object({
     .describe('Pass as `after` for the next page; null once every memory has been read'),
 });
 
+export const SessionsOut = z.object({
+  ownerId: str,
+  sessions: z.array(
+    z.object({
+      sessionId: str,
+      messages: z.number().int().describe('Unexpired messages in its buffer'),
+      memories: z.number().int().describe('Unexpired memories observed in it'),
+      firstAt: str,
+      lastAt: str,
+    }),
+  ),
+});
+
 export const KvOut = z.object({ current: MemoryOut.nullable(), conflicts: z.array(MemoryOut) });
 
 export const SessionAppendOut = z.object({
