@@ -80,6 +80,11 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
     url: `${o(t)}/memories?kind=fact&limit=10`,
   }),
   'GET /v1/owners/:ownerId/sessions': (t) => ({ method: 'GET', url: `${o(t)}/sessions` }),
+  'POST /v1/owners/:ownerId/import': (t) => ({
+    method: 'POST',
+    url: `${o(t)}/import`,
+    payload: { lines: [JSON.stringify(claim(t, fact('The user sails on weekends.')))] },
+  }),
   'GET /v1/owners/:ownerId/export': (t) => ({ method: 'GET', url: `${o(t)}/export` }),
   'POST /v1/owners/:ownerId/recall': (t) => ({
     method: 'POST',

@@ -4,12 +4,6 @@ export { buildProgram } from './program.ts';
 export { runCli } from './run.ts';
 export { EXIT, CliExit, reportError, type ExitCode } from './exit.ts';
 export { processIo, type Io } from './io.ts';
-export {
-  isExportedMemory,
-  memoryToInput,
-  parseImportLine,
-  type ImportLine,
-} from './import-input.ts';
 export { formatImportSummary, importLines, type ImportSummary } from './commands/import.ts';
 export { exportMemories } from './commands/export.ts';
 export { sweepOnce } from './commands/operate.ts';

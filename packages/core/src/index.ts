@@ -24,6 +24,8 @@ export * from './use-cases/forget.ts';
 export * from './use-cases/session.ts';
 export * from './use-cases/export.ts';
 export * from './use-cases/list.ts';
+export * from './use-cases/import.ts';
+export * from './import-input.ts';
 export * from './use-cases/operate.ts';
 export * from './use-cases/keys.ts';
 export * from './api-keys.ts';

@@ -156,6 +156,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       : validatorCompiler(route as Parameters<typeof validatorCompiler>[0]),
   );
   app.setSerializerCompiler(serializerCompiler);
+  // A JSONL file as it is (POST …/import): its lines, for the engine to judge one by one.
+  app.addContentTypeParser('application/x-ndjson', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, { lines: String(body).split(/\r?\n/) });
+  });
   installErrorHandling(app, BODY_LIMIT_BYTES);
 
   // The caller never comes from the payload: it is the request's credential.

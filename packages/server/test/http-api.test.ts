@@ -585,3 +585,50 @@ describe('listing over HTTP', () => {
     expect((await get('includeSuperseded=true', apps.operator)).statusCode).toBe(200);
   });
 });
+
+describe('import over HTTP', () => {
+  it('imports an exported owner as JSONL with a report per line: stored, invalid and refused lines by number', async () => {
+    const from = owner();
+    const to = owner();
+    for (const t of ['The user bakes sourdough bread', 'The user cycles to work'])
+      expect((await postFact(apps.user, from, t)).statusCode).toBe(201);
+    const exported = (
+      await apps.user.inject({ method: 'GET', url: `/v1/owners/${from}/export` })
+    ).json();
+    const jsonl = [
+      ...exported.memories.map((m: unknown) => JSON.stringify(m)),
+      '',
+      'not json at all',
+      JSON.stringify({
+        kind: 'fact',
+        text: `the key is ${['AKIA', 'IOSFODNN7EXAMPLE'].join('')}`,
+        origin: { sessionId: 'x' },
+      }),
+    ].join('\n');
+    const r = await apps.user.inject({
+      method: 'POST',
+      url: `/v1/owners/${to}/import`,
+      headers: { 'content-type': 'application/x-ndjson' },
+      payload: jsonl,
+    });
+    expect(r.statusCode).toBe(200);
+    const report = r.json();
+    expect(report).toMatchObject({ lines: 4, imported: 2, refused: 2, skippedDerived: 0 });
+    expect(report.failures.map((f: { line: number; code: string }) => [f.line, f.code])).toEqual([
+      [4, 'invalid_json'],
+      [5, 'refused_secret'],
+    ]);
+    expect(report.stored.map((s: { line: number }) => s.line)).toEqual([1, 2]);
+    const back = (await apps.user.inject({ method: 'GET', url: `/v1/owners/${to}/export` })).json();
+    expect(back.memories.map((m: { text: string }) => m.text).sort()).toEqual([
+      'The user bakes sourdough bread',
+      'The user cycles to work',
+    ]);
+    // As JSON, and a body that is not an import: 400 with nothing written.
+    const asJson = await post(apps.user, `/v1/owners/${to}/import`, { lines: [], firstLine: 1 });
+    expect(asJson.json()).toMatchObject({ lines: 0, imported: 0 });
+    const bad = await post(apps.user, `/v1/owners/${to}/import`, { rows: ['x'] });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.code).toBe('invalid_input');
+  });
+});

@@ -7,7 +7,6 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { checkOwner, type Caller, type Engine } from '@keepgraph/core';
 import { globalOptions, runsUseCases, userPath, withRuntime } from '../context.ts';
-import { parseImportLine } from '../import-input.ts';
 import type { Io } from '../io.ts';
 import { intOption } from '../parse-options.ts';
 
@@ -25,49 +24,39 @@ export interface ImportSummary {
 
 const MAX_FAILURES_LISTED = 20;
 
-/** Store the lines' inputs in batches; `onProgress` gets the number of lines done. */
+/**
+ * Import the lines through the engine's import use-case, `batchSize` lines a
+ * call (so `onProgress` gets the number of lines done), adding the reports up.
+ */
 export async function importLines(
   engine: Engine,
   caller: Caller,
   ownerId: string,
-  lines: readonly { n: number; text: string }[],
+  lines: readonly string[],
   batchSize: number,
   onProgress: (done: number) => void = () => {},
 ): Promise<ImportSummary> {
   const s: ImportSummary = {
-    lines: lines.length,
+    lines: 0,
     imported: 0,
     refused: 0,
     refusedByCode: {},
     skippedDerived: 0,
     failures: [],
   };
-  const fail = (line: number, code: string, message: string) => {
-    s.refused++;
-    s.refusedByCode[code] = (s.refusedByCode[code] ?? 0) + 1;
-    if (s.failures.length < MAX_FAILURES_LISTED) s.failures.push({ line, code, message });
-  };
-  let done = 0;
   for (let i = 0; i < lines.length; i += batchSize) {
-    const chunk = lines.slice(i, i + batchSize);
-    const inputs: unknown[] = [];
-    const lineOf: number[] = [];
-    for (const l of chunk) {
-      const parsed = parseImportLine(l.text);
-      if (parsed.type === 'skipped_derived') s.skippedDerived++;
-      else if (parsed.type === 'invalid') fail(l.n, parsed.code, parsed.message);
-      else {
-        inputs.push(parsed.input);
-        lineOf.push(l.n);
-      }
-    }
-    if (inputs.length > 0) {
-      const r = await engine.rememberMany(caller, ownerId, inputs);
-      s.imported += r.stored.length;
-      for (const f of r.failed) fail(lineOf[f.index] ?? 0, f.code, f.message);
-    }
-    done += chunk.length;
-    onProgress(done);
+    const r = await engine.importMemories(caller, ownerId, {
+      lines: lines.slice(i, i + batchSize),
+      firstLine: i + 1,
+    });
+    s.lines += r.lines;
+    s.imported += r.imported;
+    s.refused += r.refused;
+    s.skippedDerived += r.skippedDerived;
+    for (const [code, n] of Object.entries(r.refusedByCode))
+      s.refusedByCode[code] = (s.refusedByCode[code] ?? 0) + n;
+    s.failures.push(...r.failures.slice(0, MAX_FAILURES_LISTED - s.failures.length));
+    onProgress(Math.min(lines.length, i + batchSize));
   }
   return s;
 }
@@ -82,7 +71,7 @@ export function formatImportSummary(s: ImportSummary): string {
 }
 
 export function registerImport(program: Command, io: Io): void {
-  runsUseCases(program.command('import'), ['rememberMany'])
+  runsUseCases(program.command('import'), ['importMemories'])
     .description(
       'store JSONL memory inputs (or exported memories) for an owner; exported derived memories are skipped',
     )
@@ -107,10 +96,7 @@ goes on; the exit code is 0 unless the import itself fails.`,
         const ownerId = checkOwner(f.owner);
         // Read (and fail on a missing file) before the model is loaded.
         const raw = f.in === '-' ? await readStdin() : await readFile(userPath(f.in), 'utf8');
-        const lines = raw
-          .split(/\r?\n/)
-          .map((text, i) => ({ n: i + 1, text }))
-          .filter((l) => l.text.trim() !== '');
+        const lines = raw.split(/\r?\n/);
         await withRuntime(globalOptions(cmd), async ({ engine, caller }) => {
           const bar = io.stderrIsTTY
             ? new SingleBar({

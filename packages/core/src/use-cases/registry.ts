@@ -5,6 +5,7 @@
 // caller, the roles and the arguments before a body runs. HTTP routes and
 // CLI commands name the use-case they run, and tests check that they do.
 import { ExportPageArgs, exportPage } from './export.ts';
+import { ImportArgs, importMemories } from './import.ts';
 import { ListMemoriesArgs, ListSessionsArgs, listMemories, listSessions } from './list.ts';
 import {
   ExpireArgs,
@@ -62,6 +63,7 @@ export { defineUseCase, type UseCase } from './define.ts';
 export const USE_CASES = {
   remember: uc('writing a memory', WRITERS, RememberArgs, remember),
   rememberMany: uc('writing memories', WRITERS, RememberManyArgs, rememberMany),
+  importMemories: uc('importing memories', WRITERS, ImportArgs, importMemories),
   putByKey: uc('putting a value by key', WRITERS, PutByKeyArgs, putByKey),
   recall: uc('recalling', EVERYONE, RecallArgs, recall),
   why: uc('explaining a recall', EVERYONE, RecallArgs, why),

@@ -11,6 +11,9 @@ import { definedOnly, routeFamily, useCaseRoute } from './use-case-route.ts';
  */
 export const BATCH_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
+/** An import carries up to 10,000 lines of JSONL. */
+export const IMPORT_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+
 /** The batch's list is ours to check; the engine validates each item. */
 function batchItems(body: unknown): unknown[] {
   const { memories } = body as { memories?: unknown };
@@ -41,6 +44,18 @@ export const memoryRoutes = routeFamily('memories', [
     bodyLimit: BATCH_BODY_LIMIT_BYTES,
     response: res.RememberManyOut,
     args: ({ params, body }) => [params.ownerId, batchItems(body)],
+  }),
+  useCaseRoute('importMemories')({
+    route: 'POST /owners/:ownerId/import',
+    summary:
+      'Import JSONL lines (memory inputs, or memories as export writes them) through the write gate, with a report per line',
+    description:
+      'Send `{"lines": [...], "firstLine": 1}` as JSON, or the JSONL file itself as `application/x-ndjson`. At most 10,000 lines a call; exported derived memories are skipped (their sources get new ids).',
+    params: req.OwnerParams,
+    body: req.ImportBody,
+    bodyLimit: IMPORT_BODY_LIMIT_BYTES,
+    response: res.ImportOut,
+    args: ({ params, body }) => [params.ownerId, body],
   }),
   useCaseRoute('get')({
     route: 'GET /owners/:ownerId/memories/:id',

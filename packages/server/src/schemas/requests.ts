@@ -9,6 +9,7 @@ import { z } from 'zod';
 import {
   AUTHORITIES,
   CreateKeySchema,
+  ImportSchema,
   MEMORY_KINDS,
   MemoryInputSchema,
   RecallOptionsSchema,
@@ -73,6 +74,7 @@ export const KvPutBody = validatedByEngine(
 );
 
 export const SessionAppendBody = validatedByEngine(SessionAppendSchema);
+export const ImportBody = validatedByEngine(ImportSchema);
 export const CreateKeyBody = validatedByEngine(CreateKeySchema);
 export const KeyIdParams = z.object({ id: z.string() });
 

@@ -216,6 +216,19 @@ export const SessionsOut = z.object({
   ),
 });
 
+export const ImportOut = z.object({
+  lines: z.number().int().describe('Non-blank lines read'),
+  imported: z.number().int(),
+  refused: z.number().int(),
+  refusedByCode: z.record(z.string(), z.number().int()),
+  skippedDerived: z
+    .number()
+    .int()
+    .describe('Exported derived memories left out: their sources get new ids'),
+  failures: z.array(z.object({ line: z.number().int(), code: str, message: str })),
+  stored: z.array(z.object({ line: z.number().int(), id: str })),
+});
+
 export const KvOut = z.object({ current: MemoryOut.nullable(), conflicts: z.array(MemoryOut) });
 
 export const SessionAppendOut = z.object({

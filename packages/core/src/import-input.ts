@@ -1,9 +1,9 @@
-// Turning JSONL lines into memory inputs for `keepgraph import`. A line is
+// Turning JSONL lines into memory inputs for the import use-case. A line is
 // either a MemoryInput (what `remember` accepts) or a full memory as
 // `keepgraph export` writes it; the latter is mapped back to an input, since
 // a stored memory's id, owner, timestamps and hashes belong to the store that
 // made them and are assigned afresh on import.
-import type { Memory, MemoryInput } from '@keepgraph/core';
+import type { Memory, MemoryInput } from './record.ts';
 
 /** What one JSONL line became. */
 export type ImportLine =

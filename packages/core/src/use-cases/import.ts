@@ -1,0 +1,87 @@
+// Import: JSONL lines for one owner, each a memory input (what remember
+// takes) or a memory as export writes it, through the same gate as any
+// write, with a report per line. The CLI's `import` and POST …/import are
+// both clients of this one use-case; the CLI sends a file in chunks (with
+// `firstLine`) so it can show progress, and adds the reports up.
+import { z } from 'zod';
+import { parseImportLine } from '../import-input.ts';
+import type { Caller, EngineDeps } from './deps.ts';
+import { OWNER_ID, arg, uncheckedArg, type ParsedArgs } from './define.ts';
+import { rememberMany } from './remember.ts';
+
+/** Lines one call takes at most (a file is sent in chunks). */
+export const MAX_IMPORT_LINES = 10_000;
+/** Lines written per batch (one embedding batch each). */
+const BATCH = 64;
+
+export const ImportSchema = z.strictObject({
+  lines: z.array(z.string().max(256 * 1024)).max(MAX_IMPORT_LINES),
+  /** The number of the first line, for the report (a chunk of a file). Default 1. */
+  firstLine: z.number().int().min(1).default(1),
+});
+
+export const ImportArgs = [
+  arg('ownerId', OWNER_ID),
+  arg('input', uncheckedArg(ImportSchema)),
+] as const;
+
+/** What an import did. Blank lines count in the numbering, not in `lines`. */
+export interface ImportReport {
+  lines: number;
+  imported: number;
+  refused: number;
+  refusedByCode: Record<string, number>;
+  /** Exported derived memories left out: their sources' ids are not kept. */
+  skippedDerived: number;
+  /** Every line that was not stored, with its number, code and message. */
+  failures: { line: number; code: string; message: string }[];
+  /** The ids stored, by line number. */
+  stored: { line: number; id: string }[];
+}
+
+export async function importMemories(
+  deps: EngineDeps,
+  { ownerId, input }: ParsedArgs<typeof ImportArgs>,
+  caller: Caller,
+): Promise<ImportReport> {
+  const report: ImportReport = {
+    lines: 0,
+    imported: 0,
+    refused: 0,
+    refusedByCode: {},
+    skippedDerived: 0,
+    failures: [],
+    stored: [],
+  };
+  const fail = (line: number, code: string, message: string) => {
+    report.refused++;
+    report.refusedByCode[code] = (report.refusedByCode[code] ?? 0) + 1;
+    report.failures.push({ line, code, message });
+  };
+  const numbered = input.lines
+    .map((text, i) => ({ n: input.firstLine + i, text }))
+    .filter((l) => l.text.trim() !== '');
+  report.lines = numbered.length;
+  for (let i = 0; i < numbered.length; i += BATCH) {
+    const inputs: unknown[] = [];
+    const lineOf: number[] = [];
+    for (const l of numbered.slice(i, i + BATCH)) {
+      const parsed = parseImportLine(l.text);
+      if (parsed.type === 'skipped_derived') report.skippedDerived++;
+      else if (parsed.type === 'invalid') fail(l.n, parsed.code, parsed.message);
+      else {
+        inputs.push(parsed.input);
+        lineOf.push(l.n);
+      }
+    }
+    if (inputs.length === 0) continue;
+    const r = await rememberMany(deps, { ownerId, items: inputs }, caller);
+    report.imported += r.stored.length;
+    // rememberMany answers the stored memories in input order, less the failed.
+    const failed = new Set(r.failed.map((f) => f.index));
+    const storedLines = lineOf.filter((_, k) => !failed.has(k));
+    r.stored.forEach((m, k) => report.stored.push({ line: storedLines[k] ?? 0, id: m.id }));
+    for (const f of r.failed) fail(lineOf[f.index] ?? 0, f.code, f.message);
+  }
+  return report;
+}
