@@ -5,22 +5,16 @@
 import { readFile } from 'node:fs/promises';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { checkOwner, type Caller, type Engine } from '@keepgraph/core';
+import { checkOwner, type Caller, type Engine, type ImportReport } from '@keepgraph/core';
 import { globalOptions, runsUseCases, userPath, withRuntime } from '../context.ts';
 import type { Io } from '../io.ts';
 import { intOption } from '../parse-options.ts';
 
-/** What an import did, for the summary line and `--json`. */
-export interface ImportSummary {
-  lines: number;
-  imported: number;
-  refused: number;
-  refusedByCode: Record<string, number>;
-  /** Exported derived memories left out: their sources' ids are not kept. */
-  skippedDerived: number;
-  /** First failures with their line numbers (1-based), for fixing the file. */
-  failures: { line: number; code: string; message: string }[];
-}
+/**
+ * What an import did, for the summary line and `--json`: the use-case's
+ * reports added up, with the first failures only (for fixing the file).
+ */
+export type ImportSummary = Omit<ImportReport, 'stored'>;
 
 const MAX_FAILURES_LISTED = 20;
 

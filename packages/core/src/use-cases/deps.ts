@@ -156,6 +156,26 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
   return r.data;
 }
 
+/**
+ * Audit a read of these memories (an export page, a list page) as one
+ * event; nothing when the read handed out nothing.
+ */
+export async function auditRead(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerId: string,
+  memoryIds: string[],
+  what: Record<string, unknown>,
+): Promise<void> {
+  if (memoryIds.length === 0) return;
+  await deps.store.appendAudit([
+    auditEvent(caller, 'read', deps.clock.now().toISOString(), ownerId, {
+      memoryIds,
+      details: { requestId: caller.requestId ?? null, ...what },
+    }),
+  ]);
+}
+
 export function auditEvent(
   caller: Caller,
   type: AuditType,

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { isHeldAt } from '../liveness.ts';
 import { copyMemory, identifierSchema, type Memory } from '../record.ts';
-import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
+import { auditRead, type Caller, type EngineDeps } from './deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** The most memories one export page holds. */
@@ -48,13 +48,13 @@ export async function exportPage(
   const memories = rows
     .filter((m) => isHeldAt(m, at))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-  if (memories.length > 0)
-    await deps.store.appendAudit([
-      auditEvent(caller, 'read', at, ownerId, {
-        memoryIds: memories.map((m) => m.id),
-        details: { requestId: caller.requestId ?? null, export: true },
-      }),
-    ]);
+  await auditRead(
+    deps,
+    caller,
+    ownerId,
+    memories.map((m) => m.id),
+    { export: true },
+  );
   return {
     ownerId,
     memories: memories.map((m) => copyMemory(m)),

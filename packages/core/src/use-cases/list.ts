@@ -10,7 +10,7 @@ import { KeepGraphError } from '../errors.ts';
 import { isHeldAt } from '../liveness.ts';
 import { AUTHORITIES, MEMORY_KINDS, copyMemory, identifierSchema, type Memory } from '../record.ts';
 import type { SessionSummary } from '../ports/memory-store.ts';
-import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
+import { auditRead, type Caller, type EngineDeps } from './deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** The most memories one page holds. */
@@ -129,13 +129,13 @@ export async function listMemories(
       break;
     }
   }
-  if (found.length > 0)
-    await deps.store.appendAudit([
-      auditEvent(caller, 'read', now, ownerId, {
-        memoryIds: found.map((m) => m.id),
-        details: { requestId: caller.requestId ?? null, list: true },
-      }),
-    ]);
+  await auditRead(
+    deps,
+    caller,
+    ownerId,
+    found.map((m) => m.id),
+    { list: true },
+  );
   return {
     ownerId,
     memories: found.map((m) => copyMemory(m)),
