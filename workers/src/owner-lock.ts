@@ -11,7 +11,7 @@ const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
 
 export interface OwnerLock {
-  /** Run `work` holding the owner's lock; null (nothing run) when another holder has it. */
+  /** Run `work` holding the owner's lock; `ran: false` (nothing run) when another holder has it, or the lock cannot be reached. */
   tryWith<T>(
     ownerId: string,
     work: () => Promise<T>,
@@ -33,7 +33,15 @@ export function ownerLock(opts: {
   return {
     async tryWith(ownerId, work) {
       const token = randomUUID();
-      const got = await redis.set(key(ownerId), token, 'PX', opts.ttlMs, 'NX');
+      let got: string | null;
+      try {
+        got = await redis.set(key(ownerId), token, 'PX', opts.ttlMs, 'NX');
+      } catch {
+        // The lock's connection is down or still reconnecting (Redis just
+        // came back): not acquired, so the job comes back shortly without
+        // spending an attempt, as when another worker holds the owner.
+        return { ran: false };
+      }
       if (got !== 'OK') return { ran: false };
       const renew = setInterval(
         () => void redis.eval(RENEW, 1, key(ownerId), token, String(opts.ttlMs)).catch(() => {}),
