@@ -5,7 +5,14 @@
 import { readFile } from 'node:fs/promises';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { checkOwner, type Caller, type Engine, type ImportReport } from '@keepgraph/core';
+import {
+  addImportReport,
+  checkOwner,
+  emptyImportReport,
+  type Caller,
+  type Engine,
+  type ImportReport,
+} from '@keepgraph/core';
 import { globalOptions, runsUseCases, userPath, withRuntime } from '../context.ts';
 import type { Io } from '../io.ts';
 import { intOption } from '../parse-options.ts';
@@ -30,26 +37,13 @@ export async function importLines(
   batchSize: number,
   onProgress: (done: number) => void = () => {},
 ): Promise<ImportSummary> {
-  const s: ImportSummary = {
-    lines: 0,
-    imported: 0,
-    refused: 0,
-    refusedByCode: {},
-    skippedDerived: 0,
-    failures: [],
-  };
+  const { stored: _stored, ...s }: ImportReport = emptyImportReport();
   for (let i = 0; i < lines.length; i += batchSize) {
     const r = await engine.importMemories(caller, ownerId, {
       lines: lines.slice(i, i + batchSize),
       firstLine: i + 1,
     });
-    s.lines += r.lines;
-    s.imported += r.imported;
-    s.refused += r.refused;
-    s.skippedDerived += r.skippedDerived;
-    for (const [code, n] of Object.entries(r.refusedByCode))
-      s.refusedByCode[code] = (s.refusedByCode[code] ?? 0) + n;
-    s.failures.push(...r.failures.slice(0, MAX_FAILURES_LISTED - s.failures.length));
+    addImportReport(s, r, MAX_FAILURES_LISTED);
     onProgress(Math.min(lines.length, i + batchSize));
   }
   return s;

@@ -39,12 +39,9 @@ export interface ImportReport {
   stored: { line: number; id: string }[];
 }
 
-export async function importMemories(
-  deps: EngineDeps,
-  { ownerId, input }: ParsedArgs<typeof ImportArgs>,
-  caller: Caller,
-): Promise<ImportReport> {
-  const report: ImportReport = {
+/** A report of nothing imported yet. */
+export function emptyImportReport(): ImportReport {
+  return {
     lines: 0,
     imported: 0,
     refused: 0,
@@ -53,6 +50,32 @@ export async function importMemories(
     failures: [],
     stored: [],
   };
+}
+
+/**
+ * Add `r` (the report of a later chunk of the same file) to `total`, keeping
+ * at most `maxFailures` failures listed; the counts stay whole.
+ */
+export function addImportReport(
+  total: Omit<ImportReport, 'stored'>,
+  r: ImportReport,
+  maxFailures = Infinity,
+): void {
+  total.lines += r.lines;
+  total.imported += r.imported;
+  total.refused += r.refused;
+  total.skippedDerived += r.skippedDerived;
+  for (const [code, n] of Object.entries(r.refusedByCode))
+    total.refusedByCode[code] = (total.refusedByCode[code] ?? 0) + n;
+  total.failures.push(...r.failures.slice(0, Math.max(0, maxFailures - total.failures.length)));
+}
+
+export async function importMemories(
+  deps: EngineDeps,
+  { ownerId, input }: ParsedArgs<typeof ImportArgs>,
+  caller: Caller,
+): Promise<ImportReport> {
+  const report = emptyImportReport();
   const fail = (line: number, code: string, message: string) => {
     report.refused++;
     report.refusedByCode[code] = (report.refusedByCode[code] ?? 0) + 1;
