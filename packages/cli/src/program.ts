@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { ROLES } from '@keepgraph/core';
 import { TRANSFORMERS_MODEL_IDS } from '@keepgraph/embedder';
 import { registerBench } from './commands/bench-recall.ts';
+import { registerCorrect } from './commands/correct.ts';
 import { registerExport } from './commands/export.ts';
 import { registerList, registerSessions } from './commands/list.ts';
 import { registerForget } from './commands/forget.ts';
@@ -77,6 +78,7 @@ export function buildProgram(io: Io): Command {
   // those are set above, before any command is registered.
   registerStart(program, io);
   registerRemember(program, io);
+  registerCorrect(program, io);
   registerRecall(program, io);
   registerWhy(program, io);
   registerForget(program, io);

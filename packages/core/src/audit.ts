@@ -18,6 +18,7 @@ export const AUDIT_TYPES = [
   'reembed',
   'key_created',
   'key_revoked',
+  'corrected',
 ] as const;
 export type AuditType = (typeof AUDIT_TYPES)[number];
 

@@ -19,6 +19,7 @@ export * from './ports/extractor.ts';
 export * from './policy/index.ts';
 export * from './use-cases/deps.ts';
 export * from './use-cases/remember.ts';
+export * from './use-cases/correct.ts';
 export * from './use-cases/recall.ts';
 export * from './use-cases/forget.ts';
 export * from './use-cases/session.ts';

@@ -96,7 +96,7 @@ export function identifierSchema(what: string) {
 export const OwnerIdSchema = identifierSchema('owner id');
 
 const shortText = z.string().trim().min(1).max(512);
-const isoTime = z.iso.datetime({ offset: true });
+export const isoTime = z.iso.datetime({ offset: true });
 
 export const ExtractorInfoSchema = z.strictObject({
   name: shortText,

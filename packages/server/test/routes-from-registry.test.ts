@@ -49,7 +49,15 @@ const concrete = (pattern: string) =>
 
 // One body every route accepts far enough to reach the engine: each route
 // takes the fields it reads; the engine would validate them.
-const body = { ids: ['1'], memories: [{}], query: 'q', messages: [], uri: 'https://x.test/' };
+const body = {
+  ids: ['1'],
+  memories: [{}],
+  query: 'q',
+  messages: [],
+  uri: 'https://x.test/',
+  text: 'a corrected claim',
+  reason: 'incorrect',
+};
 
 describe('routes come from the use-case registry', () => {
   it('every route under /v1 names a registry use-case, or is listed as not one', () => {
@@ -75,7 +83,7 @@ describe('routes come from the use-case registry', () => {
       const res = await app.inject({
         method: r.method as 'GET',
         url: concrete(r.url),
-        ...(['POST', 'PUT'].includes(r.method) && { payload: body }),
+        ...(['POST', 'PUT', 'PATCH'].includes(r.method) && { payload: body }),
       });
       expect(res.json(), `${r.method} ${r.url}`).toMatchObject({ error: { code: 'not_found' } });
       expect(ran, `${r.method} ${r.url}`).toEqual([r.useCase]);

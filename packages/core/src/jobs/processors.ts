@@ -13,6 +13,38 @@ import { reflect } from './reflect.ts';
 import { COMPACTION_TAG, compact } from './compact.ts';
 import { ALL_OWNERS } from './job-ids.ts';
 import { isLiveAt } from '../liveness.ts';
+import type { MemoryStore } from '../ports/memory-store.ts';
+import type { Memory } from '../record.ts';
+
+/** How many newer versions a source is followed through to its current one. */
+const MAX_VERSION_HOPS = 32;
+
+/**
+ * The live version of each of `ids`: the memory itself, or the newest one
+ * that superseded it (a correction, a newer value of its key). Ids whose
+ * chain ends in nothing live are left out.
+ */
+export async function currentVersions(
+  store: Pick<MemoryStore, 'getByIds'>,
+  ownerId: string,
+  ids: readonly string[],
+  now: string,
+): Promise<Memory[]> {
+  const out = new Map<string, Memory>();
+  let frontier = await store.getByIds(ownerId, ids);
+  for (let hop = 0; frontier.length > 0 && hop < MAX_VERSION_HOPS; hop++) {
+    const next: string[] = [];
+    for (const m of frontier) {
+      if (isLiveAt(m, now)) out.set(m.id, m);
+      else if (m.supersededBy !== null) next.push(m.supersededBy);
+    }
+    frontier = await store.getByIds(
+      ownerId,
+      [...new Set(next)].filter((id) => !out.has(id)),
+    );
+  }
+  return [...out.values()];
+}
 
 /** What a processor reports (kept by BullMQ as the job's return value). */
 export type JobResult = Record<string, unknown>;
@@ -158,12 +190,14 @@ export function createProcessors(engine: Engine, opts: ProcessorOptions): Proces
         const run = await compactOwner(job.ownerId);
         return { written: run.written.length };
       }
-      // Claims and context summaries come from episodes: read the survivors again.
+      // Claims and context summaries come from episodes: read the survivors
+      // again, each as its current version (a corrected source is read as
+      // its correction).
       const ids = payload.survivingSources;
       return exclusive(job.ownerId, async () => {
         const now = deps.clock.now().toISOString();
-        const episodes = (await deps.store.getByIds(job.ownerId, ids)).filter(
-          (m) => isLiveAt(m, now) && m.kind === 'episode',
+        const episodes = (await currentVersions(deps.store, job.ownerId, ids, now)).filter(
+          (m) => m.kind === 'episode',
         );
         if (episodes.length === 0) return { survivors: 0, written: 0 };
         const run = await reflect(deps, opts.extractor, job.ownerId, {

@@ -11,6 +11,7 @@ export const DELETION_AUDIT_TYPE: Readonly<Record<DeletionReason, AuditType>> = 
   cap: 'evict',
   revoke_source: 'revoke_source',
   forget_owner: 'forget_owner',
+  correct: 'delete',
 };
 
 function union(a: readonly string[], b: readonly string[]): string[] {

@@ -80,6 +80,8 @@ export const DELETION_REASONS = [
   'cap',
   'revoke_source',
   'forget_owner',
+  // What was derived from a corrected memory (re-derived from the correction).
+  'correct',
 ] as const;
 export type DeletionReason = (typeof DELETION_REASONS)[number];
 

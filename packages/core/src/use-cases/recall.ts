@@ -267,7 +267,7 @@ export interface SerializedGraph {
   edges: { key: string; source: string; target: string; attributes: Record<string, unknown> }[];
 }
 
-/** The derivation DAG from a memory down to its episodes, with their origins. */
+/** The derivation DAG from a memory down to its episodes, with their origins and the older versions each replaced. */
 export async function lineage(
   deps: EngineDeps,
   { ownerId, id }: ParsedArgs<typeof MemoryIdArgs>,
@@ -296,8 +296,20 @@ export async function lineage(
           createdAt: m.createdAt,
           expiresAt: m.expiresAt,
           contentHash: m.contentHash,
+          supersededBy: m.supersededBy,
+          conflict: m.conflict,
         },
       });
+      // The older version this one replaced (a correction, a key's new value).
+      if (m.supersedes !== null) {
+        graph.edges.push({
+          key: `${m.id}=>${m.supersedes}`,
+          source: m.id,
+          target: m.supersedes,
+          attributes: { type: 'SUPERSEDES' },
+        });
+        next.push(m.supersedes);
+      }
       for (const s of m.derivedFrom) {
         graph.edges.push({
           key: `${m.id}->${s}`,

@@ -4,6 +4,7 @@
 // derived from this table (engine.ts lists nothing by hand) and checks the
 // caller, the roles and the arguments before a body runs. HTTP routes and
 // CLI commands name the use-case they run, and tests check that they do.
+import { CorrectArgs, correctMemory } from './correct.ts';
 import { ExportPageArgs, exportPage } from './export.ts';
 import { ImportArgs, importMemories } from './import.ts';
 import { ListMemoriesArgs, ListSessionsArgs, listMemories, listSessions } from './list.ts';
@@ -65,6 +66,7 @@ export const USE_CASES = {
   rememberMany: uc('writing memories', WRITERS, RememberManyArgs, rememberMany),
   importMemories: uc('importing memories', WRITERS, ImportArgs, importMemories),
   putByKey: uc('putting a value by key', WRITERS, PutByKeyArgs, putByKey),
+  correct: uc('correcting a memory', WRITERS, CorrectArgs, correctMemory),
   recall: uc('recalling', EVERYONE, RecallArgs, recall),
   why: uc('explaining a recall', EVERYONE, RecallArgs, why),
   get: uc('reading a memory', EVERYONE, MemoryIdArgs, getMemory),

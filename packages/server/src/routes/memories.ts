@@ -1,4 +1,4 @@
-// Memory routes: write one, write a batch, read one, its lineage, delete one,
+// Memory routes: write one, write a batch, correct one, read one, its lineage, delete one,
 // and export an owner's held memories page by page.
 import { KeepGraphError } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
@@ -63,6 +63,17 @@ export const memoryRoutes = routeFamily('memories', [
     params: req.MemoryParams,
     response: res.MemoryOut,
     args: ({ params }) => [params.ownerId, params.id],
+  }),
+  useCaseRoute('correct')({
+    route: 'PATCH /owners/:ownerId/memories/:id',
+    summary:
+      'Correct a memory: a new version through the write gate that supersedes it (audited `corrected`); what was derived from it is re-derived',
+    description:
+      "The correction's authority is the caller's. A lower authority does not supersede a higher one: its correction is kept beside it, flagged as a conflict. Fields not given (kind, key, origin, tags, sensitivity, entities) are the old version's.",
+    params: req.MemoryParams,
+    body: req.CorrectionBody,
+    response: res.CorrectionOut,
+    args: ({ params, body }) => [params.ownerId, params.id, body],
   }),
   useCaseRoute('lineage')({
     route: 'GET /owners/:ownerId/memories/:id/lineage',

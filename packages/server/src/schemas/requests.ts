@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import {
   AUTHORITIES,
+  CorrectionSchema,
   CreateKeySchema,
   ImportSchema,
   MEMORY_KINDS,
@@ -48,6 +49,12 @@ export const SessionMessageParams = SessionParams.extend({ seq: z.string() });
 export const MemoryBody = validatedByEngine(
   MemoryInputSchema.describe(
     'A memory to store (owner and role come from the URL and credentials)',
+  ),
+);
+
+export const CorrectionBody = validatedByEngine(
+  CorrectionSchema.describe(
+    'The corrected claim and why: a new version that supersedes the old one (or, from a lower authority, is kept beside it as a flagged conflict)',
   ),
 );
 

@@ -181,6 +181,20 @@ export const ReceiptOut = z
   })
   .describe('What a deletion cascade removed (ids and hashes, never content)');
 
+export const CorrectionOut = z.object({
+  memory: MemoryOut.describe('The new version'),
+  corrected: str.describe('The id of the version corrected'),
+  superseded: z
+    .boolean()
+    .describe('True when the new version supersedes the old; false when kept as a conflict'),
+  rederiving: z
+    .array(str)
+    .describe(
+      'Memories derived from the old version: deleted, and re-derived from the new one by a job',
+    ),
+  receipt: ReceiptOut.nullable().describe('The cascade that took them, if any'),
+});
+
 export const ForgottenOut = z.object({
   forgotten: z.boolean(),
   traces: z.array(z.object({ where: str, id: str.optional(), detail: str.optional() })),
