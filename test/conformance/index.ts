@@ -19,6 +19,7 @@ import { outboxAndJobsSuite } from './invariants/13-outbox-and-jobs.ts';
 import { storeOrderingsSuite } from './invariants/14-store-orderings.ts';
 import { concurrencySuite } from './invariants/15-concurrency.ts';
 import { listingSuite } from './invariants/16-listing.ts';
+import { idempotencySuite } from './invariants/17-idempotency.ts';
 import type { ConformanceOptions } from './harness.ts';
 
 export type { ConformanceOptions, StoreUnderTest } from './harness.ts';
@@ -40,4 +41,5 @@ export function runMemoryStoreConformance(opts: ConformanceOptions): void {
   storeOrderingsSuite(opts);
   concurrencySuite(opts);
   listingSuite(opts);
+  idempotencySuite(opts);
 }

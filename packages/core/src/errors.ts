@@ -10,6 +10,9 @@ export const ERROR_CODES = [
   'owner_required',
   'not_found',
   'conflict',
+  // an Idempotency-Key sent again with another request, or while its first request still runs
+  'idempotency_key_reused',
+  'idempotency_in_progress',
   // authentication and authority
   'unauthenticated',
   'rate_limited',

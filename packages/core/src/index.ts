@@ -17,6 +17,7 @@ export * from './ports/clock.ts';
 export * from './ports/job-queue.ts';
 export * from './ports/extractor.ts';
 export * from './policy/index.ts';
+export * from './idempotency.ts';
 export * from './use-cases/deps.ts';
 export * from './use-cases/remember.ts';
 export * from './use-cases/correct.ts';

@@ -174,7 +174,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   }
   const routeOptions: RouteOptions = { engine: opts.engine, callerOf };
   if (opts.corsOrigins && opts.corsOrigins.length > 0)
-    void app.register(cors, { origin: [...opts.corsOrigins] });
+    void app.register(cors, {
+      origin: [...opts.corsOrigins],
+      exposedHeaders: ['idempotent-replayed'],
+    });
 
   void app.register(openApiPlugin, {
     version: opts.version ?? '0.1.0',

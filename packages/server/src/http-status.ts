@@ -10,6 +10,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   owner_required: 400,
   not_found: 404,
   conflict: 409,
+  idempotency_key_reused: 409,
+  idempotency_in_progress: 409,
   unauthenticated: 401,
   rate_limited: 429,
   forbidden_role: 403,

@@ -72,6 +72,7 @@ async function deleteClosure(ctx: StoreContext, tx: Tx, ownerId: string, closure
   );
   await step(ctx, tx, 'cascade-supersede-pointers', p);
   await step(ctx, tx, 'cascade-delete-memories', p);
+  await step(ctx, tx, 'cascade-idempotency', p);
   const candidates = [
     ...new Set([...(near?.neighbours ?? []), ...(rel?.entities ?? []), ...(msg?.sessions ?? [])]),
   ];

@@ -63,6 +63,12 @@ const PROBES: Probe[] = [
              RETURN x.memoryId AS id, 'message ' + toString(x.seq) AS detail`,
   },
   {
+    where: 'IdempotencyRecord',
+    cypher: `MATCH (r:IdempotencyRecord) WHERE r.ownerId = $ownerId AND any(x IN r.memoryIds WHERE x IN $ids)
+             UNWIND [x IN r.memoryIds WHERE x IN $ids] AS id
+             RETURN id, 'key ' + r.key AS detail`,
+  },
+  {
     // The full-text index itself, asked for every document of this owner.
     where: NEO4J_INDEXES.memoryText,
     cypher: `CALL db.index.fulltext.queryNodes($textIndex, $ownerQuery, {limit: $scan}) YIELD node

@@ -13,6 +13,7 @@ import {
 import neo4j from 'neo4j-driver';
 import type { Driver } from 'neo4j-driver';
 import * as apiKeys from './api-keys.ts';
+import * as idempotency from './idempotency.ts';
 import { appendAuditEvents, listAuditEvents } from './audit-log.ts';
 import { deleteCascade } from './delete-cascade.ts';
 import * as embeddings from './embeddings.ts';
@@ -32,7 +33,18 @@ import { writeBatch } from './write-batch.ts';
 
 /** The port's members over a Neo4j context; every changing one is one managed transaction. */
 const OPERATIONS = storeOperations<StoreContext>()(
-  [records, graph, search, sessions, outbox, reflection, embeddings, apiKeys, { findTraces }],
+  [
+    records,
+    graph,
+    search,
+    sessions,
+    outbox,
+    reflection,
+    embeddings,
+    apiKeys,
+    idempotency,
+    { findTraces },
+  ],
   {
     write: writeBatch,
     deleteCascade,

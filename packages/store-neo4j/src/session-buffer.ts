@@ -112,7 +112,10 @@ export async function deleteOwnerResidue(
     const outboxJobs = await count(
       'MATCH (j:OutboxJob {ownerId: $ownerId}) DETACH DELETE j RETURN count(*) AS n',
     );
-    return { sessionMessages, readLogRows, outboxJobs };
+    const idempotencyRecords = await count(
+      'MATCH (r:IdempotencyRecord {ownerId: $ownerId}) DELETE r RETURN count(*) AS n',
+    );
+    return { sessionMessages, readLogRows, outboxJobs, idempotencyRecords };
   });
 }
 

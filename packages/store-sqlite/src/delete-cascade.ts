@@ -129,6 +129,14 @@ function deleteClosure(ctx: StoreContext, ownerId: string, rows: ClosureRow[]) {
     'DELETE FROM memories WHERE owner_id = @ownerId AND id IN (SELECT value FROM json_each(@ids))',
   ).run(p);
 
+  // A recorded answer that names a deleted memory may hold its text: it goes,
+  // the record stays (a repeat of the request still writes nothing).
+  st.sql(
+    `UPDATE idempotency SET response_json = NULL, memory_ids_json = '[]', forgotten = 1
+      WHERE owner_id = @ownerId AND EXISTS (
+       SELECT 1 FROM json_each(memory_ids_json) n WHERE n.value IN (SELECT value FROM json_each(@ids)))`,
+  ).run(p);
+
   return {
     embeddingsDeleted,
     fullTextEntriesDeleted,

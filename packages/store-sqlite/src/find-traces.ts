@@ -57,6 +57,11 @@ const PROBES: Probe[] = [
   linkedTo('relation_assertions', 'relation', 'relation_id'),
   linkedTo('memory_sources', 'source', 'source_id'),
   linkedTo('session_messages', 'message', 'seq'),
+  {
+    where: 'idempotency',
+    sql: `SELECT n.value AS id, 'key ' || i.key AS detail FROM idempotency i, json_each(i.memory_ids_json) n
+           WHERE i.owner_id = @ownerId AND n.value IN ${IN_IDS}`,
+  },
 ];
 
 /** Every place the ids or hashes still appear for this owner; [] means gone. */

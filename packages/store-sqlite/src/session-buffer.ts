@@ -86,6 +86,7 @@ export function deleteOwnerResidue(ctx: StoreContext, ownerId: string): OwnerRes
     sessionMessages: st.sql('DELETE FROM session_messages WHERE owner_id = ?').run(ownerId).changes,
     readLogRows: st.sql('DELETE FROM read_log WHERE owner_id = ?').run(ownerId).changes,
     outboxJobs: st.sql('DELETE FROM outbox WHERE owner_id = ?').run(ownerId).changes,
+    idempotencyRecords: st.sql('DELETE FROM idempotency WHERE owner_id = ?').run(ownerId).changes,
   }))();
 }
 

@@ -9,6 +9,7 @@ import { deleteCascade } from './delete-cascade.ts';
 import * as embeddings from './embeddings.ts';
 import { findTraces } from './find-traces.ts';
 import * as graph from './graph-reads.ts';
+import * as idempotency from './idempotency.ts';
 import * as records from './memory-reads.ts';
 import { migrate } from './migrate.ts';
 import { isMemoryPath, openDatabase, type Db } from './open-database.ts';
@@ -27,7 +28,18 @@ import { writeBatch } from './write-batch.ts';
  * afterwards, so forgotten text leaves the disk at once.
  */
 const OPERATIONS = storeOperations<StoreContext>()(
-  [records, graph, search, sessions, outbox, reflection, embeddings, apiKeys, { findTraces }],
+  [
+    records,
+    graph,
+    search,
+    sessions,
+    outbox,
+    reflection,
+    embeddings,
+    apiKeys,
+    idempotency,
+    { findTraces },
+  ],
   {
     write: writeBatch,
     deleteCascade: (c, req) => c.afterDelete(deleteCascade(c, req)),

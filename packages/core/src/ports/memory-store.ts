@@ -149,6 +149,7 @@ export interface OwnerResidue {
   sessionMessages: number;
   readLogRows: number;
   outboxJobs: number;
+  idempotencyRecords: number;
 }
 
 export interface ReadLogEntry {
@@ -406,6 +407,61 @@ export interface ApiKeys {
 }
 
 /**
+ * The first answer to a write sent with an Idempotency-Key, kept for 24 h so
+ * a repeat is answered with it and writes nothing. Its body may hold memory
+ * text, so the cascade of a memory it names drops the body (`forgotten`),
+ * forgetOwner deletes the owner's records, and each expires.
+ */
+export interface IdempotencyRecord {
+  /** Whose key it is: the caller's principal (one caller cannot replay another's answer). */
+  scope: string;
+  key: string;
+  /** The owner the request wrote to, if any. */
+  ownerId: string | null;
+  /** Hex SHA-256 of the request (method, path, body): the same key with another request is refused. */
+  requestHash: string;
+  createdAt: string;
+  expiresAt: string;
+  /** Null while the first request is still running, and once `forgotten`. */
+  response: { status: number; body: unknown } | null;
+  /** The memory ids the answer names. */
+  memoryIds: string[];
+  /**
+   * A memory the answer named was deleted: the cascade dropped the answer
+   * (it may hold the memory's text) and its ids, and kept the record, so a
+   * repeat still writes nothing.
+   */
+  forgotten: boolean;
+}
+
+/** Idempotency records: claim a key, record its answer, or let it go. */
+export interface IdempotencyRecords {
+  /**
+   * Take (scope, key) for a request: insert `record` as pending and return
+   * null, unless a record that has not expired at `record.createdAt` holds
+   * the pair; then insert nothing and return that one. Atomic across
+   * processes: of many concurrent claims exactly one returns null. Expired
+   * records are purged on the way.
+   */
+  claimIdempotency(
+    record: Omit<IdempotencyRecord, 'response' | 'memoryIds' | 'forgotten'>,
+  ): Promise<IdempotencyRecord | null>;
+  /** Record the claimed request's answer (and the memories it names). */
+  completeIdempotency(
+    scope: string,
+    key: string,
+    response: { status: number; body: unknown },
+    memoryIds: readonly string[],
+  ): Promise<void>;
+  /**
+   * Drop the pending claim made at `createdAt` (the request failed with
+   * nothing worth replaying, or its process died); a newer claim or a
+   * recorded answer stays.
+   */
+  releaseIdempotency(scope: string, key: string, createdAt: string): Promise<void>;
+}
+
+/**
  * The store contract, by concern. Implementations: SQLite (embedded), Neo4j
  * (server); each is assembled by the store kit (store-kit.ts) from one
  * function per member, and the conformance suite in `test/conformance`
@@ -426,5 +482,6 @@ export interface MemoryStore
     ReflectionBookkeeping,
     EmbeddingStore,
     AuditLog,
+    IdempotencyRecords,
     Verification,
     ApiKeys {}

@@ -62,6 +62,9 @@ export const STORE_OPERATIONS = [
   'getApiKey',
   'listApiKeys',
   'revokeApiKey',
+  'claimIdempotency',
+  'completeIdempotency',
+  'releaseIdempotency',
 ] as const satisfies readonly StoreOperationName[];
 
 // tsc fails here if a port member is missing from the list above.
@@ -153,6 +156,9 @@ export const ARGUMENT_CHECKS: {
   getApiKey: null,
   listApiKeys: null,
   revokeApiKey: null,
+  claimIdempotency: null,
+  completeIdempotency: null,
+  releaseIdempotency: null,
 };
 
 /** A KeepGraphError for a driver error, the driver's own error kept on `cause` for logs. */

@@ -99,7 +99,13 @@ export async function forgetOwner(
   if (ids.length === 0 && residue.sessionMessages === 0)
     throw new KeepGraphError('not_found', `owner ${ownerId} has no memories and no sessions`);
   const at = deps.clock.now().toISOString();
-  if (residue.sessionMessages + residue.readLogRows + residue.outboxJobs > 0)
+  if (
+    residue.sessionMessages +
+      residue.readLogRows +
+      residue.outboxJobs +
+      residue.idempotencyRecords >
+    0
+  )
     await deps.store.appendAudit([
       auditEvent(caller, DELETION_AUDIT_TYPE.forget_owner, at, ownerId, {
         reason: 'forget_owner',
@@ -107,6 +113,7 @@ export async function forgetOwner(
           sessionMessagesDeleted: residue.sessionMessages,
           readLogRowsDeleted: residue.readLogRows,
           outboxJobsDeleted: residue.outboxJobs,
+          idempotencyRecordsDeleted: residue.idempotencyRecords,
         },
       }),
     ]);

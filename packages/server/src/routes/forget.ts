@@ -19,6 +19,8 @@ export const forgetRoutes = routeFamily('forget', [
     params: req.OwnerParams,
     body: req.VerifyForgottenBody,
     response: res.ForgottenOut,
+    // A read: asking again is already safe.
+    idempotency: 'ignored',
     args: ({ params, body }) => [params.ownerId, body],
   }),
   useCaseRoute('forgetOwner')({

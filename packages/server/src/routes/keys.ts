@@ -12,6 +12,8 @@ export const keyRoutes = routeFamily('keys', [
     body: req.CreateKeyBody,
     status: 201,
     response: res.CreatedApiKeyOut,
+    // The answer holds the key: recording it for a replay would store it.
+    idempotency: 'refused',
     args: ({ body }) => [body],
   }),
   useCaseRoute('listKeys')({

@@ -22,6 +22,8 @@ export const recallRoutes = routeFamily('recall', [
     params: req.OwnerParams,
     body: req.RecallBody,
     response: res.RecallOut,
+    // A read: asking again is already safe.
+    idempotency: 'ignored',
     args: recallArgs,
   }),
   useCaseRoute('why')({
@@ -30,6 +32,7 @@ export const recallRoutes = routeFamily('recall', [
     params: req.OwnerParams,
     body: req.RecallBody,
     response: res.WhyOut,
+    idempotency: 'ignored',
     args: recallArgs,
   }),
 ]);

@@ -6,8 +6,18 @@
 // route under /v1 names a registry use-case (`config.useCase`).
 import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
 import type { z } from 'zod';
-import type { Caller, Engine, UseCaseName } from '@keepgraph/core';
+import {
+  KeepGraphError,
+  answerOnce,
+  isKeepGraphError,
+  type Answer,
+  type Caller,
+  type Engine,
+  type UseCaseName,
+} from '@keepgraph/core';
+import { toHttpError } from '../error-handler.ts';
 import { withErrors } from '../schemas/responses.ts';
+import { IdempotencyHeaders } from '../schemas/requests.ts';
 import type { RouteOptions } from './context.ts';
 
 /** The engine method's arguments after the caller. */
@@ -46,6 +56,12 @@ export interface UseCaseRoute<
   querystring?: Q;
   body?: B;
   bodyLimit?: number;
+  /**
+   * What an Idempotency-Key does here: a write's first answer is replayed
+   * (the default for every method but GET); a read ignores the key; a route
+   * whose answer must never be stored (a new API key's secret) refuses it.
+   */
+  idempotency?: 'replay' | 'ignored' | 'refused';
   /** The success status (200 unless given) and its body's schema. */
   status?: number;
   response: z.ZodType;
@@ -100,6 +116,7 @@ export function registerUseCaseRoutes(
 ): void {
   for (const r of routes) {
     const status = r.status ?? 200;
+    const mode = r.idempotency ?? (r.method === 'GET' ? 'ignored' : 'replay');
     const call = engine[r.useCase] as (caller: Caller, ...args: unknown[]) => Promise<unknown>;
     app.route({
       method: r.method,
@@ -112,14 +129,55 @@ export function registerUseCaseRoutes(
         ...(r.description !== undefined && { description: r.description }),
         ...(r.params && { params: r.params }),
         ...(r.querystring && { querystring: r.querystring }),
+        ...(mode === 'replay' && { headers: IdempotencyHeaders }),
         ...(r.body && { body: r.body }),
         response: withErrors({ [status]: r.response }),
       },
       handler: async (request: FastifyRequest, reply) => {
         const req: RouteRequest = request;
-        const result = await call(callerOf(request), ...(r.args(req as never) as unknown[]));
-        void reply.status(status);
-        return r.reply ? r.reply(result as never, req as never) : result;
+        const caller = callerOf(request);
+        const answer = async (): Promise<unknown> => {
+          const result = await call(caller, ...(r.args(req as never) as unknown[]));
+          return r.reply ? r.reply(result as never, req as never) : result;
+        };
+        const key = request.headers['idempotency-key'];
+        if (key === undefined || mode === 'ignored') {
+          const body = await answer();
+          void reply.status(status);
+          return body;
+        }
+        if (mode === 'refused' || Array.isArray(key))
+          throw new KeepGraphError(
+            'invalid_input',
+            mode === 'refused'
+              ? 'this route takes no Idempotency-Key: its answer holds a secret that is never stored'
+              : 'send one Idempotency-Key header',
+            { issues: [{ path: 'headers.idempotency-key', message: 'not taken here' }] },
+          );
+        const replay = await answerOnce(
+          engine.deps,
+          {
+            scope: caller.principal,
+            key,
+            ownerId: (req.params as { ownerId?: string } | undefined)?.ownerId ?? null,
+            request: { method: r.method, url: request.url, body: request.body ?? null },
+          },
+          async (): Promise<Answer> => {
+            try {
+              return { status, body: await answer() };
+            } catch (e) {
+              // A refusal is an answer too (it wrote nothing): replayed as such.
+              // Faults are not recorded, so a retry runs again.
+              if (!isKeepGraphError(e)) throw e;
+              const mapped = toHttpError(e, 0);
+              if (mapped.fault) throw e;
+              return { status: mapped.status, body: mapped.body };
+            }
+          },
+        );
+        void reply.header('idempotent-replayed', String(replay.replayed));
+        void reply.status(replay.status);
+        return replay.body;
       },
     });
   }

@@ -44,6 +44,16 @@ export const SessionParams = z.object({ ownerId: z.string(), sessionId: z.string
 /** The engine validates seq (an integer >= 0). */
 export const SessionMessageParams = SessionParams.extend({ seq: z.string() });
 
+/** Every write route takes one (the engine checks its form). */
+export const IdempotencyHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .describe(
+      'Sent again by the same caller within 24 h, the first answer is replayed (header `Idempotent-Replayed: true`) and nothing is written; with another request, 409 `idempotency_key_reused`',
+    ),
+});
+
 // --- bodies validated by the engine (documentation only) --------------------
 
 export const MemoryBody = validatedByEngine(

@@ -1,0 +1,135 @@
+// Idempotency-Key records on every store: of many parallel claims of one key
+// exactly one runs and the rest get its answer; another request under the
+// key is refused; a failed first request lets the key go; an expired record
+// is claimed anew; and deleting a memory an answer names drops the answer
+// (it may hold the text) while a repeat still writes nothing. Forgetting the
+// owner deletes its records.
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { IDEMPOTENCY_TTL_MS, KeepGraphError, answerOnce, type Answer } from '@keepgraph/core';
+import { episode, expectCode, sharedFixture, user, type ConformanceOptions } from '../harness.ts';
+
+export function idempotencySuite(opts: ConformanceOptions): void {
+  describe('idempotency records', () => {
+    const f = sharedFixture(opts);
+
+    /** answerOnce over this store, the request being a remember of `text`. */
+    const rememberOnce = (o: string, key: string, text: string, scope = 'user:test') =>
+      answerOnce(
+        f.engine.deps,
+        {
+          scope,
+          key,
+          ownerId: o,
+          request: { method: 'POST', url: `/owners/${o}/memories`, body: { text } },
+        },
+        async (): Promise<Answer> => ({
+          status: 201,
+          body: await f.engine.remember(user, o, episode(text)),
+        }),
+        { waitMs: 60_000, pollMs: 10 },
+      );
+
+    it('runs one of 50 parallel repeats and answers all of them with its answer', async () => {
+      const o = f.owner();
+      const key = randomUUID();
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          rememberOnce(o, key, 'The user moved to Porto last spring'),
+        ),
+      );
+      expect(answers.filter((a) => !a.replayed)).toHaveLength(1);
+      const ids = new Set(answers.map((a) => (a.body as { memory: { id: string } }).memory.id));
+      expect(ids.size).toBe(1);
+      expect(await f.engine.deps.store.listIds(o)).toEqual([...ids]);
+      // Another caller's key of the same name is its own.
+      const other = await rememberOnce(
+        o,
+        key,
+        'The user moved to Porto last spring',
+        'agent:other',
+      );
+      expect(other.replayed).toBe(false);
+      expect(await f.engine.deps.store.listIds(o)).toHaveLength(2);
+    });
+
+    it('refuses the key with another request, and writes nothing', async () => {
+      const o = f.owner();
+      const key = randomUUID();
+      await rememberOnce(o, key, 'The user drinks green tea in the morning');
+      await expectCode(
+        rememberOnce(o, key, 'The user drinks black coffee at night'),
+        'idempotency_key_reused',
+      );
+      await expectCode(rememberOnce(o, 'has a space', 'The user drinks water'), 'invalid_input');
+      expect(await f.engine.deps.store.listIds(o)).toHaveLength(1);
+    });
+
+    it('lets the key go when the first request fails, so a retry runs', async () => {
+      const o = f.owner();
+      const key = randomUUID();
+      const req = { scope: 'user:test', key, ownerId: o, request: { n: 1 } };
+      await expect(
+        answerOnce(f.engine.deps, req, async () => {
+          throw new KeepGraphError('store_unavailable', 'down');
+        }),
+      ).rejects.toThrow('down');
+      const faulted = await answerOnce(f.engine.deps, req, async () => ({ status: 503, body: {} }));
+      expect(faulted.replayed).toBe(false);
+      const ok = await answerOnce(f.engine.deps, req, async () => ({
+        status: 200,
+        body: { ok: 1 },
+      }));
+      expect(ok).toEqual({ status: 200, body: { ok: 1 }, replayed: false });
+      const again = await answerOnce(f.engine.deps, req, async () => ({
+        status: 200,
+        body: { ok: 2 },
+      }));
+      expect(again).toEqual({ status: 200, body: { ok: 1 }, replayed: true });
+    });
+
+    it('answers a new request once the record has expired', async () => {
+      const o = f.owner();
+      const key = randomUUID();
+      const req = { scope: 'user:test', key, ownerId: o, request: { n: 1 } };
+      await answerOnce(f.engine.deps, req, async () => ({ status: 200, body: { first: true } }));
+      f.clock.advance(IDEMPOTENCY_TTL_MS + 1000);
+      const later = await answerOnce(f.engine.deps, { ...req, request: { n: 2 } }, async () => ({
+        status: 200,
+        body: { first: false },
+      }));
+      expect(later).toEqual({ status: 200, body: { first: false }, replayed: false });
+    });
+
+    it('drops an answer with the memory it names, and still writes nothing on a repeat', async () => {
+      const o = f.owner();
+      const key = randomUUID();
+      const text = 'The user keeps a spare key under the blue flowerpot';
+      const first = await rememberOnce(o, key, text);
+      const id = (first.body as { memory: { id: string } }).memory.id;
+      expect(
+        (await f.engine.verifyForgotten(user, o, { ids: [id] })).traces.map((t) => t.where),
+      ).toContain(opts.name === 'neo4j' ? 'IdempotencyRecord' : 'idempotency');
+      const receipt = await f.engine.forget(user, o, [id]);
+      const check = await f.engine.verifyForgotten(user, o, {
+        ids: receipt.deletedMemoryIds,
+        contentHashes: receipt.deletedContentHashes,
+      });
+      expect(check).toMatchObject({ forgotten: true, traces: [] });
+      expect((await f.sut.rawContent()).includes(Buffer.from(text))).toBe(false);
+      await expectCode(rememberOnce(o, key, text), 'not_found');
+      expect(await f.engine.deps.store.listIds(o)).toEqual([]);
+    });
+
+    it('goes with its owner', async () => {
+      const o = f.owner();
+      const key = randomUUID();
+      await rememberOnce(o, key, 'The user studies Portuguese on Tuesdays');
+      const receipt = await f.engine.forgetOwner(user, o);
+      expect(receipt.deletedMemoryIds).toHaveLength(1);
+      // A repeat after the owner is forgotten is a new request.
+      const again = await rememberOnce(o, key, 'The user studies Portuguese on Tuesdays');
+      expect(again.replayed).toBe(false);
+    });
+  });
+}
