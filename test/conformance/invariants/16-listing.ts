@@ -3,7 +3,19 @@
 // refused with nothing read, and never another owner's memory.
 import { describe, expect, it } from 'vitest';
 import type { Caller, Memory, MemoryFilter } from '@keepgraph/core';
-import { agent, derived, episode, expectCode, operator, sharedFixture, tool, user, type ConformanceOptions } from '../harness.ts';
+import { auditEventFixture, memoryFixture } from '@keepgraph/core/testing';
+import {
+  agent,
+  batchOf,
+  derived,
+  episode,
+  expectCode,
+  operator,
+  sharedFixture,
+  tool,
+  user,
+  type ConformanceOptions,
+} from '../harness.ts';
 
 const analyst: Caller = { role: 'analyst', owners: 'all', principal: 'analyst:test' };
 
@@ -15,11 +27,19 @@ export function listingSuite(opts: ConformanceOptions): void {
       const o = f.owner();
       const other = f.owner();
       await f.engine.remember(user, other, episode('Another owner keeps goats on a farm'));
-      const ep1 = await f.engine.remember(user, o, episode('The user plans a trip to Lisbon in May', { tags: ['travel'] }));
+      const ep1 = await f.engine.remember(
+        user,
+        o,
+        episode('The user plans a trip to Lisbon in May', { tags: ['travel'] }),
+      );
       f.clock.advance(1000);
       const mark = f.clock.now().toISOString();
       f.clock.advance(1000);
-      const ep2 = await f.engine.remember(user, o, episode('The user wants a hotel near the river'));
+      const ep2 = await f.engine.remember(
+        user,
+        o,
+        episode('The user wants a hotel near the river'),
+      );
       const fromTool = await f.engine.remember(tool, o, {
         kind: 'fact',
         text: 'Flight TP1234 departs at 09:40 on Friday',
@@ -31,14 +51,29 @@ export function listingSuite(opts: ConformanceOptions): void {
         origin: { source: { kind: 'url', uri: 'https://hotel.example/pool' } },
         ttlSeconds: 2 * 86_400,
       });
-      const rule = await f.engine.remember(agent, o, derived('The user likes riverside places to stay', [ep2.memory.id]));
-      const v1 = await f.engine.putByKey(user, o, 'seat', { text: 'Seat preference: window', origin: { sessionId: 'S9' } });
-      const v2 = await f.engine.putByKey(user, o, 'seat', { text: 'Seat preference: aisle', origin: { sessionId: 'S9' } });
-      const low = await f.engine.putByKey(tool, o, 'seat', { text: 'Seat preference: middle', origin: { tool: { name: 'crm' } } });
+      const rule = await f.engine.remember(
+        agent,
+        o,
+        derived('The user likes riverside places to stay', [ep2.memory.id]),
+      );
+      const v1 = await f.engine.putByKey(user, o, 'seat', {
+        text: 'Seat preference: window',
+        origin: { sessionId: 'S9' },
+      });
+      const v2 = await f.engine.putByKey(user, o, 'seat', {
+        text: 'Seat preference: aisle',
+        origin: { sessionId: 'S9' },
+      });
+      const low = await f.engine.putByKey(tool, o, 'seat', {
+        text: 'Seat preference: middle',
+        origin: { tool: { name: 'crm' } },
+      });
       expect(low.memory.conflict).toBe(true);
 
       const ids = async (filter: MemoryFilter, caller: Caller = user) =>
-        (await f.engine.listMemories(caller, o, { filter, limit: 500 })).memories.map((m) => m.id).sort();
+        (await f.engine.listMemories(caller, o, { filter, limit: 500 })).memories
+          .map((m) => m.id)
+          .sort();
       const sorted = (...ms: { memory: Memory }[]) => ms.map((m) => m.memory.id).sort();
 
       const all = await ids({});
@@ -59,15 +94,25 @@ export function listingSuite(opts: ConformanceOptions): void {
       expect(await ids({ derived: true })).toEqual(sorted(rule));
       expect((await ids({ derived: false })).length).toBe(6);
       // Superseded versions: for operators and analysts only.
-      expect(await ids({ includeSuperseded: true, kinds: ['kv'] }, analyst)).toEqual(sorted(v1, v2, low));
-      expect(await ids({ includeSuperseded: true, kinds: ['kv'] }, operator)).toEqual(sorted(v1, v2, low));
-      await expectCode(f.engine.listMemories(user, o, { filter: { includeSuperseded: true } }), 'forbidden_role');
+      expect(await ids({ includeSuperseded: true, kinds: ['kv'] }, analyst)).toEqual(
+        sorted(v1, v2, low),
+      );
+      expect(await ids({ includeSuperseded: true, kinds: ['kv'] }, operator)).toEqual(
+        sorted(v1, v2, low),
+      );
+      await expectCode(
+        f.engine.listMemories(user, o, { filter: { includeSuperseded: true } }),
+        'forbidden_role',
+      );
 
       // Pages of 2 through the cursor: every memory once, in id order.
       const paged: string[] = [];
       let after: string | undefined;
       for (let i = 0; i < 10; i++) {
-        const page = await f.engine.listMemories(user, o, { limit: 2, ...(after ? { after } : {}) });
+        const page = await f.engine.listMemories(user, o, {
+          limit: 2,
+          ...(after ? { after } : {}),
+        });
         paged.push(...page.memories.map((m) => m.id));
         if (page.next === null) break;
         after = page.next;
@@ -77,10 +122,20 @@ export function listingSuite(opts: ConformanceOptions): void {
 
     it("lists the owner's sessions with their unexpired messages and memories, latest first", async () => {
       const o = f.owner();
-      await f.engine.remember(user, f.owner(), episode('Another owner talks about boats', { origin: { sessionId: 'S-other' } }));
-      await f.engine.sessionAppend(user, o, 'S-a', { messages: [{ role: 'user', text: 'we start planning the garden' }] });
+      await f.engine.remember(
+        user,
+        f.owner(),
+        episode('Another owner talks about boats', { origin: { sessionId: 'S-other' } }),
+      );
+      await f.engine.sessionAppend(user, o, 'S-a', {
+        messages: [{ role: 'user', text: 'we start planning the garden' }],
+      });
       f.clock.advance(1000);
-      await f.engine.remember(user, o, episode('The user wants tomatoes this year', { origin: { sessionId: 'S-a' } }));
+      await f.engine.remember(
+        user,
+        o,
+        episode('The user wants tomatoes this year', { origin: { sessionId: 'S-a' } }),
+      );
       f.clock.advance(1000);
       await f.engine.sessionAppend(user, o, 'S-b', {
         messages: [
@@ -96,10 +151,66 @@ export function listingSuite(opts: ConformanceOptions): void {
       expect(sessions[1]!.firstAt < sessions[1]!.lastAt).toBe(true);
       expect((await f.engine.listSessions(user, o, { limit: 1 })).sessions).toHaveLength(1);
       await f.engine.deleteSession(user, o, 'S-b');
-      expect((await f.engine.listSessions(user, o)).sessions.map((s) => s.sessionId)).toEqual(['S-a']);
+      expect((await f.engine.listSessions(user, o)).sessions.map((s) => s.sessionId)).toEqual([
+        'S-a',
+      ]);
       expect((await f.engine.listSessions(user, f.owner())).sessions).toEqual([]);
       await expectCode(f.engine.listSessions(user, o, { limit: 0 } as never), 'invalid_input');
     });
+
+    it('pages through 10,000 memories 100 at a time, each exactly once, while writes go on', async () => {
+      const o = f.owner();
+      const at = new Date(f.clock.now().getTime() - 60_000).toISOString();
+      const seeded: string[] = [];
+      // Seeded through the store (10,000 real embeddings would take minutes);
+      // the writes during the paging go through the engine, gate and embedder.
+      for (let b = 0; b < 10; b++) {
+        const ms = Array.from({ length: 1000 }, () =>
+          memoryFixture(o, { createdAt: at, validFrom: at }),
+        );
+        await f.engine.deps.store.write(
+          batchOf({
+            memories: ms.map((memory) => ({ memory, embedding: null })),
+            audit: [
+              auditEventFixture(
+                'write',
+                o,
+                ms.map((m) => m.id),
+              ),
+            ],
+          }),
+        );
+        seeded.push(...ms.map((m) => m.id));
+      }
+      let paging = true;
+      const writer = (async () => {
+        const written: string[] = [];
+        for (let i = 0; paging; i++)
+          written.push(
+            (await f.engine.remember(user, o, episode(`Note number ${i} written while paging`)))
+              .memory.id,
+          );
+        return written;
+      })();
+      const seen = new Map<string, number>();
+      let after: string | undefined;
+      let pages = 0;
+      do {
+        const page = await f.engine.listMemories(user, o, { limit: 100, ...(after && { after }) });
+        for (const m of page.memories) seen.set(m.id, (seen.get(m.id) ?? 0) + 1);
+        after = page.next ?? undefined;
+        pages++;
+      } while (after);
+      paging = false;
+      const written = await writer;
+      expect(written.length).toBeGreaterThan(0);
+      expect([...seen.values()].every((n) => n === 1)).toBe(true);
+      expect(seeded.filter((id) => !seen.has(id))).toEqual([]);
+      // What was written meanwhile is listed at most once, and only as this owner's.
+      const ours = new Set([...seeded, ...written]);
+      expect([...seen.keys()].every((id) => ours.has(id))).toBe(true);
+      expect(pages).toBeGreaterThanOrEqual(100);
+    }, 600_000);
 
     it('refuses bad filters and pages with invalid_input, and reads nothing for them', async () => {
       const o = f.owner();
