@@ -212,6 +212,51 @@ export function listingSuite(opts: ConformanceOptions): void {
       expect(pages).toBeGreaterThanOrEqual(100);
     }, 600_000);
 
+    it('applies the same filters to recall, and refuses bad ones', async () => {
+      const o = f.owner();
+      const trip = await f.engine.remember(
+        user,
+        o,
+        episode('The user booked a train to Porto for the conference', { tags: ['travel'] }),
+      );
+      f.clock.advance(1000);
+      const mark = f.clock.now().toISOString();
+      f.clock.advance(1000);
+      const train = await f.engine.remember(tool, o, {
+        kind: 'fact',
+        text: 'The train to Porto leaves at 08:15 from platform 4',
+        origin: { tool: { name: 'rail', callId: 'r1' } },
+      });
+      const page = await f.engine.remember(user, o, {
+        kind: 'fact',
+        text: 'The Porto conference venue is next to the train station',
+        origin: { source: { kind: 'url', uri: 'https://conf.example/venue' } },
+      });
+      const q = 'train to Porto';
+      const hits = async (filter: Record<string, unknown>) =>
+        (await f.engine.recall(user, o, q, { topK: 10, filter })).results
+          .map((r) => r.memory.id)
+          .sort();
+      expect(await hits({})).toEqual([trip, train, page].map((r) => r.memory.id).sort());
+      expect(await hits({ tag: 'travel' })).toEqual([trip.memory.id]);
+      expect(await hits({ tool: 'rail' })).toEqual([train.memory.id]);
+      expect(await hits({ sourceUri: 'https://conf.example/venue' })).toEqual([page.memory.id]);
+      expect(await hits({ sessionId: trip.memory.origin.sessionId })).toEqual([trip.memory.id]);
+      expect(await hits({ authorities: ['tool'] })).toEqual([train.memory.id]);
+      expect(await hits({ kinds: ['fact'], createdAfter: mark })).toEqual(
+        [train, page].map((r) => r.memory.id).sort(),
+      );
+      expect(await hits({ createdBefore: mark })).toEqual([trip.memory.id]);
+      expect(await hits({ derived: true })).toEqual([]);
+      for (const bad of [
+        { includeSuperseded: true },
+        { kinds: ['gossip'] },
+        { colour: 'blue' },
+        { createdAfter: 'soon' },
+      ])
+        await expectCode(f.engine.recall(user, o, q, { filter: bad } as never), 'invalid_input');
+    });
+
     it('refuses bad filters and pages with invalid_input, and reads nothing for them', async () => {
       const o = f.owner();
       for (const bad of [

@@ -32,6 +32,7 @@ import { lendScoreToReplies } from '../session-replies.ts';
 import { queryTimeWindows } from '../query-time.ts';
 import { renderMemoriesForPrompt } from '../render-context.ts';
 import { IdSchema, auditEvent, type Caller, type EngineDeps } from './deps.ts';
+import { MemoryFilterSchema, matchesFilter } from './list.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
 
 export const RecallOptionsSchema = z.strictObject({
@@ -42,6 +43,12 @@ export const RecallOptionsSchema = z.strictObject({
   /** Evaluate validity at this instant instead of now (never in the future past expiry). */
   asOf: z.iso.datetime({ offset: true }).optional(),
   sessionId: z.string().min(1).max(256).optional(),
+  /**
+   * listMemories' filters (tag, origin, time ranges, authority...): they
+   * narrow the candidates the searches found, so a rare filter may answer
+   * fewer than topK. Superseded versions are never recalled (invariant 6).
+   */
+  filter: MemoryFilterSchema.omit({ includeSuperseded: true }).optional(),
 });
 export type RecallOptions = z.input<typeof RecallOptionsSchema>;
 
@@ -148,7 +155,8 @@ export async function recall(
   const isLive = (m: Memory): boolean =>
     m.expiresAt > clockNow.toISOString() &&
     isLiveAt(m, at) &&
-    (!opts.kinds || opts.kinds.includes(m.kind));
+    (!opts.kinds || opts.kinds.includes(m.kind)) &&
+    (!opts.filter || matchesFilter(m, opts.filter, at));
   const live = new Map(rows.filter(isLive).map((m) => [m.id, m]));
   // Derived candidates are keys to their evidence: their sources come too,
   // fetched here when the query did not find them itself. A source the query
