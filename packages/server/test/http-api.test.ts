@@ -551,6 +551,76 @@ describe('export over HTTP', () => {
   });
 });
 
+describe('streamed export over HTTP', () => {
+  it('streams every held memory as JSON lines across pages, for people only, and imports it back', async () => {
+    const o = owner();
+    const texts = Array.from(
+      { length: 1203 },
+      (_, i) => `The user noted fact number ${i} about the garden`,
+    );
+    for (let i = 0; i < texts.length; i += 1000) {
+      const r = await post(apps.user, `/v1/owners/${o}/memories:batch`, {
+        memories: texts.slice(i, i + 1000).map((t) => fact(t)),
+      });
+      expect(r.json().failed).toEqual([]);
+    }
+    const auditOf = async () => {
+      const all: Awaited<ReturnType<typeof runtime.store.listAudit>> = [];
+      for (;;) {
+        const page = await runtime.store.listAudit({
+          ownerId: o,
+          limit: 1000,
+          ...(all.length && { afterSeq: all.at(-1)!.seq }),
+        });
+        all.push(...page);
+        if (page.length < 1000) return all;
+      }
+    };
+    const before = await auditOf();
+    const r = await apps.user.inject({ method: 'GET', url: `/v1/owners/${o}/export.jsonl` });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['content-type']).toMatch(/application\/x-ndjson/);
+    const lines = r.body
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((m) => m.text).sort()).toEqual([...texts].sort());
+    expect(new Set(lines.map((m) => m.id)).size).toBe(texts.length);
+    expect(lines[0]).toMatchObject({
+      ownerId: o,
+      origin: { sessionId: 's-1' },
+      derivedFrom: [],
+      supersedes: null,
+    });
+    expect(typeof lines[0]!.expiresAt).toBe('string');
+    // Each page of 500 is audited as a read.
+    const reads = (await auditOf()).slice(before.length).filter((e) => e.type === 'read');
+    expect(reads.map((e) => e.memoryIds.length)).toEqual([500, 500, 203]);
+
+    const to = owner();
+    const back = await apps.user.inject({
+      method: 'POST',
+      url: `/v1/owners/${to}/import`,
+      headers: { 'content-type': 'application/x-ndjson' },
+      payload: r.body,
+    });
+    expect(back.json()).toMatchObject({ lines: texts.length, imported: texts.length, refused: 0 });
+
+    const asTool = await apps.tool.inject({ method: 'GET', url: `/v1/owners/${o}/export.jsonl` });
+    expect(asTool.statusCode).toBe(403);
+    expect(asTool.json().error.code).toBe('forbidden_role');
+    const blank = await apps.user.inject({ method: 'GET', url: `/v1/owners/%20/export.jsonl` });
+    expect(blank.statusCode).toBe(400);
+    expect(blank.json().error.code).toBe('owner_required');
+    const empty = await apps.user.inject({
+      method: 'GET',
+      url: `/v1/owners/${owner()}/export.jsonl`,
+    });
+    expect(empty.statusCode).toBe(200);
+    expect(empty.body).toBe('');
+  }, 300_000);
+});
+
 describe('listing over HTTP', () => {
   it('lists with filters from the query string, pages, and refuses a bad filter or a superseded list for a user', async () => {
     const o = owner();

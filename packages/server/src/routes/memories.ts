@@ -1,5 +1,6 @@
 // Memory routes: write one, write a batch, correct one, read one, its lineage, delete one,
 // and export an owner's held memories page by page.
+import { z } from 'zod';
 import { KeepGraphError } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
@@ -108,6 +109,21 @@ export const memoryRoutes = routeFamily('memories', [
           filter: definedOnly({ ...rest, kinds: kind, authorities: authority }),
         }),
       ];
+    },
+  }),
+  useCaseRoute('exportPage')({
+    route: 'GET /owners/:ownerId/export.jsonl',
+    summary:
+      'Every held memory of the owner as JSON lines, streamed (operator or user); each page read is audited',
+    description:
+      'One memory per line with all its fields: id, origin and source origins, authority, expiry, derivedFrom (lineage) and supersedes (the version it replaced). `POST /owners/:ownerId/import` takes the file back.',
+    params: req.OwnerParams,
+    response: z.string().describe('application/x-ndjson: one memory per line'),
+    args: ({ params }) => [params.ownerId, { limit: 500 }],
+    jsonl: {
+      lines: (page) => page.memories,
+      next: (page, { params }) =>
+        page.next === null ? null : [params.ownerId, { after: page.next, limit: 500 }],
     },
   }),
   useCaseRoute('exportPage')({

@@ -4,6 +4,7 @@
 // names the caller and calls the engine), so no route repeats handler
 // boilerplate and none can reach past the engine: a test checks that every
 // route under /v1 names a registry use-case (`config.useCase`).
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
 import type { z } from 'zod';
 import {
@@ -66,6 +67,19 @@ export interface UseCaseRoute<
   status?: number;
   response: z.ZodType;
   args(request: RouteRequest<Out<P>, Out<Q>, Out<B>>): UseCaseArgs<N>;
+  /**
+   * Answer as JSON lines (`application/x-ndjson`), page after page: `lines`
+   * of each result, then the arguments of the next call (null after the
+   * last). The first call is made before the answer starts, so its errors
+   * are ordinary error bodies; a failure later cuts the stream short.
+   */
+  jsonl?: {
+    lines(result: Awaited<ReturnType<Engine[N]>>): readonly unknown[];
+    next(
+      result: Awaited<ReturnType<Engine[N]>>,
+      request: RouteRequest<Out<P>, Out<Q>, Out<B>>,
+    ): UseCaseArgs<N> | null;
+  };
   /** Shape the engine's answer for HTTP (wrap a list, turn "nothing" into not_found). */
   reply?(
     result: Awaited<ReturnType<Engine[N]>>,
@@ -140,6 +154,20 @@ export function registerUseCaseRoutes(
           const result = await call(caller, ...(r.args(req as never) as unknown[]));
           return r.reply ? r.reply(result as never, req as never) : result;
         };
+        if (r.jsonl) {
+          const { lines, next } = r.jsonl;
+          let result = await call(caller, ...(r.args(req as never) as unknown[]));
+          async function* all() {
+            for (;;) {
+              for (const line of lines(result as never)) yield `${JSON.stringify(line)}\n`;
+              const args = next(result as never, req as never);
+              if (args === null) return;
+              result = await call(caller, ...(args as unknown[]));
+            }
+          }
+          void reply.status(status).type('application/x-ndjson');
+          return reply.send(Readable.from(all()));
+        }
         const key = request.headers['idempotency-key'];
         if (key === undefined || mode === 'ignored') {
           const body = await answer();
