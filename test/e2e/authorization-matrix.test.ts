@@ -31,6 +31,8 @@ interface Target {
   role: Role;
   ownerId: string;
   memoryId: string;
+  /** Another memory of the owner (an agent's correction names it as evidence). */
+  evidenceId: string;
   sessionId: string;
   key: string;
   keyId: string;
@@ -39,7 +41,7 @@ interface Target {
 }
 
 interface Req {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   payload?: unknown;
 }
@@ -75,6 +77,15 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
     method: 'DELETE',
     url: `${o(t)}/memories/${t.memoryId}`,
   }),
+  'PATCH /v1/owners/:ownerId/memories/:id': (t) => ({
+    method: 'PATCH',
+    url: `${o(t)}/memories/${t.memoryId}`,
+    payload: {
+      text: 'The user walks by the lake every morning.',
+      reason: 'incorrect',
+      ...(t.role === 'agent' && { derivedFrom: [t.evidenceId] }),
+    },
+  }),
   'GET /v1/owners/:ownerId/memories': (t) => ({
     method: 'GET',
     url: `${o(t)}/memories?kind=fact&limit=10`,
@@ -86,6 +97,7 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
     payload: { lines: [JSON.stringify(claim(t, fact('The user sails on weekends.')))] },
   }),
   'GET /v1/owners/:ownerId/export': (t) => ({ method: 'GET', url: `${o(t)}/export` }),
+  'GET /v1/owners/:ownerId/export.jsonl': (t) => ({ method: 'GET', url: `${o(t)}/export.jsonl` }),
   'POST /v1/owners/:ownerId/recall': (t) => ({
     method: 'POST',
     url: `${o(t)}/recall`,
@@ -127,6 +139,15 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
     method: 'GET',
     url: `${o(t)}/sessions/${t.sessionId}/context`,
   }),
+  'GET /v1/owners/:ownerId/sessions/:sessionId/messages': (t) => ({
+    method: 'GET',
+    url: `${o(t)}/sessions/${t.sessionId}/messages`,
+  }),
+  'POST /v1/owners/:ownerId/sessions/:sessionId/forget': (t) => ({
+    method: 'POST',
+    url: `${o(t)}/sessions/${t.sessionId}/forget`,
+    payload: { dryRun: true },
+  }),
   'DELETE /v1/owners/:ownerId/sessions/:sessionId': (t) => ({
     method: 'DELETE',
     url: `${o(t)}/sessions/${t.sessionId}`,
@@ -160,7 +181,10 @@ const ABSENT_STATUS: Record<string, number> = {
   'GET /v1/owners/:ownerId/memories/:id': 404,
   'GET /v1/owners/:ownerId/memories/:id/lineage': 404,
   'DELETE /v1/owners/:ownerId/memories/:id': 404,
+  'PATCH /v1/owners/:ownerId/memories/:id': 404,
   'POST /v1/owners/:ownerId/forget': 404,
+  'GET /v1/owners/:ownerId/sessions/:sessionId/messages': 404,
+  'POST /v1/owners/:ownerId/sessions/:sessionId/forget': 404,
   'DELETE /v1/owners/:ownerId': 404,
   'GET /v1/owners/:ownerId/kv/:key': 404,
   'DELETE /v1/owners/:ownerId/sessions/:sessionId': 404,
@@ -178,7 +202,7 @@ async function seed(
     ownerId,
     fact('The user walks by the river every morning.'),
   );
-  await engine.putByKey(SETUP, ownerId, 'theme', {
+  const theme = await engine.putByKey(SETUP, ownerId, 'theme', {
     text: 'the preferred theme is light',
     origin: { sessionId: 's-matrix' },
   });
@@ -194,7 +218,13 @@ async function seed(
     role: 'agent',
     owners: [ownerId],
   });
-  return { memoryId: w.memory.id, sessionId: 's-matrix', keyId: spare.id, seq: message!.seq! };
+  return {
+    memoryId: w.memory.id,
+    evidenceId: theme.memory.id,
+    sessionId: 's-matrix',
+    keyId: spare.id,
+    seq: message!.seq!,
+  };
 }
 
 describe.each(['sqlite', 'neo4j'] as const)('the authorization matrix over HTTP on %s', (store) => {
@@ -298,6 +328,7 @@ describe.each(['sqlite', 'neo4j'] as const)('the authorization matrix over HTTP 
         return {
           ownerId: `absent-${randomUUID()}`,
           memoryId: randomUUID(),
+          evidenceId: randomUUID(),
           sessionId: 's-none',
           keyId: other.keyId,
           seq: 1,

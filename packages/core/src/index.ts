@@ -24,6 +24,7 @@ export * from './use-cases/correct.ts';
 export * from './use-cases/recall.ts';
 export * from './use-cases/forget.ts';
 export * from './use-cases/session.ts';
+export * from './use-cases/session-forget.ts';
 export * from './use-cases/export.ts';
 export * from './use-cases/list.ts';
 export * from './use-cases/import.ts';

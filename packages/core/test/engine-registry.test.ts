@@ -120,6 +120,7 @@ describe('the engine is derived from the use-case registry', () => {
       'getByKey',
       'verifyForgotten',
       'sessionContext',
+      'readSession',
       'auditList',
       'kpis',
     ]);

@@ -96,6 +96,7 @@ const VALID_ARGS: Record<(typeof STORE_OPERATIONS)[number], unknown[]> = {
   getApiKey: ['k'],
   listApiKeys: [],
   revokeApiKey: ['k', '2026-01-01T00:00:00.000Z', {}],
+  observedIn: ['o', 's'],
   claimIdempotency: [{}],
   completeIdempotency: ['s', 'k', { status: 200, body: {} }, []],
   releaseIdempotency: ['s', 'k', '2026-01-01T00:00:00.000Z'],

@@ -621,6 +621,48 @@ describe('streamed export over HTTP', () => {
   }, 300_000);
 });
 
+describe('sessions over HTTP', () => {
+  it("reads a session's messages, forgets it after a dry run, and refuses a misspelt dry run", async () => {
+    const o = owner();
+    const base = `/v1/owners/${o}/sessions/S-http`;
+    const appended = await post(apps.user, `${base}/messages`, {
+      messages: [{ role: 'user', text: 'Please remember that I am vegetarian' }],
+      remember: true,
+    });
+    expect(appended.statusCode, appended.body).toBe(200);
+    const read = await apps.user.inject({ method: 'GET', url: `${base}/messages` });
+    expect(read.statusCode).toBe(200);
+    expect(read.json().messages.map((m: { text: string }) => m.text)).toEqual([
+      'Please remember that I am vegetarian',
+    ]);
+    const badLimit = await apps.user.inject({ method: 'GET', url: `${base}/messages?limit=0` });
+    expect(badLimit.statusCode).toBe(400);
+    const typo = await post(apps.user, `${base}/forget`, { dryrun: true });
+    expect(typo.statusCode).toBe(400);
+    expect(typo.json().error.code).toBe('invalid_input');
+    const dry = await post(apps.user, `${base}/forget`, { dryRun: true });
+    expect(dry.statusCode).toBe(200);
+    expect(dry.json()).toMatchObject({ dryRun: true, sessionMessages: 1, receipt: null });
+    const before = await ownerIds(o);
+    expect(before.length).toBeGreaterThan(0);
+    expect(dry.json().memoryIds).toEqual([...before].sort());
+    const asTool = await post(apps.tool, `${base}/forget`, {});
+    expect(asTool.statusCode).toBe(403);
+    expect(await ownerIds(o)).toEqual(before);
+    // No body is no answer to "dry run?": refused, nothing deleted.
+    const bare = await apps.user.inject({ method: 'POST', url: `${base}/forget` });
+    expect(bare.statusCode).toBe(400);
+    expect(await ownerIds(o)).toEqual(before);
+    const done = await post(apps.user, `${base}/forget`, {});
+    expect(done.statusCode).toBe(200);
+    expect(done.json()).toMatchObject({ dryRun: false, sessionMessages: 1 });
+    expect(await ownerIds(o)).toEqual([]);
+    expect((await apps.user.inject({ method: 'GET', url: `${base}/messages` })).statusCode).toBe(
+      404,
+    );
+  });
+});
+
 describe('listing over HTTP', () => {
   it('lists with filters from the query string, pages, and refuses a bad filter or a superseded list for a user', async () => {
     const o = owner();

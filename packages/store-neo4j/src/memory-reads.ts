@@ -93,6 +93,21 @@ export async function findBySource(
   return found.map((r) => r.id);
 }
 
+export async function observedIn(
+  ctx: StoreContext,
+  ownerId: string,
+  sessionId: string,
+): Promise<string[]> {
+  const found = await readRows<{ id: string }>(
+    ctx,
+    `MATCH (m:Memory)-[:OBSERVED_IN]->(:Session {ownerId: $ownerId, id: $sessionId})
+     WHERE m.ownerId = $ownerId
+     RETURN m.id AS id ORDER BY id`,
+    { ownerId, sessionId },
+  );
+  return found.map((r) => r.id);
+}
+
 export async function listIds(
   ctx: StoreContext,
   ownerId: string,

@@ -55,6 +55,13 @@ export function findBySource(
     }) as string[];
 }
 
+export function observedIn(ctx: StoreContext, ownerId: string, sessionId: string): string[] {
+  return ctx.st
+    .sql('SELECT id FROM memories WHERE owner_id = ? AND session_id = ? ORDER BY id')
+    .pluck()
+    .all(ownerId, sessionId) as string[];
+}
+
 export function listIds(
   ctx: StoreContext,
   ownerId: string,

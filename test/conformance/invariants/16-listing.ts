@@ -212,6 +212,74 @@ export function listingSuite(opts: ConformanceOptions): void {
       expect(pages).toBeGreaterThanOrEqual(100);
     }, 600_000);
 
+    it("reads a session's messages, and forgets a session with what it produced after a dry run", async () => {
+      const o = f.owner();
+      await f.engine.sessionAppend(user, o, 'S-trip', {
+        messages: [
+          { role: 'user', text: 'We are planning a week in Kyoto in April' },
+          { role: 'assistant', text: 'Kyoto in April is cherry blossom season' },
+        ],
+      });
+      const ep = await f.engine.remember(user, o, {
+        kind: 'episode',
+        text: 'The user plans a week in Kyoto in April',
+        origin: { sessionId: 'S-trip', turn: '1' },
+      });
+      const rule = await f.engine.remember(
+        agent,
+        o,
+        derived('The user likes travelling in spring', [ep.memory.id]),
+      );
+      const elsewhere = await f.engine.remember(user, o, {
+        kind: 'fact',
+        text: 'The user works from Lisbon',
+        origin: { sessionId: 'S-other' },
+      });
+      const read = await f.engine.readSession(analyst, o, 'S-trip');
+      expect(read.messages.map((m) => [m.role, m.text])).toEqual([
+        ['user', 'We are planning a week in Kyoto in April'],
+        ['assistant', 'Kyoto in April is cherry blossom season'],
+      ]);
+      expect((await f.engine.readSession(user, o, 'S-trip', { limit: 1 })).messages).toHaveLength(
+        1,
+      );
+      await expectCode(f.engine.readSession(user, o, 'S-none'), 'not_found');
+      await expectCode(
+        f.engine.readSession(user, o, 'S-trip', { limit: 0 } as never),
+        'invalid_input',
+      );
+
+      const dry = await f.engine.forgetSession(user, o, 'S-trip', { dryRun: true });
+      expect(dry).toMatchObject({
+        dryRun: true,
+        observed: [ep.memory.id],
+        sessionMessages: 2,
+        receipt: null,
+      });
+      expect(dry.memoryIds).toEqual([ep.memory.id, rule.memory.id].sort());
+      expect((await f.engine.deps.store.getByIds(o, dry.memoryIds)).length).toBe(2);
+      expect((await f.engine.readSession(user, o, 'S-trip')).messages).toHaveLength(2);
+      await expectCode(
+        f.engine.forgetSession(user, o, 'S-trip', { dryrun: true } as never),
+        'invalid_input',
+      );
+      await expectCode(f.engine.forgetSession(analyst, o, 'S-trip'), 'forbidden_role');
+      expect((await f.engine.deps.store.getByIds(o, dry.memoryIds)).length).toBe(2);
+
+      const done = await f.engine.forgetSession(user, o, 'S-trip');
+      expect(done).toMatchObject({ dryRun: false, observed: [ep.memory.id], sessionMessages: 2 });
+      expect([...done.memoryIds].sort()).toEqual(dry.memoryIds);
+      expect(done.receipt?.reason).toBe('forget_session');
+      const check = await f.engine.verifyForgotten(user, o, {
+        ids: done.memoryIds,
+        contentHashes: done.receipt!.deletedContentHashes,
+      });
+      expect(check.forgotten).toBe(true);
+      await expectCode(f.engine.readSession(user, o, 'S-trip'), 'not_found');
+      await expectCode(f.engine.forgetSession(user, o, 'S-trip'), 'not_found');
+      expect((await f.engine.get(user, o, elsewhere.memory.id)).id).toBe(elsewhere.memory.id);
+    });
+
     it('applies the same filters to recall, and refuses bad ones', async () => {
       const o = f.owner();
       const trip = await f.engine.remember(

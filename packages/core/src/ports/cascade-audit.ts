@@ -12,6 +12,7 @@ export const DELETION_AUDIT_TYPE: Readonly<Record<DeletionReason, AuditType>> = 
   revoke_source: 'revoke_source',
   forget_owner: 'forget_owner',
   correct: 'delete',
+  forget_session: 'delete',
 };
 
 function union(a: readonly string[], b: readonly string[]): string[] {

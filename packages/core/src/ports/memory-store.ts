@@ -80,6 +80,8 @@ export const DELETION_REASONS = [
   'cap',
   'revoke_source',
   'forget_owner',
+  // A session's memories and what was derived from them.
+  'forget_session',
   // What was derived from a corrected memory (re-derived from the correction).
   'correct',
 ] as const;
@@ -233,6 +235,8 @@ export interface MemoryRecords {
   getByKey(ownerId: string, key: string): Promise<Memory[]>;
   /** Memory ids of the owner whose own or inherited origins name this source uri or tool name (either, when both are given). */
   findBySource(ownerId: string, source: { uri?: string; tool?: string }): Promise<string[]>;
+  /** Ids of the owner's memories whose own origin names this session (OBSERVED_IN), sorted. */
+  observedIn(ownerId: string, sessionId: string): Promise<string[]>;
   /** All memory ids of an owner (for forgetOwner and export). */
   listIds(ownerId: string, opts?: { after?: string; limit?: number }): Promise<string[]>;
   /** Owners that have at least one memory. */

@@ -47,6 +47,12 @@ import {
   sessionAppend,
   sessionContext,
 } from './session.ts';
+import {
+  ForgetSessionArgs,
+  ReadSessionArgs,
+  forgetSession,
+  readSession,
+} from './session-forget.ts';
 import { CreateKeyArgs, RevokeKeyArgs, createKey, listKeys, revokeKey } from './keys.ts';
 import {
   DELETERS,
@@ -82,7 +88,9 @@ export const USE_CASES = {
   sessionAppend: uc('appending to a session', WRITERS, SessionAppendArgs, sessionAppend),
   listSessions: uc("listing an owner's sessions", EVERYONE, ListSessionsArgs, listSessions),
   sessionContext: uc('reading a session context', EVERYONE, SessionContextArgs, sessionContext),
+  readSession: uc("reading a session's messages", EVERYONE, ReadSessionArgs, readSession),
   deleteSession: uc('deleting session messages', DELETERS, DeleteSessionArgs, deleteSession),
+  forgetSession: uc('forgetting a session and its memories', DELETERS, ForgetSessionArgs, forgetSession),
   auditList: uc('reading the audit log', OVERSEERS, AuditListArgs, auditList, (i) => i.filter.ownerId),
   auditVerify: uc('verifying the audit log', OPERATORS, [], auditVerify),
   kpis: uc('reading KPIs', OVERSEERS, KpisArgs, kpis, (i) => i.options.ownerId),

@@ -1,6 +1,7 @@
-// Session routes: append to the short-term buffer, read the context an
-// answer-writing agent needs (buffer plus long-term recall, labelled apart),
-// and delete a session or one message of it.
+// Session routes: list an owner's sessions, append to the short-term buffer,
+// read its messages or the context an answer-writing agent needs (buffer
+// plus long-term recall, labelled apart), delete a session's messages or one
+// of them, and forget a session with everything it produced (dry run first).
 import type { RecallOptions } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
@@ -36,6 +37,24 @@ export const sessionRoutes = routeFamily('sessions', [
       query,
       definedOnly(opts) as RecallOptions,
     ],
+  }),
+  useCaseRoute('readSession')({
+    route: 'GET /owners/:ownerId/sessions/:sessionId/messages',
+    summary: "The session's unexpired messages, oldest first (404 when it has none)",
+    params: req.SessionParams,
+    querystring: req.SessionMessagesQuery,
+    response: res.SessionMessagesOut,
+    args: ({ params, query }) => [params.ownerId, params.sessionId, definedOnly(query)],
+  }),
+  useCaseRoute('forgetSession')({
+    route: 'POST /owners/:ownerId/sessions/:sessionId/forget',
+    tags: ['forget'],
+    summary:
+      'Forget a session whole: its messages, the memories observed in it and all derived from them; `dryRun` lists what would go',
+    params: req.SessionParams,
+    body: req.ForgetSessionBody,
+    response: res.SessionForgettingOut,
+    args: ({ params, body }) => [params.ownerId, params.sessionId, body ?? {}],
   }),
   useCaseRoute('deleteSession')({
     route: 'DELETE /owners/:ownerId/sessions/:sessionId',

@@ -10,6 +10,7 @@ import {
   AUTHORITIES,
   CorrectionSchema,
   CreateKeySchema,
+  ForgetSessionSchema,
   ImportSchema,
   MEMORY_KINDS,
   MemoryInputSchema,
@@ -159,6 +160,16 @@ export const ListQuery = z.object({
 export const SessionsQuery = z.object({
   limit: z.coerce.number().int().optional().describe('Sessions, 1 to 1000 (default 100)'),
 });
+
+export const SessionMessagesQuery = z.object({
+  limit: z.coerce.number().int().optional().describe('The newest this many, 1 to 10000'),
+});
+
+export const ForgetSessionBody = validatedByEngine(
+  ForgetSessionSchema.describe(
+    '`{"dryRun": true}` lists what would go (memories, derived memories, messages) and deletes nothing; `{}` forgets',
+  ),
+);
 
 export const AuditQuery = z.object({
   ownerId: z.string().optional(),

@@ -30,6 +30,9 @@ import {
   type SessionAppendResult,
   type SessionContext,
   type SessionDeletion,
+  type SessionForgetting,
+  type CorrectionResult,
+  type SessionMessages,
   type WhyResult,
   ERROR_CODES,
 } from '@keepgraph/core';
@@ -273,6 +276,32 @@ export const SessionDeletionOut = z.object({
   sessionMessagesDeleted: z.number().int(),
 });
 
+export const SessionMessagesOut = z.object({
+  ownerId: str,
+  sessionId: str,
+  messages: z
+    .array(
+      z.object({
+        seq: z.number().int(),
+        role: str,
+        text: str,
+        at: str,
+        memoryId: str.nullable().describe('The long-term memory that holds a copy, if any'),
+      }),
+    )
+    .describe('Unexpired messages, oldest first'),
+});
+
+export const SessionForgettingOut = z.object({
+  ownerId: str,
+  sessionId: str,
+  dryRun: z.boolean().describe('True: nothing was deleted; the lists say what would go'),
+  observed: z.array(str).describe('Memories observed in the session (the roots)'),
+  memoryIds: z.array(str).describe('Every memory that goes: the roots and all derived from them'),
+  sessionMessages: z.number().int().describe('Buffer messages that go'),
+  receipt: ReceiptOut.nullable(),
+});
+
 export const AuditEventOut = z.object({
   seq: z.number().int(),
   type: z.enum(AUDIT_TYPES),
@@ -382,6 +411,9 @@ export type ResponseSchemaChecks = [
   Check<Same<z.output<typeof SessionAppendOut>, SessionAppendResult>>,
   Check<Same<z.output<typeof SessionContextOut>, SessionContext>>,
   Check<Same<z.output<typeof SessionDeletionOut>, SessionDeletion>>,
+  Check<Same<z.output<typeof SessionMessagesOut>, SessionMessages>>,
+  Check<Same<z.output<typeof SessionForgettingOut>, SessionForgetting>>,
+  Check<Same<z.output<typeof CorrectionOut>, CorrectionResult>>,
   Check<Same<z.output<typeof AuditEventOut>, AuditEvent>>,
   Check<Same<z.output<typeof AuditVerifyOut>, AuditVerification>>,
   Check<Same<z.output<typeof KpisOut>, Kpis>>,

@@ -1,0 +1,152 @@
+// A session's own use-cases beyond the buffer: read its messages, and forget
+// it whole: its messages, the memories observed in it and everything derived
+// from them (the cascade), with a dry run that lists what would go and
+// deletes nothing.
+import { z } from 'zod';
+import { KeepGraphError } from '../errors.ts';
+import { sessionCap } from '../policy/index.ts';
+import { identifierSchema } from '../record.ts';
+import type { DeletionReceipt } from '../ports/memory-store.ts';
+import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
+import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
+import { cascade } from './forget.ts';
+
+const SessionIdSchema = identifierSchema('session id');
+
+export interface SessionMessages {
+  ownerId: string;
+  sessionId: string;
+  /** The buffer's unexpired messages, oldest first; `seq` names one to delete. */
+  messages: { seq: number; role: string; text: string; at: string; memoryId: string | null }[];
+}
+
+export const ReadSessionArgs = [
+  arg('ownerId', OWNER_ID),
+  arg('sessionId', SessionIdSchema),
+  optionalArg(
+    'options',
+    z
+      .strictObject({
+        /** The newest this many (the buffer holds at most the policy's cap). */
+        limit: z.number().int().min(1).max(10_000).optional(),
+      })
+      .prefault({}),
+  ),
+] as const;
+
+/** A session's messages, oldest first; not_found when it has none. */
+export async function readSession(
+  deps: EngineDeps,
+  { ownerId, sessionId, options }: ParsedArgs<typeof ReadSessionArgs>,
+): Promise<SessionMessages> {
+  const messages = await deps.store.sessionMessages(ownerId, sessionId, {
+    limit: options.limit ?? sessionCap(deps.policy).maxExchanges * 2,
+    now: deps.clock.now().toISOString(),
+  });
+  if (messages.length === 0)
+    throw new KeepGraphError(
+      'not_found',
+      `owner ${ownerId} has no messages in session ${sessionId}`,
+    );
+  return {
+    ownerId,
+    sessionId,
+    messages: messages.map((m) => ({
+      seq: m.seq ?? 0,
+      role: m.role,
+      text: m.text,
+      at: m.at,
+      memoryId: m.memoryId,
+    })),
+  };
+}
+
+export interface SessionForgetting {
+  ownerId: string;
+  sessionId: string;
+  /** True: nothing was deleted; the lists say what would go. */
+  dryRun: boolean;
+  /** The memories observed in the session (the cascade's roots). */
+  observed: string[];
+  /** Every memory that goes (went): the roots and all derived from them. */
+  memoryIds: string[];
+  /** Buffer messages that go (went). */
+  sessionMessages: number;
+  /** The cascade's receipt (null on a dry run, or with no memories). */
+  receipt: DeletionReceipt | null;
+}
+
+/** The roots and every memory derived from them, transitively (the cascade's closure). */
+async function derivedClosure(
+  deps: EngineDeps,
+  ownerId: string,
+  roots: readonly string[],
+): Promise<string[]> {
+  const seen = new Set(roots);
+  let frontier = [...roots];
+  while (frontier.length > 0) {
+    const children = (await deps.store.derivedFrom(ownerId, frontier)).map((e) => e.child);
+    frontier = [...new Set(children)].filter((c) => !seen.has(c));
+    for (const c of frontier) seen.add(c);
+  }
+  return [...seen].sort();
+}
+
+export const ForgetSessionSchema = z.strictObject({
+  /** List what would go and delete nothing. */
+  dryRun: z.boolean().default(false),
+});
+
+export const ForgetSessionArgs = [
+  arg('ownerId', OWNER_ID),
+  arg('sessionId', SessionIdSchema),
+  // Strict, and checked here whatever the interface: a misspelt dryRun must
+  // not delete a session.
+  optionalArg('options', uncheckedArg(ForgetSessionSchema.prefault({}))),
+] as const;
+
+export async function forgetSession(
+  deps: EngineDeps,
+  { ownerId, sessionId, options }: ParsedArgs<typeof ForgetSessionArgs>,
+  caller: Caller,
+): Promise<SessionForgetting> {
+  const observed = await deps.store.observedIn(ownerId, sessionId);
+  const now = deps.clock.now().toISOString();
+  const messages = (await deps.store.sessionMessages(ownerId, sessionId, { limit: 10_000, now }))
+    .length;
+  if (observed.length === 0 && messages === 0)
+    throw new KeepGraphError(
+      'not_found',
+      `owner ${ownerId} has no session ${sessionId} (no messages, no memories observed in it)`,
+    );
+  const base = { ownerId, sessionId, observed };
+  if (options.dryRun)
+    return {
+      ...base,
+      dryRun: true,
+      memoryIds: await derivedClosure(deps, ownerId, observed),
+      sessionMessages: messages,
+      receipt: null,
+    };
+  const sessionIdHash = deps.keyedHash(sessionId);
+  const receipt =
+    observed.length > 0
+      ? await cascade(deps, caller, ownerId, observed, 'forget_session', { sessionIdHash })
+      : null;
+  // After the cascade (which took the messages that copy its memories): the rest.
+  const rest = await deps.store.deleteSessionMessages(ownerId, { sessionId });
+  if (rest > 0)
+    await deps.store.appendAudit([
+      auditEvent(caller, 'delete', deps.clock.now().toISOString(), ownerId, {
+        reason: 'session',
+        details: { sessionIdHash, sessionMessagesDeleted: rest },
+      }),
+    ]);
+  return {
+    ...base,
+    dryRun: false,
+    memoryIds: receipt?.deletedMemoryIds ?? [],
+    sessionMessages: rest + (receipt?.sessionMessagesDeleted ?? 0),
+    receipt,
+  };
+}
