@@ -14,6 +14,7 @@ import { registerKeys } from './commands/keys.ts';
 import { registerAudit, registerExpire, registerKpis } from './commands/operate.ts';
 import { registerRecall, registerWhy } from './commands/recall.ts';
 import { registerRemember } from './commands/remember.ts';
+import { registerSession } from './commands/session.ts';
 import { registerStart } from './commands/start.ts';
 import { registerWorker } from './commands/worker.ts';
 import { DEFAULT_DATA_DIR } from './context.ts';
@@ -85,6 +86,7 @@ export function buildProgram(io: Io): Command {
   registerExport(program, io);
   registerList(program, io);
   registerSessions(program, io);
+  registerSession(program, io);
   registerImport(program, io);
   registerAudit(program, io);
   registerKpis(program, io);

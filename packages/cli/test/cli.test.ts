@@ -207,6 +207,82 @@ describe('keepgraph CLI', { timeout: 180_000 }, () => {
     expect((JSON.parse(again.stdout) as { results: unknown[] }).results).toEqual([]);
   });
 
+  it('correct supersedes a memory; a bad reason is refused in flags and writes nothing', async () => {
+    const o = owner();
+    const id = await remember(o, 'The team meets on Tuesdays at ten');
+    const bad = await keepgraph([
+      'correct',
+      '--owner',
+      o,
+      '--id',
+      id,
+      '--text',
+      'x',
+      '--reason',
+      'whim',
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--reason/);
+    const r = await keepgraph([
+      'correct',
+      '--owner',
+      o,
+      '--id',
+      id,
+      '--text',
+      'The team meets on Wednesdays at ten',
+      '--reason',
+      'outdated',
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as {
+      memory: { id: string; supersedes: string };
+      superseded: boolean;
+    };
+    expect(out).toMatchObject({ superseded: true, memory: { supersedes: id } });
+    const again = await keepgraph([
+      'correct',
+      '--owner',
+      o,
+      '--id',
+      id,
+      '--text',
+      'The team meets on Fridays',
+    ]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/conflict: memory .* was superseded/);
+    const listed = await keepgraph(['list', '--owner', o, '--json']);
+    expect(
+      (JSON.parse(listed.stdout) as { memories: { id: string }[] }).memories.map((m) => m.id),
+    ).toEqual([out.memory.id]);
+  });
+
+  it('session show prints the messages; session forget --dry-run lists what would go, then forget deletes it', async () => {
+    const o = owner();
+    const id = await remember(o, 'The user plans a week in Kyoto in April', ['--turn', '1']);
+    const shown = await keepgraph(['session', 'show', '--owner', o, '--session', 's1']);
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toMatch(/not_found/);
+    const dry = await keepgraph([
+      'session',
+      'forget',
+      '--owner',
+      o,
+      '--session',
+      's1',
+      '--dry-run',
+      '--json',
+    ]);
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, memoryIds: [id], observed: [id] });
+    const done = await keepgraph(['session', 'forget', '--owner', o, '--session', 's1']);
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(/^deleted 1 memories/);
+    const list = await keepgraph(['list', '--owner', o, '--json']);
+    expect((JSON.parse(list.stdout) as { memories: unknown[] }).memories).toEqual([]);
+  });
+
   it('why prints each hit with its derivation tree', async () => {
     const o = owner();
     const ep = await remember(o, 'In session one the user said they never fly overnight');

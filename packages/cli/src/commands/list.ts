@@ -1,23 +1,16 @@
 // `keepgraph list`: one page of an owner's memories with filters, through
 // the engine's list use-case (the same as GET /v1/owners/:o/memories).
 import type { Command } from 'commander';
-import { AUTHORITIES, MEMORY_KINDS, type MemoryFilter } from '@keepgraph/core';
+import type { MemoryFilter } from '@keepgraph/core';
 import { globalOptions, runsUseCases, withRuntime } from '../context.ts';
 import { formatOrigin, oneLine } from '../format.ts';
 import type { Io } from '../io.ts';
 import { intOption } from '../parse-options.ts';
+import { addFilterFlags, filterFrom, type FilterFlags } from './filter-flags.ts';
 
-interface ListFlags {
+interface ListFlags extends FilterFlags {
   owner: string;
-  kind?: string[];
-  authority?: string[];
-  tag?: string;
   session?: string;
-  tool?: string;
-  sourceUrl?: string;
-  expiresBefore?: string;
-  conflicts?: boolean;
-  derived?: boolean;
   includeSuperseded?: boolean;
   after?: string;
   limit: number;
@@ -25,38 +18,21 @@ interface ListFlags {
 }
 
 export function registerList(program: Command, io: Io): void {
-  runsUseCases(program.command('list'), ['listMemories'])
-    .description("one page of an owner's memories, with filters (all must hold)")
-    .requiredOption('--owner <id>', 'owner to list')
-    .option('--kind <kind...>', `only these kinds: ${MEMORY_KINDS.join(', ')}`)
-    .option('--authority <a...>', `only these authorities: ${AUTHORITIES.join(', ')}`)
-    .option('--tag <tag>', 'only memories with this tag')
-    .option('--session <id>', 'only memories from this session')
-    .option('--tool <name>', 'only memories from this tool')
-    .option('--source-url <url>', 'only memories from this URL or document')
-    .option('--expires-before <time>', 'only memories expiring before this ISO time')
-    .option('--conflicts', 'only flagged conflicts')
-    .option('--derived', 'only derived memories')
+  addFilterFlags(
+    runsUseCases(program.command('list'), ['listMemories'])
+      .description("one page of an owner's memories, with filters (all must hold)")
+      .requiredOption('--owner <id>', 'owner to list'),
+    '--session',
+  )
     .option('--include-superseded', 'also superseded versions (operator or analyst)')
     .option('--after <id>', 'the next of the previous page')
     .option('--limit <n>', 'at most this many memories', intOption(1, 500), 100)
     .option('--json', 'print the page as JSON')
     .action(async (f: ListFlags, cmd: Command) => {
-      const filter: Record<string, unknown> = {
-        kinds: f.kind,
-        authorities: f.authority,
-        tag: f.tag,
-        sessionId: f.session,
-        tool: f.tool,
-        sourceUri: f.sourceUrl,
-        expiresBefore: f.expiresBefore,
-        ...(f.conflicts && { conflict: true }),
-        ...(f.derived && { derived: true }),
+      const defined: MemoryFilter = {
+        ...filterFrom(f, '--session'),
         ...(f.includeSuperseded && { includeSuperseded: true }),
       };
-      const defined = Object.fromEntries(
-        Object.entries(filter).filter(([, v]) => v !== undefined),
-      ) as MemoryFilter;
       await withRuntime(globalOptions(cmd), async ({ engine, caller }) => {
         const page = await engine.listMemories(caller, f.owner, {
           filter: defined,

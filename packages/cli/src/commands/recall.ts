@@ -7,8 +7,9 @@ import { globalOptions, runsUseCases, withRuntime } from '../context.ts';
 import { formatHit, formatLineage } from '../format.ts';
 import type { Io } from '../io.ts';
 import { intOption } from '../parse-options.ts';
+import { addFilterFlags, filterFrom, type FilterFlags } from './filter-flags.ts';
 
-interface RecallFlags {
+interface RecallFlags extends FilterFlags {
   owner: string;
   query: string;
   k?: number;
@@ -25,6 +26,11 @@ function recallOptions(f: RecallFlags): RecallOptions {
   };
 }
 
+function withFilter(f: RecallFlags): RecallOptions {
+  const filter = filterFrom(f, '--from-session');
+  return { ...recallOptions(f), ...(Object.keys(filter).length > 0 && { filter }) };
+}
+
 function addRecallFlags(cmd: Command): Command {
   return cmd
     .requiredOption('--owner <id>', 'whose memories to search')
@@ -35,6 +41,10 @@ function addRecallFlags(cmd: Command): Command {
     .option('--json', 'print the engine result as JSON');
 }
 
+function addRecallAndFilterFlags(cmd: Command): Command {
+  return addFilterFlags(addRecallFlags(cmd), '--from-session');
+}
+
 /** `recall` and `why` share flags and output; `why` adds each hit's derivation tree. */
 function registerRecallCommand(
   program: Command,
@@ -42,21 +52,21 @@ function registerRecallCommand(
   name: 'recall' | 'why',
   description: string,
 ): void {
-  addRecallFlags(runsUseCases(program.command(name), [name]).description(description)).action(
-    async (f: RecallFlags, cmd: Command) => {
-      await withRuntime(globalOptions(cmd), async ({ engine, caller }) => {
-        const r = await engine[name](caller, f.owner, f.query, recallOptions(f));
-        if (f.json) return io.out(JSON.stringify(r, null, 2));
-        if (r.results.length === 0) return io.out('no memories found');
-        const lineage: WhyResult['lineage'] = 'lineage' in r ? (r as WhyResult).lineage : {};
-        r.results.forEach((hit, i) => {
-          io.out(formatHit(hit, i + 1));
-          const graph = lineage[hit.memory.id];
-          if (graph) for (const line of formatLineage(graph, hit.memory.id)) io.out(line);
-        });
+  addRecallAndFilterFlags(
+    runsUseCases(program.command(name), [name]).description(description),
+  ).action(async (f: RecallFlags, cmd: Command) => {
+    await withRuntime(globalOptions(cmd), async ({ engine, caller }) => {
+      const r = await engine[name](caller, f.owner, f.query, withFilter(f));
+      if (f.json) return io.out(JSON.stringify(r, null, 2));
+      if (r.results.length === 0) return io.out('no memories found');
+      const lineage: WhyResult['lineage'] = 'lineage' in r ? (r as WhyResult).lineage : {};
+      r.results.forEach((hit, i) => {
+        io.out(formatHit(hit, i + 1));
+        const graph = lineage[hit.memory.id];
+        if (graph) for (const line of formatLineage(graph, hit.memory.id)) io.out(line);
       });
-    },
-  );
+    });
+  });
 }
 
 export function registerRecall(program: Command, io: Io): void {
