@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ROLE_DEFAULT_AUTHORITY } from '@keepgraph/core';
+import { USE_CASE_ROUTES } from '../src/index.ts';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { keyedClients, type KeyedClient } from './keyed-clients.ts';
 import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
@@ -495,6 +496,22 @@ describe('operations and documentation', () => {
     ]) {
       expect(paths).toContain(p);
     }
+    // Every route of the registry, with its method; every write documents Idempotency-Key.
+    for (const route of USE_CASE_ROUTES) {
+      const path = `/v1${route.url.replace(/\/:(\w+)/g, '/{$1}').replace(/::/g, ':')}`;
+      const op = doc.paths[path]?.[route.method.toLowerCase()];
+      expect(op, `${route.method} ${path}`).toBeDefined();
+      const headers = ((op.parameters ?? []) as { in: string; name: string }[])
+        .filter((x) => x.in === 'header')
+        .map((x) => x.name);
+      const replays =
+        (route.idempotency ?? (route.method === 'GET' ? 'ignored' : 'replay')) === 'replay';
+      expect(headers.includes('idempotency-key'), `${route.method} ${path}`).toBe(replays);
+    }
+    const patch = doc.paths['/v1/owners/{ownerId}/memories/{id}'].patch;
+    expect(patch.requestBody.content['application/json'].schema.properties).toHaveProperty(
+      'reason',
+    );
     const write = doc.paths['/v1/owners/{ownerId}/memories'].post;
     expect(write.requestBody.content['application/json'].schema.properties).toHaveProperty(
       'origin',
