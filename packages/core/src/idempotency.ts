@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { KeepGraphError } from './errors.ts';
 import type { Clock } from './ports/clock.ts';
-import type { IdempotencyRecords } from './ports/memory-store.ts';
+import type { IdempotencyRecords, MemoryRecords } from './ports/memory-store.ts';
 import type { KeyedHash } from './audit.ts';
 
 /** How long a first answer is kept and replayed. */
@@ -73,6 +73,21 @@ export function memoryIdsIn(body: unknown, out = new Set<string>()): string[] {
   return [...out];
 }
 
+/**
+ * The memories an answer names that the owner still holds: those whose
+ * deletion must reach the answer. Ids of memories already gone (a deletion
+ * receipt's) are left out, or verifyForgotten would find them here.
+ */
+async function heldIds(
+  deps: { store: Pick<MemoryRecords, 'getByIds'> },
+  req: IdempotentRequest,
+  answer: Answer,
+): Promise<string[]> {
+  const named = memoryIdsIn(answer.body);
+  if (req.ownerId === null || named.length === 0) return [];
+  return (await deps.store.getByIds(req.ownerId, named)).map((m) => m.id);
+}
+
 export interface AnswerOnceOptions {
   /** How long a repeat waits for the first request's answer before 409 idempotency_in_progress. */
   waitMs?: number;
@@ -85,7 +100,11 @@ export interface AnswerOnceOptions {
  * recorded answer. `replayed` tells which.
  */
 export async function answerOnce(
-  deps: { store: IdempotencyRecords; clock: Clock; keyedHash: KeyedHash },
+  deps: {
+    store: IdempotencyRecords & Pick<MemoryRecords, 'getByIds'>;
+    clock: Clock;
+    keyedHash: KeyedHash;
+  },
   req: IdempotentRequest,
   run: () => Promise<Answer>,
   opts: AnswerOnceOptions = {},
@@ -118,7 +137,13 @@ export async function answerOnce(
         throw e;
       }
       if (answer.status >= 500) await store.releaseIdempotency(req.scope, req.key, createdAt);
-      else await store.completeIdempotency(req.scope, req.key, answer, memoryIdsIn(answer.body));
+      else
+        await store.completeIdempotency(
+          req.scope,
+          req.key,
+          answer,
+          await heldIds(deps, req, answer),
+        );
       return { ...answer, replayed: false };
     }
     if (held.requestHash !== hash)

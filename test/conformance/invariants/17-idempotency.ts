@@ -121,6 +121,29 @@ export function idempotencySuite(opts: ConformanceOptions): void {
       expect(await f.engine.deps.store.listIds(o)).toEqual([]);
     });
 
+    it('keeps no link to what a replayed deletion deleted, so the deletion verifies', async () => {
+      const o = f.owner();
+      const m = await f.engine.remember(user, o, episode('The user parks on level three'));
+      const req = {
+        scope: 'user:test',
+        key: randomUUID(),
+        ownerId: o,
+        request: { forget: m.memory.id },
+      };
+      const run = async (): Promise<Answer> => ({
+        status: 200,
+        body: await f.engine.forget(user, o, [m.memory.id]),
+      });
+      const first = await answerOnce(f.engine.deps, req, run);
+      expect((await answerOnce(f.engine.deps, req, run)).replayed).toBe(true);
+      const receipt = first.body as { deletedMemoryIds: string[]; deletedContentHashes: string[] };
+      const check = await f.engine.verifyForgotten(user, o, {
+        ids: receipt.deletedMemoryIds,
+        contentHashes: receipt.deletedContentHashes,
+      });
+      expect(check).toMatchObject({ forgotten: true, traces: [] });
+    });
+
     it('goes with its owner', async () => {
       const o = f.owner();
       const key = randomUUID();
