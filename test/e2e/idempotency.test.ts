@@ -147,6 +147,14 @@ for (const store of ['sqlite', 'neo4j'] as const) {
         replayed: 'true',
       });
 
+      // A refusal of the owner named is not kept: judged again on a retry.
+      const elsewhere = `/owners/not-${owner}/memories`;
+      const outKey = randomUUID();
+      const out = await send('POST', elsewhere, refused, outKey);
+      expect([out.status, out.replayed]).toEqual([403, null]);
+      const outAgain = await send('POST', elsewhere, refused, outKey);
+      expect([outAgain.status, outAgain.replayed]).toEqual([403, null]);
+
       const bad = await send('POST', `/owners/${owner}/memories`, refused, 'has spaces in it');
       expect(bad.status).toBe(400);
       expect(bad.json.error.code).toBe('invalid_input');

@@ -123,6 +123,13 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Refusals of the caller or of the owner named, not of the request's
+ * content: not kept under a key (a refused owner id must not be stored;
+ * the caller's rights may change), so a retry is judged again.
+ */
+const NOT_KEPT = new Set(['owner_out_of_scope', 'forbidden_role', 'owner_required']);
+
 export function registerUseCaseRoutes(
   app: FastifyInstance,
   routes: readonly UseCaseRoute[],
@@ -150,13 +157,14 @@ export function registerUseCaseRoutes(
       handler: async (request: FastifyRequest, reply) => {
         const req: RouteRequest = request;
         const caller = callerOf(request);
+        const run = () => call(caller, ...(r.args(req as never) as unknown[]));
         const answer = async (): Promise<unknown> => {
-          const result = await call(caller, ...(r.args(req as never) as unknown[]));
+          const result = await run();
           return r.reply ? r.reply(result as never, req as never) : result;
         };
         if (r.jsonl) {
           const { lines, next } = r.jsonl;
-          let result = await call(caller, ...(r.args(req as never) as unknown[]));
+          let result = await run();
           async function* all() {
             for (;;) {
               for (const line of lines(result as never)) yield `${JSON.stringify(line)}\n`;
@@ -196,7 +204,8 @@ export function registerUseCaseRoutes(
             } catch (e) {
               // A refusal is an answer too (it wrote nothing): replayed as such.
               // Faults are not recorded, so a retry runs again.
-              if (!isKeepGraphError(e)) throw e;
+              if (!isKeepGraphError(e) || NOT_KEPT.has(e.code) || e.details?.field === 'ownerId')
+                throw e;
               const mapped = toHttpError(e, 0);
               if (mapped.fault) throw e;
               return { status: mapped.status, body: mapped.body };
