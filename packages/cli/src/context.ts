@@ -128,7 +128,11 @@ export interface LocalRuntime {
 export async function withRuntime<T>(
   g: GlobalOptions,
   fn: (rt: LocalRuntime) => Promise<T>,
-  opts: { store?: StoreKind } = {},
+  opts: {
+    store?: StoreKind;
+    /** A long-running command (the MCP server): run the background jobs, as `start` does. */
+    background?: boolean;
+  } = {},
 ): Promise<T> {
   // Loaded here, not at the top: the runtime pulls in the stores and the
   // model loader, which --help and usage errors have no use for.
@@ -146,7 +150,12 @@ export async function withRuntime<T>(
     ...(g.modelId ? { modelId: g.modelId } : {}),
     // No timer: a command that runs for a second must not sweep mid-way;
     // `keepgraph expire` sweeps on request.
-    sweepIntervalMs: null,
+    // As `start` on the embedded default: 0 turns the background off; with
+    // Redis configured, workers run it elsewhere.
+    sweepIntervalMs:
+      opts.background && config.redisUrl === undefined && config.sweepIntervalMs !== 0
+        ? config.sweepIntervalMs
+        : null,
     // Most commands embed nothing (keys, audit, forget, export): the model
     // loads on the first embedding, if there is one.
     lazyModel: true,

@@ -8,6 +8,7 @@ import { registerBench } from './commands/bench-recall.ts';
 import { registerCorrect } from './commands/correct.ts';
 import { registerExport } from './commands/export.ts';
 import { registerList, registerSessions } from './commands/list.ts';
+import { registerMcp } from './commands/mcp.ts';
 import { registerForget } from './commands/forget.ts';
 import { registerImport } from './commands/import.ts';
 import { registerKeys } from './commands/keys.ts';
@@ -93,6 +94,7 @@ export function buildProgram(io: Io): Command {
   registerKeys(program, io);
   registerExpire(program, io);
   registerWorker(program, io);
+  registerMcp(program, io);
   registerBench(program, io);
 
   return program;

@@ -37,6 +37,7 @@ import { healthRoutes } from './routes/health.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { kvRoutes } from './routes/kv.ts';
 import { memoryRoutes } from './routes/memories.ts';
+import { mcpRoutes } from './routes/mcp.ts';
 import { operateRoutes, queueRoutes } from './routes/operate.ts';
 import { recallRoutes } from './routes/recall.ts';
 import { sessionRoutes } from './routes/sessions.ts';
@@ -203,6 +204,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     });
   }
 
+  void app.register(mcpRoutes, routeOptions);
   void app.register(healthRoutes, { engine: opts.engine });
   return app;
 }
