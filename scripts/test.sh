@@ -35,4 +35,8 @@ mkdir -p .tmp
 status=0
 pnpm -s vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest-report.json "$@" || status=$?
 node scripts/test-summary.mjs .tmp/vitest-report.json || true
+# The Python client (clients/python), unless a subset of the Vitest tests was asked for.
+if [ $# -eq 0 ]; then
+  bash scripts/test-python.sh || status=$?
+fi
 exit $status

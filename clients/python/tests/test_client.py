@@ -1,0 +1,89 @@
+"""The Python client against `keepgraph start`: the agent's flow with the
+sync and the async client, refusals as KeepGraphError with our codes that
+write nothing, and the models checked against the server's OpenAPI."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import httpx
+import pytest
+
+from keepgraph import AsyncClient, Client, KeepGraphError, Memory
+
+from .conftest import Server
+
+
+def test_flow_sync(server: Server) -> None:
+    with Client(server.base, api_key=server.user_key) as kg:
+        stored = kg.remember(
+            server.owner, kind="preference", text="Alex prefers aisle seats on long flights",
+            origin={"sessionId": "py-1", "turn": "2"}, tags=["travel"],
+        )
+        hit = kg.recall(server.owner, "Which seat should I book?", topK=3).results[0]
+        assert hit.memory.id == stored.memory.id
+        assert hit.origin.session_id == "py-1" and hit.origin.turn == "2"
+        assert hit.authority == "user"
+        why = kg.why(server.owner, "aisle seats")
+        assert why.lineage[stored.memory.id].nodes[0]["key"] == stored.memory.id
+        fixed = kg.correct(server.owner, stored.memory.id, text="Alex prefers window seats on long flights", reason="outdated")
+        assert fixed.superseded and fixed.corrected == stored.memory.id
+        page = kg.list_memories(server.owner, kind=["preference"], tag="travel")
+        assert [m.id for m in page.memories] == [fixed.memory.id]
+        receipt = kg.forget(server.owner, [fixed.memory.id])
+        check = kg.verify_forgotten(server.owner, receipt.deleted_memory_ids, receipt.deleted_content_hashes)
+        assert check.forgotten and check.traces == []
+        # An Idempotency-Key repeat is answered, not written again.
+        a = kg.remember(server.owner, kind="fact", text="The office is on the third floor", origin={"sessionId": "py-2"}, idempotency_key="py-once")
+        b = kg.remember(server.owner, kind="fact", text="The office is on the third floor", origin={"sessionId": "py-2"}, idempotency_key="py-once")
+        assert a.memory.id == b.memory.id
+
+
+def test_flow_async(server: Server) -> None:
+    async def run() -> None:
+        async with AsyncClient(server.base, api_key=server.user_key) as kg:
+            await kg.session_append(server.owner, "py-3", [{"role": "user", "text": "I would like to visit Porto in May"}], remember=True)
+            assert len((await kg.read_session(server.owner, "py-3")).messages) == 1
+            ctx = await kg.session_context(server.owner, "py-3", "Where does the user want to go?")
+            assert "Porto" in ctx.prompt
+            dry = await kg.forget_session(server.owner, "py-3", dry_run=True)
+            assert dry.dry_run and dry.session_messages == 1
+            done = await kg.forget_session(server.owner, "py-3")
+            assert sorted(done.memory_ids) == sorted(dry.memory_ids)
+            hits = await kg.recall(server.owner, "Porto in May")
+            assert all(h.memory.id not in dry.memory_ids for h in hits.results)
+
+    asyncio.run(run())
+
+
+def test_refusals_are_typed_and_write_nothing(server: Server) -> None:
+    with Client(server.base, api_key=server.user_key) as kg:
+        before = len(kg.list_memories(server.owner, limit=500).memories)
+        cases = [
+            (lambda: kg.remember(server.owner, kind="fact", text=f"the token is ghp_{uuid.uuid4().hex}Wxyz", origin={"sessionId": "x"}), 422, "refused_secret"),
+            (lambda: kg.recall(f"someone-else-{uuid.uuid4()}", "anything"), 403, "owner_out_of_scope"),
+            (lambda: kg.remember(server.owner, kind="gossip", text="x", origin={}), 400, "invalid_input"),
+            (lambda: kg.correct(server.owner, str(uuid.uuid4()), text="x", reason="other"), 404, "not_found"),
+        ]
+        for call, status, code in cases:
+            with pytest.raises(KeepGraphError) as e:
+                call()
+            assert (e.value.status, e.value.code) == (status, code)
+        assert len(kg.list_memories(server.owner, limit=500).memories) == before
+    with Client(server.base, api_key="kgk_0000000000000000_nope") as stranger:
+        with pytest.raises(KeepGraphError) as e:
+            stranger.list_memories(server.owner)
+        assert e.value.code == "unauthenticated"
+
+
+def test_models_match_the_openapi_document(server: Server) -> None:
+    doc = httpx.get(f"{server.base}/openapi.json").json()
+    write = doc["paths"]["/v1/owners/{ownerId}/memories"]["post"]["responses"]["201"]
+    schema = write["content"]["application/json"]["schema"]
+    memory = schema["properties"]["memory"]
+    if "$ref" in memory:
+        memory = doc["components"]["schemas"][memory["$ref"].split("/")[-1]]
+    served = set(memory["properties"])
+    ours = {f.alias or name for name, f in Memory.model_fields.items()}
+    assert ours == served
