@@ -38,6 +38,11 @@ def test_flow_sync(server: Server) -> None:
         a = kg.remember(server.owner, kind="fact", text="The office is on the third floor", origin={"sessionId": "py-2"}, idempotency_key="py-once")
         b = kg.remember(server.owner, kind="fact", text="The office is on the third floor", origin={"sessionId": "py-2"}, idempotency_key="py-once")
         assert a.memory.id == b.memory.id
+        kv = kg.put_by_key(server.owner, "seat", text="Seat preference: aisle", origin={"sessionId": "py-2"})
+        assert kg.get_by_key(server.owner, "seat").current.id == kv.memory.id  # type: ignore[union-attr]
+        kg.session_append(server.owner, "py-5", [{"role": "user", "text": "hello there, planning a trip"}])
+        assert "py-5" in [s.session_id for s in kg.list_sessions(server.owner).sessions]
+        assert kg.delete_session(server.owner, "py-5").session_messages_deleted == 1
 
 
 def test_flow_async(server: Server) -> None:

@@ -135,4 +135,21 @@ def import_jsonl(owner_id: str, jsonl: str, key: Optional[str]) -> Call[m.Import
     return Call("POST", f"{_o(owner_id)}/import", m.ImportReport, content=jsonl, write=True, idempotency_key=key)
 
 
+def put_by_key(owner_id: str, key: str, value: Mapping[str, Any], idem: Optional[str]) -> Call[m.RememberResult]:
+    return Call("PUT", f"{_o(owner_id)}/kv/{_q(key)}", m.RememberResult, json=dict(value), write=True, idempotency_key=idem)
+
+
+def get_by_key(owner_id: str, key: str) -> Call[m.KeyValue]:
+    return Call("GET", f"{_o(owner_id)}/kv/{_q(key)}", m.KeyValue)
+
+
+def list_sessions(owner_id: str, limit: Optional[int]) -> Call[m.SessionList]:
+    return Call("GET", f"{_o(owner_id)}/sessions", m.SessionList, params=_defined({"limit": limit}))
+
+
+def delete_session(owner_id: str, session_id: str, seq: Optional[int], idem: Optional[str]) -> Call[m.SessionDeletion]:
+    path = f"{_o(owner_id)}/sessions/{_q(session_id)}" + ("" if seq is None else f"/messages/{seq}")
+    return Call("DELETE", path, m.SessionDeletion, write=True, idempotency_key=idem)
+
+
 __all__: List[str] = []

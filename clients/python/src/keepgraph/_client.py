@@ -143,6 +143,18 @@ class Client:
     def import_jsonl(self, owner_id: str, jsonl: str, *, idempotency_key: Optional[str] = None) -> m.ImportReport:
         return self._run(c.import_jsonl(owner_id, jsonl, idempotency_key))
 
+    def put_by_key(self, owner_id: str, key: str, *, text: str, origin: Mapping[str, Any], idempotency_key: Optional[str] = None, **fields: Any) -> m.RememberResult:
+        return self._run(c.put_by_key(owner_id, key, {"text": text, "origin": dict(origin), **fields}, idempotency_key))
+
+    def get_by_key(self, owner_id: str, key: str) -> m.KeyValue:
+        return self._run(c.get_by_key(owner_id, key))
+
+    def list_sessions(self, owner_id: str, *, limit: Optional[int] = None) -> m.SessionList:
+        return self._run(c.list_sessions(owner_id, limit))
+
+    def delete_session(self, owner_id: str, session_id: str, seq: Optional[int] = None, *, idempotency_key: Optional[str] = None) -> m.SessionDeletion:
+        return self._run(c.delete_session(owner_id, session_id, seq, idempotency_key))
+
 
 class AsyncClient:
     """The KeepGraph API, with asyncio: the same methods as ``Client``, awaited."""
@@ -221,3 +233,15 @@ class AsyncClient:
 
     async def import_jsonl(self, owner_id: str, jsonl: str, *, idempotency_key: Optional[str] = None) -> m.ImportReport:
         return await self._run(c.import_jsonl(owner_id, jsonl, idempotency_key))
+
+    async def put_by_key(self, owner_id: str, key: str, *, text: str, origin: Mapping[str, Any], idempotency_key: Optional[str] = None, **fields: Any) -> m.RememberResult:
+        return await self._run(c.put_by_key(owner_id, key, {"text": text, "origin": dict(origin), **fields}, idempotency_key))
+
+    async def get_by_key(self, owner_id: str, key: str) -> m.KeyValue:
+        return await self._run(c.get_by_key(owner_id, key))
+
+    async def list_sessions(self, owner_id: str, *, limit: Optional[int] = None) -> m.SessionList:
+        return await self._run(c.list_sessions(owner_id, limit))
+
+    async def delete_session(self, owner_id: str, session_id: str, seq: Optional[int] = None, *, idempotency_key: Optional[str] = None) -> m.SessionDeletion:
+        return await self._run(c.delete_session(owner_id, session_id, seq, idempotency_key))

@@ -196,3 +196,28 @@ class ImportReport(Model):
     skipped_derived: int
     failures: List[Dict[str, Any]]
     stored: List[Dict[str, Any]]
+
+
+class KeyValue(Model):
+    current: Optional[Memory]
+    conflicts: List[Memory]
+
+
+class SessionSummary(Model):
+    session_id: str
+    messages: int
+    memories: int
+    first_at: str
+    last_at: str
+
+
+class SessionList(Model):
+    owner_id: str
+    sessions: List[SessionSummary]
+
+
+class SessionDeletion(Model):
+    owner_id: str
+    session_id: str
+    seq: Optional[int]
+    session_messages_deleted: int
