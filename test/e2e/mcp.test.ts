@@ -147,6 +147,7 @@ for (const store of ['sqlite', 'neo4j'] as const) {
     let kg: KeepGraphProcess;
     let client: Client;
     const owner = `mcp-${randomUUID()}`;
+    const remoteOwner = `mcp-remote-${randomUUID()}`;
 
     beforeAll(async () => {
       dir = await mkdtemp(join(tmpdir(), `keepgraph-mcp-http-${store}-`));
@@ -176,6 +177,39 @@ for (const store of ['sqlite', 'neo4j'] as const) {
 
     it('lists, remembers, recalls with origin, explains, refuses with codes, forgets and verifies', async () => {
       await flow(client, owner);
+    }, 120_000);
+
+    it('serves the same tools over stdio in front of this server (keepgraph mcp --url --key)', async () => {
+      const made = await fetch(`${kg.base}/v1/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${kg.operatorKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'mcp remote', role: 'user', owners: [remoteOwner] }),
+      });
+      const { key } = (await made.json()) as { key: string };
+      const remote = new Client({ name: 'keepgraph-test', version: '1' });
+      await remote.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [
+            '--import',
+            'tsx',
+            'packages/cli/src/main.ts',
+            'mcp',
+            '--url',
+            kg.base,
+            '--owner',
+            remoteOwner,
+          ],
+          cwd: root,
+          env: { ...(process.env as Record<string, string>), KEEPGRAPH_KEY: key },
+          stderr: 'pipe',
+        }) as Transport,
+      );
+      try {
+        await flow(remote, remoteOwner);
+      } finally {
+        await remote.close();
+      }
     }, 120_000);
 
     it('refuses a request without a key', async () => {

@@ -3,3 +3,4 @@
 export { TOOLS, type ToolDef, type ToolHints } from './tools.ts';
 export { createMcpServer, toolError, type McpServerOptions } from './server.ts';
 export { handleMcpHttp } from './http.ts';
+export { remoteEngine } from './remote-engine.ts';
