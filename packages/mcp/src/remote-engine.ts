@@ -4,7 +4,7 @@
 // method's after the caller (the server's credential is the key). Errors
 // come back as core's KeepGraphError with the server's code, so tool errors
 // read the same whichever engine answers.
-import { KeepGraphClient, KeepGraphError as ClientError } from '@keepgraph/client';
+import { KeepGraphError as ClientError, type KeepGraphClient } from '@keepgraph/client';
 import { KeepGraphError, type Engine, type ErrorCode } from '@keepgraph/core';
 import { TOOLS } from './tools.ts';
 
