@@ -28,6 +28,13 @@ if ! command -v redis-server >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq redis-server >/dev/null
 fi
 
+# Chromium for the browser tests (driven by playwright-core; never a
+# downloaded browser): Debian's package.
+if [ ! -x /usr/bin/chromium ]; then
+  echo "[test] installing chromium"
+  apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+fi
+
 # Neo4j: the Vitest global setup (test/global-setup.ts) uses NEO4J_URI when
 # set, and otherwise builds and starts tools/neo4j-test-server for the run.
 
