@@ -52,6 +52,21 @@ def _parse(call: c.Call[T], r: httpx.Response) -> T:
     return call.model.model_validate(r.json())
 
 
+def _settle(call: c.Call[T], r: Optional[httpx.Response], failure: Optional[httpx.TransportError], last: bool) -> Optional[T]:
+    """One attempt's outcome, the same for both clients: the parsed answer,
+    a raised KeepGraphError, or None to wait and try again."""
+    if failure is not None:
+        if not last:
+            return None
+        if isinstance(failure, httpx.TimeoutException):
+            raise KeepGraphError("timeout", str(failure) or "no answer in time", 0) from failure
+        raise KeepGraphError("network_error", str(failure), 0) from failure
+    assert r is not None
+    if r.status_code in _RETRY and not last:
+        return None
+    return _parse(call, r)
+
+
 class _Options:
     def __init__(self, base_url: str, api_key: str, timeout: float, retries: int, backoff: float) -> None:
         self.base_url = base_url.rstrip("/")
@@ -85,16 +100,14 @@ class Client:
         headers = call.headers()
         for attempt in range(self._o.retries + 1):
             r: Optional[httpx.Response] = None
+            failure: Optional[httpx.TransportError] = None
             try:
                 r = self._http.request(call.method, call.path, json=call.json, params=call.params, content=call.content, headers=headers)
-            except httpx.TimeoutException as e:
-                if attempt >= self._o.retries:
-                    raise KeepGraphError("timeout", str(e) or "no answer in time", 0) from e
             except httpx.TransportError as e:
-                if attempt >= self._o.retries:
-                    raise KeepGraphError("network_error", str(e), 0) from e
-            if r is not None and (r.status_code not in _RETRY or attempt >= self._o.retries):
-                return _parse(call, r)
+                failure = e
+            done = _settle(call, r, failure, attempt >= self._o.retries)
+            if done is not None:
+                return done
             time.sleep(_wait_s(r, attempt, self._o.backoff))
         raise AssertionError("unreachable")
 
@@ -176,16 +189,14 @@ class AsyncClient:
         headers = call.headers()
         for attempt in range(self._o.retries + 1):
             r: Optional[httpx.Response] = None
+            failure: Optional[httpx.TransportError] = None
             try:
                 r = await self._http.request(call.method, call.path, json=call.json, params=call.params, content=call.content, headers=headers)
-            except httpx.TimeoutException as e:
-                if attempt >= self._o.retries:
-                    raise KeepGraphError("timeout", str(e) or "no answer in time", 0) from e
             except httpx.TransportError as e:
-                if attempt >= self._o.retries:
-                    raise KeepGraphError("network_error", str(e), 0) from e
-            if r is not None and (r.status_code not in _RETRY or attempt >= self._o.retries):
-                return _parse(call, r)
+                failure = e
+            done = _settle(call, r, failure, attempt >= self._o.retries)
+            if done is not None:
+                return done
             await asyncio.sleep(_wait_s(r, attempt, self._o.backoff))
         raise AssertionError("unreachable")
 
