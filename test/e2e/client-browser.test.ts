@@ -11,7 +11,8 @@ import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './chromium.ts';
 import type * as SdkExports from '@keepgraph/client';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 
@@ -63,18 +64,7 @@ describe('the TypeScript client in a browser', () => {
       body: JSON.stringify({ name: 'browser', role: 'user', owners: [owner] }),
     });
     key = ((await made.json()) as { key: string }).key;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {

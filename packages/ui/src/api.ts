@@ -1,0 +1,77 @@
+// The app talks to the public API through the TypeScript client, as any
+// other caller would: same routes, same errors, same scopes. Nothing here
+// bypasses the engine's checks; an analyst key is refused a deletion by the
+// server whatever the page shows.
+import { createContext } from 'preact';
+import { useContext, useEffect, useState } from 'preact/hooks';
+import { KeepGraphClient, isKeepGraphError, type Out } from '@keepgraph/client';
+
+export type Identity = Out<'whoami'>;
+
+export interface Session {
+  client: KeepGraphClient;
+  /** For the one route the client does not cover (GET /v1/queues). */
+  apiKey: string;
+  who: Identity;
+  /** The owner every view reads; null until one is chosen. */
+  owner: string | null;
+  setOwner(owner: string): void;
+  signOut(): void;
+}
+
+export const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): Session {
+  const s = useContext(SessionContext);
+  if (!s) throw new Error('useSession outside a signed-in app');
+  return s;
+}
+
+export function clientFor(apiKey: string): KeepGraphClient {
+  // Same origin: the server that serves /ui answers /v1.
+  return new KeepGraphClient({ baseUrl: location.origin, apiKey, retries: 1 });
+}
+
+/** Whether the identity's role may delete (forget, revoke): the authorization table's DELETERS. */
+export function mayDelete(who: Identity): boolean {
+  return who.role === 'operator' || who.role === 'user' || who.role === 'agent';
+}
+
+/** A failed call as one line a person can act on. */
+export function describeError(e: unknown): string {
+  if (isKeepGraphError(e)) return `${e.message} (${e.code}${e.status ? `, HTTP ${e.status}` : ''})`;
+  return e instanceof Error ? e.message : String(e);
+}
+
+export interface Loaded<T> {
+  data: T | null;
+  error: string | null;
+  loading: boolean;
+  reload(): void;
+}
+
+/** Load once per change of `deps`; the latest answer wins when calls overlap. */
+export function useLoad<T>(load: (() => Promise<T>) | null, deps: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ data: T | null; error: string | null; loading: boolean }>({
+    data: null,
+    error: null,
+    loading: load !== null,
+  });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    if (!load) {
+      setState({ data: null, error: null, loading: false });
+      return;
+    }
+    let live = true;
+    setState((s) => ({ ...s, loading: true, error: null }));
+    load().then(
+      (data) => live && setState({ data, error: null, loading: false }),
+      (e: unknown) => live && setState({ data: null, error: describeError(e), loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  return { ...state, reload: () => setTick((t) => t + 1) };
+}

@@ -1,0 +1,88 @@
+// Queues for operators: the job runner's figures (GET /v1/queues, the one
+// route under /v1 that is not a use-case, so it is read with fetch), and a
+// link to Bull Board where the jobs run on BullMQ.
+import { useLoad, useSession } from '../api.ts';
+import { duration } from '../format.ts';
+
+interface QueueFigures {
+  configured: boolean;
+  queues: {
+    name: string;
+    waiting: number;
+    active: number;
+    delayed: number;
+    failed: number;
+    completed: number;
+    durationMs: { p50: number | null; p95: number | null; samples: number };
+  }[];
+}
+
+export function Queues() {
+  const { apiKey, who } = useSession();
+  const figures = useLoad<QueueFigures>(
+    who.role === 'operator'
+      ? async () => {
+          const res = await fetch('/v1/queues', { headers: { authorization: `Bearer ${apiKey}` } });
+          const body = (await res.json()) as QueueFigures & { error?: { message: string } };
+          if (!res.ok) throw new Error(body.error?.message ?? `HTTP ${res.status}`);
+          return body;
+        }
+      : null,
+    [],
+  );
+  return (
+    <div class="view queues">
+      <h1>Background jobs</h1>
+      {who.role !== 'operator' ? <p class="note">Queue figures are for operator keys.</p> : null}
+      {figures.error ? (
+        <p class="error" role="alert">
+          {figures.error}
+        </p>
+      ) : null}
+      {figures.data && !figures.data.configured ? (
+        <p class="empty">This server runs without a job runner.</p>
+      ) : null}
+      {figures.data?.configured ? (
+        <>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Queue</th>
+                  <th scope="col">Waiting</th>
+                  <th scope="col">Active</th>
+                  <th scope="col">Delayed</th>
+                  <th scope="col">Failed</th>
+                  <th scope="col">Completed</th>
+                  <th scope="col">Time p50 / p95</th>
+                </tr>
+              </thead>
+              <tbody>
+                {figures.data.queues.map((q) => (
+                  <tr>
+                    <th scope="row">{q.name}</th>
+                    <td>{q.waiting}</td>
+                    <td>{q.active}</td>
+                    <td>{q.delayed}</td>
+                    <td>{q.failed}</td>
+                    <td>{q.completed}</td>
+                    <td>
+                      {duration(q.durationMs.p50)} / {duration(q.durationMs.p95)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <p>
+            <a href="/admin/queues">Bull Board</a> (when the jobs run on BullMQ: the server mode)
+            lists each job.
+          </p>
+          <button type="button" onClick={figures.reload}>
+            Refresh
+          </button>
+        </>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,82 @@
+// Blast radius: which answers served a memory (principal, session, time),
+// from the read log. A poisoned memory's reads are the agents and sessions
+// that may have acted on it.
+import { useState } from 'preact/hooks';
+import { useLoad, useSession } from '../api.ts';
+import { MemoryCard } from '../components/memory-bits.tsx';
+import { navigate } from '../router.ts';
+import { when } from '../format.ts';
+
+export function Reads({ owner, id }: { owner: string; id: string | null }) {
+  const { client } = useSession();
+  const [typed, setTyped] = useState(id ?? '');
+  const memory = useLoad(id ? () => client.get(owner, id) : null, [owner, id]);
+  const reads = useLoad(
+    () => client.readLog(owner, { ...(id ? { memoryId: id } : {}), limit: 200 }),
+    [owner, id],
+  );
+  return (
+    <div class="view reads">
+      <h1>Blast radius</h1>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          navigate('reads', { owner, id: typed.trim() || undefined });
+        }}
+      >
+        <label for="reads-id">Memory id</label>
+        <input
+          id="reads-id"
+          value={typed}
+          onInput={(e) => setTyped(e.currentTarget.value)}
+          placeholder="all reads of the owner"
+        />
+        <button type="submit">Show reads</button>
+      </form>
+      {memory.data ? <MemoryCard memory={memory.data} owner={owner} /> : null}
+      {memory.error ? (
+        <p class="note">
+          The memory itself is not readable now ({memory.error}); its reads are still logged.
+        </p>
+      ) : null}
+      {reads.error ? (
+        <p class="error" role="alert">
+          {reads.error}
+        </p>
+      ) : null}
+      {reads.data ? (
+        <>
+          <p role="status" data-testid="reads-count">
+            {reads.data.reads.length} answer{reads.data.reads.length === 1 ? '' : 's'}{' '}
+            {id ? 'served this memory' : `read ${owner}'s memories`}
+          </p>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Principal</th>
+                  <th scope="col">Session (keyed hash)</th>
+                  <th scope="col">Memories in the answer</th>
+                  <th scope="col">Request</th>
+                </tr>
+              </thead>
+              <tbody>
+                {reads.data.reads.map((r) => (
+                  <tr>
+                    <td>{when(r.at)}</td>
+                    <td>{r.principal}</td>
+                    <td class="mono">{r.sessionId ? `${r.sessionId.slice(0, 12)}…` : '—'}</td>
+                    <td>{r.memoryIds.length}</td>
+                    <td class="mono">{r.requestId}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      ) : null}
+    </div>
+  );
+}
