@@ -3,6 +3,8 @@
 // workers hold an Engine; the use-case modules stay plain functions.
 import { randomUUID } from 'node:crypto';
 import { keyedHasher, newAuditSecret } from './audit.ts';
+import { isKeepGraphError } from './errors.ts';
+import { safeObserver } from './observe.ts';
 import { checkCaller, requireRole, type Caller, type EngineDeps } from './use-cases/deps.ts';
 import {
   checkSpanScope,
@@ -37,23 +39,51 @@ export type EngineOptions = Omit<EngineDeps, 'newId' | 'keyedHash'> & {
   auditSecret?: string;
 };
 
+/** The code an observation gives an error: ours, or `internal` for anything else. */
+function errorCode(e: unknown): string {
+  return isKeepGraphError(e) ? e.code : 'internal';
+}
+
 export function createEngine(opts: EngineOptions): Engine {
   const { auditSecret, ...deps } = opts;
+  const observe = safeObserver(deps.observe);
   const d: EngineDeps = {
     ...deps,
     newId: deps.newId ?? randomUUID,
     keyedHash: keyedHasher(auditSecret ?? newAuditSecret()),
+    observe,
   };
   const methods = Object.fromEntries(
     (Object.entries(USE_CASES) as unknown as [UseCaseName, UseCase][]).map(([name, uc]) => [
       name,
       async (caller: Caller, ...args: unknown[]) => {
-        checkCaller(caller);
-        requireRole(caller, uc.roles, uc.action);
-        checkSpanScope(uc, undefined, caller);
-        const input = parseUseCaseInput(uc, args, caller);
-        checkSpanScope(uc, input, caller);
-        return uc.run(d, input, caller);
+        // Timed from the first check: a refused caller is a use-case run too.
+        const started = performance.now();
+        try {
+          checkCaller(caller);
+          requireRole(caller, uc.roles, uc.action);
+          checkSpanScope(uc, undefined, caller);
+          const input = parseUseCaseInput(uc, args, caller);
+          checkSpanScope(uc, input, caller);
+          const result = await uc.run(d, input, caller);
+          observe({
+            type: 'use_case',
+            useCase: name,
+            durationMs: performance.now() - started,
+            outcome: 'ok',
+            result,
+          });
+          return result;
+        } catch (e) {
+          observe({
+            type: 'use_case',
+            useCase: name,
+            durationMs: performance.now() - started,
+            outcome: 'error',
+            code: errorCode(e),
+          });
+          throw e;
+        }
       },
     ]),
   );

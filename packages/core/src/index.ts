@@ -33,6 +33,7 @@ export * from './use-cases/operate.ts';
 export * from './use-cases/keys.ts';
 export * from './api-keys.ts';
 export * from './engine.ts';
+export * from './observe.ts';
 export * from './use-cases/registry.ts';
 export * from './use-cases/authorization-table.ts';
 export * from './jobs/job-ids.ts';

@@ -19,6 +19,7 @@ import {
   type MemoryStore,
   type Extractor,
   type InProcessBackground,
+  type Observer,
 } from '@keepgraph/core';
 import {
   TRANSFORMERS_MODEL_IDS,
@@ -63,6 +64,8 @@ export interface EmbeddedRuntimeOptions {
   onSweepError?: (e: unknown) => void;
   /** The audit secret; unset: {@link AUDIT_SECRET_FILE} in `dataDir`, created if missing. */
   auditSecret?: string;
+  /** Told what the engine and the in-process background did (the server's metrics). */
+  observe?: Observer;
 }
 
 /** A running engine with the resources it owns. */
@@ -200,6 +203,7 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     policy,
     clock: opts.clock ?? systemClock,
     auditSecret,
+    ...(opts.observe && { observe: opts.observe }),
   });
   const background =
     opts.sweepIntervalMs === null

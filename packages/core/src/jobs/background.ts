@@ -51,6 +51,10 @@ export function startInProcessBackground(
       // A job leaves the outbox only once it is done: what a crash or a
       // shutdown interrupts runs again at the next start.
       onDone: (job) => store.outboxAck([job.id]),
+      onFinished: (job, outcome, durationMs) => {
+        opts.onFinished?.(job, outcome, durationMs);
+        engine.deps.observe?.({ type: 'job', queue: job.name, outcome, durationMs });
+      },
     },
   );
   const relay = startRelay(store, runner, {

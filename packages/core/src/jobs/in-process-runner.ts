@@ -21,6 +21,8 @@ export interface InProcessRunnerOptions {
    * finished (a crash, a shutdown) is still there at the next start.
    */
   onDone?: (job: Job) => Promise<void>;
+  /** Told each job's processing time once it is done for good (metrics); must not throw. */
+  onFinished?: (job: Job, outcome: 'completed' | 'failed', durationMs: number) => void;
 }
 
 interface Waiting {
@@ -153,15 +155,18 @@ export class InProcessJobRunner implements JobQueue, QueueMetricsSource {
     const started = performance.now();
     try {
       await this.processors[name](job);
+      const ms = performance.now() - started;
       q.completed++;
-      q.durations.push(performance.now() - started);
+      q.durations.push(ms);
       if (q.durations.length > 200) q.durations.shift();
+      this.opts.onFinished?.(job, 'completed', ms);
       await this.done(job);
     } catch (e) {
       const final = attempt >= this.attempts || this.closed;
       this.opts.onFailed?.(job, e, final);
       if (final) {
         q.failed++;
+        this.opts.onFinished?.(job, 'failed', performance.now() - started);
         await this.done(job);
       } else {
         // Back in line after the backoff, so a retry never runs beside the

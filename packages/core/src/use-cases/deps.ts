@@ -8,6 +8,7 @@ import type { Clock } from '../ports/clock.ts';
 import type { Embedder } from '../ports/embedder.ts';
 import type { MemoryStore } from '../ports/memory-store.ts';
 import type { AuditEventInput, AuditType, KeyedHash } from '../audit.ts';
+import type { Observer } from '../observe.ts';
 
 export interface EngineDeps {
   store: MemoryStore;
@@ -17,6 +18,11 @@ export interface EngineDeps {
   newId: () => string;
   /** Keyed hash for audited values that can carry user text (keys, session ids, refusals). */
   keyedHash: KeyedHash;
+  /**
+   * Told what the engine did (use-cases, cascades, in-process jobs), for
+   * metrics. The engine wraps it so it never throws into a use-case.
+   */
+  observe?: Observer;
 }
 
 /**

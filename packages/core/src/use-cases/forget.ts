@@ -64,6 +64,8 @@ export async function cascade(
   // Invariant 7: a derived memory that lost a source but has survivors is
   // rebuilt from them by a `rederive` job, which the store recorded in its
   // outbox in the cascade's own transaction (rederiveJob).
+  // Observed here, not from results: an eviction inside a write is in none.
+  deps.observe?.({ type: 'cascade', reason, deletedMemories: receipt.deletedMemoryIds.length });
   return receipt;
 }
 
