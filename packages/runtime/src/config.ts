@@ -67,6 +67,11 @@ export interface ServerConfig {
   authFailuresPerMinute: number;
   /** Origins allowed by CORS; unset: CORS off (no browser on another origin may call). */
   corsOrigins: string[] | undefined;
+  /**
+   * A bearer token for `GET /metrics` alone, for a Prometheus that should
+   * hold no operator key; unset: only operator credentials read metrics.
+   */
+  metricsToken: string | undefined;
 }
 
 /**
@@ -101,6 +106,7 @@ export const CONFIG_ENV: Readonly<Record<keyof ServerConfig, string>> = {
   rateLimitPerMinute: 'KEEPGRAPH_RATE_LIMIT',
   authFailuresPerMinute: 'KEEPGRAPH_AUTH_FAILURE_LIMIT',
   corsOrigins: 'KEEPGRAPH_CORS_ORIGINS',
+  metricsToken: 'KEEPGRAPH_METRICS_TOKEN',
 };
 
 /** Variables that configured something now taken from credentials: naming one is an error. */
@@ -177,6 +183,15 @@ const ConfigSchema = z
           .map((o) => o.trim())
           .filter((o) => o !== ''),
       )
+      .optional(),
+    // A bearer token, as Prometheus sends it: printable, no spaces, long
+    // enough not to be guessed (`openssl rand -hex 32`).
+    metricsToken: z
+      .string()
+      .trim()
+      .min(32, 'must have at least 32 characters')
+      .max(4096, 'must have at most 4096 characters')
+      .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces only')
       .optional(),
   })
   .superRefine((c, ctx) => {
@@ -257,6 +272,7 @@ export function loadServerConfig(
     rateLimitPerMinute: envValue(env, 'rateLimitPerMinute') ?? 1200,
     authFailuresPerMinute: envValue(env, 'authFailuresPerMinute') ?? 120,
     corsOrigins: envValue(env, 'corsOrigins'),
+    metricsToken: envValue(env, 'metricsToken'),
   };
   const retired = Object.keys(RETIRED_ENV)
     .filter((k) => (env[k] ?? '').trim() !== '')
@@ -292,6 +308,7 @@ export function loadServerConfig(
     jwtIssuer: d.jwtIssuer,
     jwtAudience: d.jwtAudience,
     corsOrigins: d.corsOrigins,
+    metricsToken: d.metricsToken,
   };
 }
 

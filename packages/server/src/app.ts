@@ -29,6 +29,7 @@ import {
   type AuthenticationOptions,
 } from './auth/authenticate.ts';
 import { installErrorHandling, toHttpError } from './error-handler.ts';
+import { createServerMetrics, type ServerMetrics } from './metrics/server-metrics.ts';
 import { bullBoardPlugin } from './plugins/bull-board.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
 import type { RouteOptions } from './routes/context.ts';
@@ -38,6 +39,7 @@ import { keyRoutes } from './routes/keys.ts';
 import { kvRoutes } from './routes/kv.ts';
 import { memoryRoutes } from './routes/memories.ts';
 import { mcpRoutes } from './routes/mcp.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { operateRoutes, queueRoutes } from './routes/operate.ts';
 import { recallRoutes } from './routes/recall.ts';
 import { sessionRoutes } from './routes/sessions.ts';
@@ -89,6 +91,13 @@ export interface AppOptions {
    * on BullMQ, mounts Bull Board at /admin/queues. The app does not close them.
    */
   queues?: { metrics: QueueMetricsSource; bullQueues?: readonly Queue[] };
+  /**
+   * The Prometheus metrics served at GET /metrics. Pass the ones whose
+   * `observe` the engine was made with (startServer does) so the engine's
+   * work is counted; absent: the app makes its own, which count requests
+   * and read the scrape-time figures only.
+   */
+  metrics?: ServerMetrics;
 }
 
 /**
@@ -163,6 +172,23 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   });
   installErrorHandling(app, BODY_LIMIT_BYTES);
 
+  // Every answered request, by route pattern (as in the log lines: never the URL).
+  const metrics = opts.metrics ?? createServerMetrics();
+  metrics.attach({
+    engine: opts.engine,
+    version: opts.version ?? '0.1.0',
+    ...(opts.queues && { queues: opts.queues.metrics }),
+    ...(opts.queues?.bullQueues && { bullQueues: opts.queues.bullQueues }),
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.observeRequest(
+      request.routeOptions.url ?? '(unmatched)',
+      request.method,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
+
   // The caller never comes from the payload: it is the request's credential.
   const auth = opts.auth ?? {};
   let callerOf: (request: FastifyRequest) => Caller;
@@ -205,6 +231,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   }
 
   void app.register(mcpRoutes, routeOptions);
+  void app.register(metricsRoutes, { callerOf, metrics });
   void app.register(healthRoutes, { engine: opts.engine });
   return app;
 }

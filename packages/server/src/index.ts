@@ -9,6 +9,14 @@ export {
 } from './app.ts';
 export { jwtVerifier, type JwtOptions, type JwtVerifier } from './auth/jwt.ts';
 export { HTTP_STATUS, httpStatusOf } from './http-status.ts';
+export { METRICS_PATH } from './auth/authenticate.ts';
+export {
+  KPI_CACHE_MS,
+  METRIC_PREFIX,
+  createServerMetrics,
+  type MetricsSources,
+  type ServerMetrics,
+} from './metrics/server-metrics.ts';
 export { BULL_BOARD_PATH } from './plugins/bull-board.ts';
 export { type QueueRouteOptions } from './routes/operate.ts';
 export { startServer, type RunningServer } from './main.ts';

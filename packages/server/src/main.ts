@@ -8,6 +8,7 @@ import { buildApp, type AppOptions } from './app.ts';
 import { redisConnection, storeSelection, type ServerConfig } from '@keepgraph/runtime';
 import { ensureOperatorKey, openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
 import { jwtVerifier, type JwtOptions } from './auth/jwt.ts';
+import { createServerMetrics } from './metrics/server-metrics.ts';
 
 /** A listening server and how to stop it. */
 export interface RunningServer {
@@ -34,6 +35,8 @@ export async function startServer(
 ): Promise<RunningServer> {
   // The app (and its logger) exists only after the runtime is open.
   const built: { app?: FastifyInstance } = {};
+  // Made first: the engine reports its work to them from its first use-case.
+  const metrics = createServerMetrics();
   const runtime = await openEmbeddedRuntime({
     dataDir: config.dataDir,
     ...(config.auditSecret !== undefined && { auditSecret: config.auditSecret }),
@@ -47,6 +50,7 @@ export async function startServer(
       config.redisUrl !== undefined || config.sweepIntervalMs === 0 ? null : config.sweepIntervalMs,
     ...(opts.extractor ? { extractor: opts.extractor } : {}),
     onSweepError: (e) => built.app?.log.error({ err: e }, 'background job failed'),
+    observe: metrics.observe,
   });
   let bull: BullMqJobQueue | null = null;
   let relay: Relay | null = null;
@@ -78,7 +82,9 @@ export async function startServer(
       ...(jwt && { jwt: jwtVerifier(jwt) }),
       rateLimitPerMinute: config.rateLimitPerMinute,
       authFailuresPerMinute: config.authFailuresPerMinute,
+      ...(config.metricsToken !== undefined && { metricsToken: config.metricsToken }),
     },
+    metrics,
     ...(config.corsOrigins && { corsOrigins: config.corsOrigins }),
     logger: opts.logger ?? true,
     ...(queues ? { queues } : {}),

@@ -11,6 +11,7 @@ import { intOption } from '../parse-options.ts';
 interface StartFlags {
   port?: number;
   host?: string;
+  metricsToken?: string;
   log: boolean;
 }
 
@@ -26,6 +27,10 @@ export function registerStart(program: Command, io: Io): void {
       intOption(0, 65_535),
     )
     .option('--host <host>', 'interface to bind (default KEEPGRAPH_HOST or 127.0.0.1)')
+    .option(
+      '--metrics-token <token>',
+      'a bearer token that reads GET /metrics only (default KEEPGRAPH_METRICS_TOKEN, which stays out of the process list)',
+    )
     .option('--no-log', 'do not log requests')
     .action(async (f: StartFlags, cmd: Command) => {
       const g = globalOptions(cmd);
@@ -45,6 +50,7 @@ export function registerStart(program: Command, io: Io): void {
         dataDir: g.dataDir,
         ...(f.port !== undefined ? { port: f.port } : {}),
         ...(f.host !== undefined ? { host: f.host } : {}),
+        ...(f.metricsToken !== undefined ? { metricsToken: f.metricsToken } : {}),
         ...(g.policyPath ? { policyPath: g.policyPath } : {}),
         ...(g.modelId ? { modelId: g.modelId } : {}),
       };

@@ -5,6 +5,9 @@
 // credential is 401 `unauthenticated`, all alike. Rate limits: requests per
 // credential, and failed authentications per client address (429 with
 // Retry-After). Registered with fastify-plugin so its hooks cover the app.
+// One more bearer token exists, for GET /metrics alone: the metrics token
+// a Prometheus scrapes with (KEEPGRAPH_METRICS_TOKEN), so it needs no key.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -36,6 +39,25 @@ export interface AuthenticationOptions {
   rateLimitPerMinute?: number;
   /** Failed authentications per minute per client address; 0 or absent: no limit. */
   authFailuresPerMinute?: number;
+  /** A token that authenticates GET {@link METRICS_PATH} and nothing else; absent: none. */
+  metricsToken?: string;
+}
+
+/** The Prometheus exposition's path. */
+export const METRICS_PATH = '/metrics';
+
+/** Requests authenticated by the metrics token (they carry no credential). */
+const metricsTokenRequests = new WeakSet<FastifyRequest>();
+
+/** Whether a request was authenticated by the metrics token (GET /metrics only). */
+export function isMetricsTokenRequest(request: FastifyRequest): boolean {
+  return metricsTokenRequests.has(request);
+}
+
+/** Equal tokens, in time that does not depend on where they differ (nor on their lengths). */
+function sameToken(a: string, b: string): boolean {
+  const digest = (t: string) => createHash('sha256').update(t).digest();
+  return timingSafeEqual(digest(a), digest(b));
 }
 
 declare module 'fastify' {
@@ -100,6 +122,19 @@ export const authenticationPlugin = fp<AuthenticationOptions>(
 
     const check = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const token = bearerToken(request);
+      if (
+        token !== null &&
+        opts.metricsToken !== undefined &&
+        request.url.split('?')[0] === METRICS_PATH &&
+        sameToken(token, opts.metricsToken)
+      ) {
+        metricsTokenRequests.add(request);
+        // Limited like a credential, by address (it names no principal).
+        const limit = perCredential ? await perCredential(request) : null;
+        if (limit && !limit.isAllowed && limit.isExceeded)
+          throw rateLimited(reply, limit.ttlInSeconds);
+        return;
+      }
       const credential = token === null ? null : await credentialOf(token);
       if (credential === null) {
         const limit = perFailure ? await perFailure(request) : null;

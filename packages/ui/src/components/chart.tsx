@@ -66,7 +66,7 @@ export function TimeChart({
           <div ref={box} role="img" aria-label={`${title}: chart of the table below`} />
           <details>
             <summary>Figures by day</summary>
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0}>
               <table>
                 <thead>
                   <tr>

@@ -98,7 +98,7 @@ export function Audit({ owner }: { owner: string | null }) {
           {shown.length} events
         </span>
       </div>
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0}>
         <table class="audit-table">
           <thead>
             <tr>

@@ -280,7 +280,7 @@ function NodeList({
   return (
     <details class="node-list" data-version={version}>
       <summary>All {nodes.length} nodes as a list</summary>
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0}>
         <table>
           <thead>
             <tr>
@@ -330,7 +330,7 @@ function RelationList({
   return (
     <section aria-labelledby="relations-h" data-version={version}>
       <h2 id="relations-h">Entity relations</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0}>
         <table>
           <thead>
             <tr>

@@ -44,7 +44,7 @@ export function Queues() {
       ) : null}
       {figures.data?.configured ? (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table>
               <thead>
                 <tr>

@@ -51,7 +51,7 @@ export function Reads({ owner, id }: { owner: string; id: string | null }) {
             {reads.data.reads.length} answer{reads.data.reads.length === 1 ? '' : 's'}{' '}
             {id ? 'served this memory' : `read ${owner}'s memories`}
           </p>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table>
               <thead>
                 <tr>

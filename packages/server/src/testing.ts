@@ -1,0 +1,89 @@
+// Test helpers for GET /metrics (the server's tests and the e2e tests):
+// read samples out of a Prometheus text exposition, and hold it to
+// Prometheus's own checker, `promtool check metrics` (Debian's
+// `prometheus` package; scripts/test.sh installs it).
+import { spawnSync } from 'node:child_process';
+
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+-?\d+)?$/;
+const LABEL = /\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*(?:,|$)/y;
+
+function unescape(v: string): string {
+  return v.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+}
+
+function parseValue(v: string): number {
+  if (v === '+Inf') return Infinity;
+  if (v === '-Inf') return -Infinity;
+  return Number(v);
+}
+
+/** Every sample line of an exposition (comments skipped); throws on a line it cannot read. */
+export function parseSamples(text: string): Sample[] {
+  const out: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    const m = SAMPLE.exec(line);
+    if (!m) throw new Error(`not a sample line: ${line}`);
+    const labels: Record<string, string> = {};
+    const body = m[2] ?? '';
+    LABEL.lastIndex = 0;
+    while (LABEL.lastIndex < body.length) {
+      const at = LABEL.lastIndex;
+      const l = LABEL.exec(body);
+      if (!l || LABEL.lastIndex === at) throw new Error(`bad labels in: ${line}`);
+      labels[l[1]!] = unescape(l[2]!);
+    }
+    out.push({ name: m[1]!, labels, value: parseValue(m[3]!) });
+  }
+  return out;
+}
+
+/**
+ * The value of the sample named `name` whose labels are exactly `labels`,
+ * or 0 when there is none (a counter not yet incremented has no sample).
+ */
+export function sampleValue(
+  samples: readonly Sample[],
+  name: string,
+  labels: Record<string, string> = {},
+): number {
+  const want = Object.entries(labels);
+  const s = samples.find(
+    (x) =>
+      x.name === name &&
+      Object.keys(x.labels).length === want.length &&
+      want.every(([k, v]) => x.labels[k] === v),
+  );
+  return s?.value ?? 0;
+}
+
+/** Whether any sample is named `name` (with these labels, when given, as a subset). */
+export function hasSample(
+  samples: readonly Sample[],
+  name: string,
+  labels: Record<string, string> = {},
+): boolean {
+  return samples.some(
+    (x) => x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v),
+  );
+}
+
+/**
+ * `promtool check metrics` over an exposition: its exit code and what it
+ * said (0 and nothing when the format and the naming lint pass). Throws
+ * when promtool is not installed, so a test cannot pass without it.
+ */
+export function promtoolCheck(text: string): { status: number; output: string } {
+  const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+  if (r.error)
+    throw new Error(
+      `promtool could not run (${r.error.message}); install Debian's prometheus package: bash scripts/test.sh does`,
+    );
+  return { status: r.status ?? -1, output: `${r.stdout}${r.stderr}`.trim() };
+}
