@@ -18,6 +18,8 @@ declare global {
   interface Window {
     /** Set when the graph has been drawn once: ms from the view's start (read by the benchmark). */
     __kgGraphDrawnMs?: number;
+    /** The same moment, in ms from the page's navigation. */
+    __kgGraphDrawnAt?: number;
   }
 }
 
@@ -56,7 +58,8 @@ export function GraphCanvas({
       edgeReducer: (_edge, data) => ({ ...data, type: 'arrow' }),
     });
     renderer.once('afterRender', () => {
-      window.__kgGraphDrawnMs = performance.now() - startedAt;
+      window.__kgGraphDrawnAt = performance.now();
+      window.__kgGraphDrawnMs = window.__kgGraphDrawnAt - startedAt;
       el.dataset.drawn = 'true';
     });
     renderer.on('clickNode', ({ node }) => selectRef.current(node));
