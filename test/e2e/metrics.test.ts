@@ -1,0 +1,319 @@
+// GET /metrics on a real `keepgraph start`, as an operator's Prometheus
+// scrapes it: in the embedded mode (SQLite, jobs in-process) and in the
+// server mode (Neo4j, jobs on BullMQ run by a `keepgraph worker`). Who may
+// read it (no credential 401, a user key 403, the metrics token and the
+// operator key 200); the counters move with writes, a refused secret, a
+// recall, a forget and an expiry, and only by what was done; labels never
+// carry what a caller sent; and every scrape passes `promtool check
+// metrics` (Debian's prometheus package, installed by scripts/test.sh).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parseSamples, promtoolCheck, sampleValue, type Sample } from '@keepgraph/server/testing';
+import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { storeEnv } from './stores.ts';
+
+const root = resolve(import.meta.dirname, '../..');
+const DEFAULT_POLICY = resolve(root, 'packages/core/policy/default.yaml');
+const secret = () => `the deploy token is ghp_${randomUUID().replaceAll('-', '')}Wxyz`;
+
+async function scrapeWith(base: string, bearer: string | null) {
+  return fetch(`${base}/metrics`, {
+    headers: bearer === null ? {} : { authorization: `Bearer ${bearer}` },
+  });
+}
+
+/** A scrape as Prometheus makes it (with the metrics token), held to promtool. */
+async function scrape(base: string, token: string): Promise<{ text: string; samples: Sample[] }> {
+  const r = await scrapeWith(base, token);
+  const text = await r.text();
+  expect(r.status, text).toBe(200);
+  expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  expect(promtoolCheck(text)).toEqual({ status: 0, output: '' });
+  return { text, samples: parseSamples(text) };
+}
+
+async function call(base: string, key: string, method: string, path: string, body?: unknown) {
+  const r = await fetch(`${base}/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  const text = await r.text();
+  return { status: r.status, text, json: text ? JSON.parse(text) : null };
+}
+
+async function userKey(kg: KeepGraphProcess, owner: string): Promise<string> {
+  const made = await call(kg.base, kg.operatorKey, 'POST', '/keys', {
+    name: 'metrics user',
+    role: 'user',
+    owners: [owner],
+  });
+  expect(made.status, made.text).toBe(201);
+  return made.json.key as string;
+}
+
+/** Scrape until `ok` holds of the samples (the background runs on its own timers). */
+async function scrapeUntil(
+  base: string,
+  token: string,
+  ok: (s: Sample[]) => boolean,
+  ms: number,
+): Promise<Sample[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const { samples } = await scrape(base, token);
+    if (ok(samples)) return samples;
+    if (Date.now() > deadline) throw new Error('the metrics did not get there in time');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const memory = (text: string) => ({ kind: 'fact', text, origin: { sessionId: 's-metrics' } });
+
+describe('GET /metrics on keepgraph start (embedded: SQLite, jobs in-process)', () => {
+  const token = randomBytes(32).toString('hex');
+  const owner = `metrics-e2e-${randomUUID()}`;
+  let dir: string;
+  let kg: KeepGraphProcess;
+  let user: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'keepgraph-metrics-e2e-'));
+    // Values may live one second, so an expiry happens within the test.
+    const policy = (await readFile(DEFAULT_POLICY, 'utf8')).replace(
+      'ttl: { default: 365d, min: 60s, max: 3650d }',
+      'ttl: { default: 365d, min: 1s, max: 3650d }',
+    );
+    expect(policy).toContain('min: 1s');
+    const policyPath = join(dir, 'policy.yaml');
+    await writeFile(policyPath, policy);
+    kg = await startKeepGraph(join(dir, 'data'), {
+      ...storeEnv('sqlite'),
+      KEEPGRAPH_POLICY: policyPath,
+      KEEPGRAPH_METRICS_TOKEN: token,
+      KEEPGRAPH_SWEEP_INTERVAL_MS: '300',
+      KEEPGRAPH_RATE_LIMIT: '0',
+    });
+    user = await userKey(kg, owner);
+  }, 120_000);
+
+  afterAll(async () => {
+    await kg?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers the metrics token and an operator key; 401 unauthenticated without a credential; 403 for a user key', async () => {
+    const bare = await scrapeWith(kg.base, null);
+    expect(bare.status).toBe(401);
+    expect(((await bare.json()) as { error: { code: string } }).error.code).toBe('unauthenticated');
+    const wrong = await scrapeWith(kg.base, randomBytes(32).toString('hex'));
+    expect(wrong.status).toBe(401);
+    const asUser = await scrapeWith(kg.base, user);
+    expect(asUser.status).toBe(403);
+    expect(((await asUser.json()) as { error: { code: string } }).error.code).toBe(
+      'forbidden_role',
+    );
+    expect((await scrapeWith(kg.base, kg.operatorKey)).status).toBe(200);
+    const { samples } = await scrape(kg.base, token);
+    expect(
+      sampleValue(samples, 'keepgraph_info', {
+        version: '0.1.0',
+        store: 'sqlite',
+        jobs: 'in_process',
+      }),
+    ).toBe(1);
+    // The token opens /metrics, nothing else.
+    expect((await call(kg.base, token, 'GET', '/kpis')).status).toBe(401);
+  });
+
+  it('moves with writes, a refused secret, a recall, a forget and an expiry, by exactly what was done', async () => {
+    const before = (await scrape(kg.base, token)).samples;
+    const w = await call(kg.base, user, 'POST', `/owners/${owner}/memories`, {
+      ...memory('The user prefers aisle seats on short flights.'),
+    });
+    expect(w.status, w.text).toBe(201);
+    const refused = await call(
+      kg.base,
+      user,
+      'POST',
+      `/owners/${owner}/memories`,
+      memory(secret()),
+    );
+    expect([refused.status, refused.json.error.code]).toEqual([422, 'refused_secret']);
+    const recall = await call(kg.base, user, 'POST', `/owners/${owner}/recall`, {
+      query: 'aisle seats',
+    });
+    expect(recall.status, recall.text).toBe(200);
+    const forget = await call(kg.base, user, 'POST', `/owners/${owner}/forget`, {
+      ids: [w.json.memory.id],
+    });
+    expect(forget.status, forget.text).toBe(200);
+    const put = await call(kg.base, user, 'PUT', `/owners/${owner}/kv/one-second`, {
+      text: 'banner=hidden',
+      origin: { sessionId: 's-metrics' },
+      ttlSeconds: 1,
+    });
+    expect(put.status, put.text).toBe(200);
+
+    const lags = (s: Sample[]) => sampleValue(s, 'keepgraph_expiry_lag_seconds_count');
+    // The sweep runs every 300 ms: the value is purged soon after its second.
+    const after = await scrapeUntil(kg.base, token, (s) => lags(s) > lags(before), 20_000);
+    const { text } = await scrape(kg.base, token);
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      sampleValue(after, name, labels) - sampleValue(before, name, labels);
+    const req = (route: string, method: string, status: string) => ({ route, method, status });
+
+    expect(
+      delta('keepgraph_http_requests_total', req('/v1/owners/:ownerId/memories', 'POST', '201')),
+    ).toBe(1);
+    expect(
+      delta('keepgraph_http_requests_total', req('/v1/owners/:ownerId/memories', 'POST', '422')),
+    ).toBe(1);
+    expect(
+      delta(
+        'keepgraph_http_request_duration_seconds_count',
+        req('/v1/owners/:ownerId/forget', 'POST', '200'),
+      ),
+    ).toBe(1);
+    expect(delta('keepgraph_memories_written_total', { use_case: 'remember' })).toBe(1);
+    expect(delta('keepgraph_memories_written_total', { use_case: 'putByKey' })).toBe(1);
+    expect(
+      delta('keepgraph_write_refusals_total', { use_case: 'remember', reason: 'refused_secret' }),
+    ).toBe(1);
+    expect(
+      delta('keepgraph_recall_duration_seconds_count', { use_case: 'recall', outcome: 'ok' }),
+    ).toBe(1);
+    expect(delta('keepgraph_cascade_deleted_memories_count', { reason: 'forget' })).toBe(1);
+    expect(delta('keepgraph_cascade_deleted_memories_count', { reason: 'expire' })).toBe(1);
+    expect(delta('keepgraph_expiry_lag_seconds_count')).toBe(1);
+    // Purged within a few sweeps of its expiry.
+    expect(delta('keepgraph_expiry_lag_seconds_sum')).toBeLessThan(10);
+    expect(
+      delta('keepgraph_job_duration_seconds_count', { queue: 'expire', outcome: 'completed' }),
+    ).toBeGreaterThan(0);
+    expect(
+      sampleValue(after, 'keepgraph_queue_jobs', { queue: 'expire', state: 'completed' }),
+    ).toBeGreaterThan(0);
+    expect(sampleValue(after, 'keepgraph_kpi_attributed_share')).toBe(1);
+    expect(sampleValue(after, 'keepgraph_metrics_source_up', { source: 'kpis' })).toBe(1);
+    // Labels hold route patterns and codes, never what a caller sent.
+    expect(text).not.toContain(owner);
+    expect(text).not.toContain('one-second');
+    expect(text).not.toContain('ghp_');
+  }, 60_000);
+});
+
+/** `keepgraph worker` over the same store and Redis, with its schedules (the expiry sweep every second). */
+function startWorker(dataDir: string, env: Record<string, string>) {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'packages/cli/src/main.ts', 'worker', '--data', dataDir],
+    { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  const ready = new Promise<void>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`worker did not start:\n${out}`)), 90_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('KeepGraph worker running')) {
+        clearTimeout(timer);
+        ok();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code, signal) =>
+      fail(new Error(`worker exited (${code ?? signal}):\n${out}`)),
+    );
+  });
+  ready.catch(() => {});
+  return {
+    ready,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+describe('GET /metrics on keepgraph start (server mode: Neo4j, jobs on BullMQ)', () => {
+  const token = randomBytes(32).toString('hex');
+  const owner = `metrics-e2e-${randomUUID()}`;
+  let dir: string;
+  let kg: KeepGraphProcess;
+  let worker: ReturnType<typeof startWorker> | undefined;
+  let user: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'keepgraph-metrics-server-'));
+    const env = {
+      ...storeEnv('neo4j'),
+      KEEPGRAPH_REDIS_URL: inject('redisUrl'),
+      KEEPGRAPH_REDIS_PREFIX: `kgmetrics-${randomBytes(4).toString('hex')}`,
+      KEEPGRAPH_METRICS_TOKEN: token,
+      KEEPGRAPH_RATE_LIMIT: '0',
+      KEEPGRAPH_SWEEP_INTERVAL_MS: '1000',
+    };
+    const data = join(dir, 'data');
+    kg = await startKeepGraph(data, env);
+    // The same data dir: the worker keys audit hashes with the same secret.
+    worker = startWorker(data, env);
+    await worker.ready;
+    user = await userKey(kg, owner);
+  }, 180_000);
+
+  afterAll(async () => {
+    await worker?.stop();
+    await kg?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a missing credential and a user key, and moves with writes, refusals and the worker’s jobs', async () => {
+    expect((await scrapeWith(kg.base, null)).status).toBe(401);
+    expect((await scrapeWith(kg.base, user)).status).toBe(403);
+    const before = (await scrape(kg.base, token)).samples;
+    expect(
+      sampleValue(before, 'keepgraph_info', { version: '0.1.0', store: 'neo4j', jobs: 'bullmq' }),
+    ).toBe(1);
+    const w = await call(kg.base, user, 'POST', `/owners/${owner}/memories`, {
+      ...memory('The user keeps a paper notebook for meeting notes.'),
+    });
+    expect(w.status, w.text).toBe(201);
+    const refused = await call(
+      kg.base,
+      user,
+      'POST',
+      `/owners/${owner}/memories`,
+      memory(secret()),
+    );
+    expect(refused.json.error.code).toBe('refused_secret');
+
+    // The worker's expiry sweep runs every second; its jobs are read from Redis.
+    const expiryJobs = { queue: 'expire', outcome: 'completed' };
+    const after = await scrapeUntil(
+      kg.base,
+      token,
+      (s) => sampleValue(s, 'keepgraph_job_duration_seconds_count', expiryJobs) > 0,
+      60_000,
+    );
+    const delta = (name: string, labels: Record<string, string>) =>
+      sampleValue(after, name, labels) - sampleValue(before, name, labels);
+    expect(delta('keepgraph_memories_written_total', { use_case: 'remember' })).toBe(1);
+    expect(
+      delta('keepgraph_write_refusals_total', { use_case: 'remember', reason: 'refused_secret' }),
+    ).toBe(1);
+    expect(
+      sampleValue(after, 'keepgraph_queue_jobs', { queue: 'expire', state: 'completed' }),
+    ).toBeGreaterThan(0);
+    expect(sampleValue(after, 'keepgraph_metrics_source_up', { source: 'queues' })).toBe(1);
+  }, 120_000);
+});
