@@ -35,6 +35,14 @@ if [ ! -x /usr/bin/chromium ]; then
   apt-get update -qq && apt-get install -y -qq chromium >/dev/null
 fi
 
+# promtool, which the /metrics tests hold every scrape to (`promtool check
+# metrics`): Debian's prometheus package. Only the tool is used; the
+# package's service is not started (no init system here).
+if ! command -v promtool >/dev/null 2>&1; then
+  echo "[test] installing prometheus (for promtool)"
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+fi
+
 # Neo4j: the Vitest global setup (test/global-setup.ts) uses NEO4J_URI when
 # set, and otherwise builds and starts tools/neo4j-test-server for the run.
 
