@@ -20,6 +20,7 @@ import { storeOrderingsSuite } from './invariants/14-store-orderings.ts';
 import { concurrencySuite } from './invariants/15-concurrency.ts';
 import { listingSuite } from './invariants/16-listing.ts';
 import { idempotencySuite } from './invariants/17-idempotency.ts';
+import { graphReadsSuite } from './invariants/18-graph-reads.ts';
 import type { ConformanceOptions } from './harness.ts';
 
 export type { ConformanceOptions, StoreUnderTest } from './harness.ts';
@@ -42,4 +43,5 @@ export function runMemoryStoreConformance(opts: ConformanceOptions): void {
   concurrencySuite(opts);
   listingSuite(opts);
   idempotencySuite(opts);
+  graphReadsSuite(opts);
 }

@@ -73,6 +73,14 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
     method: 'GET',
     url: `${o(t)}/memories/${t.memoryId}/lineage`,
   }),
+  'GET /v1/owners/:ownerId/memories/:id/neighbours': (t) => ({
+    method: 'GET',
+    url: `${o(t)}/memories/${t.memoryId}/neighbours`,
+  }),
+  'GET /v1/owners/:ownerId/entities/graph': (t) => ({
+    method: 'GET',
+    url: `${o(t)}/entities/graph?limit=10`,
+  }),
   'DELETE /v1/owners/:ownerId/memories/:id': (t) => ({
     method: 'DELETE',
     url: `${o(t)}/memories/${t.memoryId}`,
@@ -173,6 +181,8 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
   }),
   'GET /v1/keys': () => ({ method: 'GET', url: '/v1/keys' }),
   'DELETE /v1/keys/:id': (t) => ({ method: 'DELETE', url: `/v1/keys/${t.keyId}` }),
+  'GET /v1/whoami': () => ({ method: 'GET', url: '/v1/whoami' }),
+  'GET /v1/owners': () => ({ method: 'GET', url: '/v1/owners?limit=5' }),
 };
 
 // What a route answers an operator for an owner that does not exist: the
@@ -180,6 +190,7 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
 const ABSENT_STATUS: Record<string, number> = {
   'GET /v1/owners/:ownerId/memories/:id': 404,
   'GET /v1/owners/:ownerId/memories/:id/lineage': 404,
+  'GET /v1/owners/:ownerId/memories/:id/neighbours': 404,
   'DELETE /v1/owners/:ownerId/memories/:id': 404,
   'PATCH /v1/owners/:ownerId/memories/:id': 404,
   'POST /v1/owners/:ownerId/forget': 404,

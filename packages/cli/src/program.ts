@@ -12,7 +12,7 @@ import { registerMcp } from './commands/mcp.ts';
 import { registerForget } from './commands/forget.ts';
 import { registerImport } from './commands/import.ts';
 import { registerKeys } from './commands/keys.ts';
-import { registerAudit, registerExpire, registerKpis } from './commands/operate.ts';
+import { registerAudit, registerExpire, registerKpis, registerOwners } from './commands/operate.ts';
 import { registerRecall, registerWhy } from './commands/recall.ts';
 import { registerRemember } from './commands/remember.ts';
 import { registerSession } from './commands/session.ts';
@@ -91,6 +91,7 @@ export function buildProgram(io: Io): Command {
   registerImport(program, io);
   registerAudit(program, io);
   registerKpis(program, io);
+  registerOwners(program, io);
   registerKeys(program, io);
   registerExpire(program, io);
   registerWorker(program, io);

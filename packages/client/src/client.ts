@@ -29,6 +29,8 @@ export const ROUTES = {
   get: 'GET /owners/:ownerId/memories/:id',
   correct: 'PATCH /owners/:ownerId/memories/:id',
   lineage: 'GET /owners/:ownerId/memories/:id/lineage',
+  neighbours: 'GET /owners/:ownerId/memories/:id/neighbours',
+  entityGraph: 'GET /owners/:ownerId/entities/graph',
   forgetOne: 'DELETE /owners/:ownerId/memories/:id',
   listMemories: 'GET /owners/:ownerId/memories',
   exportJsonl: 'GET /owners/:ownerId/export.jsonl',
@@ -55,6 +57,8 @@ export const ROUTES = {
   createKey: 'POST /keys',
   listKeys: 'GET /keys',
   revokeKey: 'DELETE /keys/:id',
+  whoami: 'GET /whoami',
+  listOwners: 'GET /owners',
 } as const;
 export type RouteName = keyof typeof ROUTES;
 
@@ -264,6 +268,14 @@ export class KeepGraphClient {
   lineage(ownerId: string, id: string, o?: CallOptions) {
     return this.call<Out<'lineage'>>('lineage', { params: { ownerId, id } }, o);
   }
+  /** The memory, its sources, what was derived from it, its versions and the relations it asserts. */
+  neighbours(ownerId: string, id: string, o?: CallOptions) {
+    return this.call<Out<'neighbours'>>('neighbours', { params: { ownerId, id } }, o);
+  }
+  /** The owner's entities and the relations live memories assert between them. */
+  entityGraph(ownerId: string, opts: { limit?: number } = {}, o?: CallOptions) {
+    return this.call<Out<'entityGraph'>>('entityGraph', { params: { ownerId }, query: opts }, o);
+  }
   getByKey(ownerId: string, key: string, o?: CallOptions) {
     return this.call<Out<'getByKey'>>('getByKey', { params: { ownerId, key } }, o);
   }
@@ -377,6 +389,17 @@ export class KeepGraphClient {
           { params: { ownerId, sessionId, seq } },
           o,
         );
+  }
+
+  // --- the caller -------------------------------------------------------------
+
+  /** What the credential says: principal, role, owners (`'*'`: all) and expiry. */
+  whoami(o?: CallOptions) {
+    return this.call<Out<'whoami'>>('whoami', {}, o);
+  }
+  /** The owners holding memories that the caller may see, page by page (operators, analysts). */
+  listOwners(page: { after?: string; limit?: number } = {}, o?: CallOptions) {
+    return this.call<Out<'listOwners'>>('listOwners', { query: page }, o);
   }
 
   // --- operators ------------------------------------------------------------

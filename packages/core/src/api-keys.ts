@@ -62,5 +62,10 @@ export async function authenticateApiKey(
   const expected = Buffer.from(stored.keyHash, 'hex');
   if (expected.length !== presented.length || !timingSafeEqual(presented, expected)) return null;
   if (!isKeyLive(stored, now)) return null;
-  return { role: stored.role, owners: stored.owners, principal: keyPrincipal(stored.id) };
+  return {
+    role: stored.role,
+    owners: stored.owners,
+    principal: keyPrincipal(stored.id),
+    expiresAt: stored.expiresAt,
+  };
 }

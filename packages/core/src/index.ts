@@ -30,6 +30,8 @@ export * from './use-cases/list.ts';
 export * from './use-cases/import.ts';
 export * from './import-input.ts';
 export * from './use-cases/operate.ts';
+export * from './use-cases/graph.ts';
+export * from './use-cases/caller.ts';
 export * from './use-cases/keys.ts';
 export * from './api-keys.ts';
 export * from './engine.ts';

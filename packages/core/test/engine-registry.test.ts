@@ -117,12 +117,16 @@ describe('the engine is derived from the use-case registry', () => {
       'why',
       'get',
       'lineage',
+      'neighbours',
+      'entityGraph',
       'getByKey',
       'verifyForgotten',
       'sessionContext',
       'readSession',
       'auditList',
       'kpis',
+      'whoami',
+      'listOwners',
     ]);
     for (const [name, uc] of Object.entries(USE_CASES))
       expect(uc.roles.includes('analyst'), name).toBe(reads.has(name));
@@ -135,12 +139,53 @@ describe('the engine is derived from the use-case registry', () => {
       UseCaseName,
       (typeof USE_CASES)[UseCaseName],
     ][]) {
+      // Scoped by the caller: they answer from its own scope (below).
+      if ('scope' in uc && uc.scope === 'caller') continue;
       const call = engine[name] as (...a: unknown[]) => Promise<unknown>;
       const args = uc.args[0]?.name === 'ownerId' ? ['theirs', 42, 42] : [];
       const err = await call(scoped, ...args).catch((e: unknown) => e);
       expect(isKeepGraphError(err) && err.code, name).toBe('owner_out_of_scope');
       checked++;
     }
-    expect(checked).toBe(Object.keys(USE_CASES).length);
+    expect(checked).toBe(Object.keys(USE_CASES).length - 2);
+  });
+
+  it('runs a use-case scoped by the caller for any scope, reading only its own owners', async () => {
+    const asked: unknown[][] = [];
+    const store = new Proxy({} as MemoryStore, {
+      get(_t, prop) {
+        if (prop === 'then') return undefined;
+        if (prop !== 'countMemories') throw new Error(`store.${String(prop)} was reached`);
+        return async (...a: unknown[]) => {
+          asked.push(a);
+          return a[0] === 'mine' ? 2 : 0;
+        };
+      },
+    });
+    const own = createEngine({
+      store,
+      embedder: untouchable<Embedder>('embedder'),
+      policy: defaultPolicy(),
+      clock: systemClock,
+    });
+    const scoped = {
+      role: 'analyst' as const,
+      owners: ['mine', 'empty'],
+      principal: 'key:k1',
+      expiresAt: null,
+    };
+    expect(await own.whoami(scoped)).toEqual({
+      principal: 'key:k1',
+      role: 'analyst',
+      owners: ['mine', 'empty'],
+      expiresAt: null,
+    });
+    expect(await own.listOwners(scoped)).toEqual({
+      owners: [{ ownerId: 'mine', memories: 2 }],
+      next: null,
+    });
+    expect(asked.map((a) => a[0]).sort()).toEqual(['empty', 'mine']);
+    expect(USE_CASES.whoami.scope).toBe('caller');
+    expect(USE_CASES.listOwners.scope).toBe('caller');
   });
 });

@@ -63,7 +63,7 @@ const VALID_ARGS: Record<(typeof STORE_OPERATIONS)[number], unknown[]> = {
   getByKey: ['o', 'k'],
   findBySource: ['o', {}],
   listIds: ['o', lim],
-  listOwners: [],
+  listOwners: [lim],
   countMemories: ['o'],
   lowestValue: ['o', 1],
   dueForExpiry: ['now', 1],

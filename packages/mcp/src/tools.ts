@@ -101,6 +101,27 @@ function lineageText(g: SerializedGraph): string {
   return [renderMemoriesForPrompt(nodes), ...edges].join('\n');
 }
 
+/**
+ * A graph with entities (neighbours, the entity graph): its memories quoted
+ * as data, then its entities and edges as JSON, since entity names and
+ * relation reasons are written text too and must read as quoted strings.
+ */
+function entityGraphText(g: SerializedGraph<boolean>): string {
+  const memories = g.nodes.filter((n) => n.attributes.nodeType === 'memory');
+  const entities = g.nodes.filter((n) => n.attributes.nodeType === 'entity');
+  const parts =
+    memories.length > 0
+      ? [lineageText({ ...g, nodes: memories, edges: [] } as SerializedGraph)]
+      : [];
+  parts.push(
+    json({
+      entities: entities.map((n) => ({ key: n.key, ...n.attributes })),
+      edges: g.edges.map((e) => ({ source: e.source, target: e.target, ...e.attributes })),
+    }),
+  );
+  return parts.join('\n');
+}
+
 export const TOOLS: readonly ToolDef[] = [
   tool('remember', {
     name: 'remember',
@@ -210,6 +231,35 @@ export const TOOLS: readonly ToolDef[] = [
     input: z.object({ id }),
     args: (input, ownerId) => [ownerId, input.id],
     text: lineageText,
+  }),
+  tool('neighbours', {
+    name: 'neighbours',
+    description:
+      'A memory and what touches it: its direct sources, the memories derived from it, its older and newer versions, and the entity relations it asserts.',
+    hints: READ,
+    input: z.object({ id }),
+    args: (input, ownerId) => [ownerId, input.id],
+    text: entityGraphText,
+  }),
+  tool('entityGraph', {
+    name: 'entity_graph',
+    description:
+      "The owner's entities and the relations live memories assert between them (e.g. PREFERS_AGAINST), with reasons and asserting memory ids; the best attested first.",
+    hints: READ,
+    input: z.object({
+      limit: z.number().int().optional().describe('Relation edges at most (default 500)'),
+    }),
+    args: (input, ownerId) => [ownerId, rest(input)],
+    text: entityGraphText,
+  }),
+  tool('whoami', {
+    name: 'whoami',
+    description:
+      "This server's credential: its principal, role, the owners it may act on and when it expires.",
+    hints: READ,
+    input: z.object({}),
+    args: () => [],
+    text: json,
   }),
   tool('listMemories', {
     name: 'list_memories',

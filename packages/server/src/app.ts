@@ -34,7 +34,9 @@ import { bullBoardPlugin } from './plugins/bull-board.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
 import type { RouteOptions } from './routes/context.ts';
 import { forgetRoutes } from './routes/forget.ts';
+import { graphRoutes } from './routes/graph.ts';
 import { healthRoutes } from './routes/health.ts';
+import { identityRoutes } from './routes/identity.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { kvRoutes } from './routes/kv.ts';
 import { memoryRoutes } from './routes/memories.ts';
@@ -49,12 +51,14 @@ import { isValidatedByEngine } from './schemas/requests.ts';
 /** Every use-case route under /v1, by family. */
 export const USE_CASE_ROUTES = [
   ...memoryRoutes,
+  ...graphRoutes,
   ...recallRoutes,
   ...forgetRoutes,
   ...kvRoutes,
   ...sessionRoutes,
   ...operateRoutes,
   ...keyRoutes,
+  ...identityRoutes,
 ];
 
 /**

@@ -125,11 +125,17 @@ export async function listIds(
 }
 
 /** Owners with at least one memory (the Owner node's counter, kept in every write and cascade). */
-export async function listOwners(ctx: StoreContext): Promise<string[]> {
+export async function listOwners(
+  ctx: StoreContext,
+  opts: { after?: string; limit?: number } = {},
+): Promise<string[]> {
+  // No limit means all (the kit refuses a negative one).
+  const all = opts.limit === undefined;
   const found = await readRows<{ id: string }>(
     ctx,
-    'MATCH (o:Owner) WHERE o.memoryCount > 0 RETURN o.id AS id ORDER BY id',
-    {},
+    `MATCH (o:Owner) WHERE o.memoryCount > 0 AND ($after IS NULL OR o.id > $after)
+     RETURN o.id AS id ORDER BY id${all ? '' : ' LIMIT $limit'}`,
+    { after: opts.after ?? null, limit: int(all ? 0 : (opts.limit ?? 0)) },
   );
   return found.map((r) => r.id);
 }

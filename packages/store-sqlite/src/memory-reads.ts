@@ -76,11 +76,17 @@ export function listIds(
     .all({ ownerId, after: opts.after ?? null, limit: opts.limit ?? -1 }) as string[];
 }
 
-export function listOwners(ctx: StoreContext): string[] {
+export function listOwners(
+  ctx: StoreContext,
+  opts: { after?: string; limit?: number } = {},
+): string[] {
   return ctx.st
-    .sql('SELECT DISTINCT owner_id FROM memories ORDER BY owner_id')
+    .sql(
+      `SELECT DISTINCT owner_id FROM memories WHERE (@after IS NULL OR owner_id > @after)
+        ORDER BY owner_id LIMIT @limit`,
+    )
     .pluck()
-    .all() as string[];
+    .all({ after: opts.after ?? null, limit: opts.limit ?? -1 }) as string[];
 }
 
 export function countMemories(ctx: StoreContext, ownerId: string): number {

@@ -64,7 +64,9 @@ export function authoritySuite(opts: ConformanceOptions): void {
         role: 'agent',
         owners: [o],
         principal: `key:${made.id}`,
+        expiresAt: stored!.expiresAt,
       });
+      expect(stored!.expiresAt).not.toBeNull();
       // A wrong secret under the right id, and an unknown id, authenticate nobody.
       expect(
         await authenticateApiKey(

@@ -19,6 +19,7 @@ from ._models import (
     SessionContext,
     SessionForgetting,
     SessionMessages,
+    WhoAmI,
     WhyResult,
 )
 
@@ -42,5 +43,6 @@ __all__ = [
     "SessionContext",
     "SessionForgetting",
     "SessionMessages",
+    "WhoAmI",
     "WhyResult",
 ]

@@ -83,6 +83,18 @@ def lineage(owner_id: str, memory_id: str) -> Call[m.Graph]:
     return Call("GET", f"{_o(owner_id)}/memories/{_q(memory_id)}/lineage", m.Graph)
 
 
+def neighbours(owner_id: str, memory_id: str) -> Call[m.Graph]:
+    return Call("GET", f"{_o(owner_id)}/memories/{_q(memory_id)}/neighbours", m.Graph)
+
+
+def entity_graph(owner_id: str, limit: Optional[int]) -> Call[m.Graph]:
+    return Call("GET", f"{_o(owner_id)}/entities/graph", m.Graph, params=_defined({"limit": limit}))
+
+
+def whoami() -> Call[m.WhoAmI]:
+    return Call("GET", "/v1/whoami", m.WhoAmI)
+
+
 def list_memories(owner_id: str, filters: Mapping[str, Any], after: Optional[str], limit: Optional[int]) -> Call[m.MemoryPage]:
     params: Dict[str, str] = {}
     for k, v in _defined({**filters, "after": after, "limit": limit}).items():

@@ -132,6 +132,18 @@ class Client:
     def lineage(self, owner_id: str, memory_id: str) -> m.Graph:
         return self._run(c.lineage(owner_id, memory_id))
 
+    def neighbours(self, owner_id: str, memory_id: str) -> m.Graph:
+        """The memory, its sources, what was derived from it, its versions and the relations it asserts."""
+        return self._run(c.neighbours(owner_id, memory_id))
+
+    def entity_graph(self, owner_id: str, *, limit: Optional[int] = None) -> m.Graph:
+        """The owner's entities and the relations live memories assert between them."""
+        return self._run(c.entity_graph(owner_id, limit))
+
+    def whoami(self) -> m.WhoAmI:
+        """What the credential says: principal, role, owners (``"*"``: all) and expiry."""
+        return self._run(c.whoami())
+
     def list_memories(self, owner_id: str, *, after: Optional[str] = None, limit: Optional[int] = None, **filters: Any) -> m.MemoryPage:
         return self._run(c.list_memories(owner_id, filters, after, limit))
 
@@ -220,6 +232,15 @@ class AsyncClient:
 
     async def lineage(self, owner_id: str, memory_id: str) -> m.Graph:
         return await self._run(c.lineage(owner_id, memory_id))
+
+    async def neighbours(self, owner_id: str, memory_id: str) -> m.Graph:
+        return await self._run(c.neighbours(owner_id, memory_id))
+
+    async def entity_graph(self, owner_id: str, *, limit: Optional[int] = None) -> m.Graph:
+        return await self._run(c.entity_graph(owner_id, limit))
+
+    async def whoami(self) -> m.WhoAmI:
+        return await self._run(c.whoami())
 
     async def list_memories(self, owner_id: str, *, after: Optional[str] = None, limit: Optional[int] = None, **filters: Any) -> m.MemoryPage:
         return await self._run(c.list_memories(owner_id, filters, after, limit))

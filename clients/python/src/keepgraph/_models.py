@@ -5,7 +5,7 @@ A test compares these fields with the server's OpenAPI document."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
@@ -102,6 +102,14 @@ class Graph(Model):
     attributes: Dict[str, Any]
     nodes: List[Dict[str, Any]]
     edges: List[Dict[str, Any]]
+
+
+class WhoAmI(Model):
+    principal: str
+    role: str
+    #: The owner ids the credential may act on, or ``"*"`` for every owner.
+    owners: Union[List[str], str]
+    expires_at: Optional[str]
 
 
 class WhyResult(RecallResult):

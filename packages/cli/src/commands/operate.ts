@@ -1,4 +1,4 @@
-// Operator commands: `audit verify`, `audit list`, `kpis` and `expire`.
+// Operator commands: `audit verify`, `audit list`, `kpis`, `owners` and `expire`.
 // Locally these run as `operator` unless --role is given: whoever holds the
 // data directory can read and rewrite it anyway, so they are its operator.
 // (The HTTP server takes roles from each request's credential, never from here.)
@@ -66,6 +66,26 @@ export function registerKpis(program: Command, io: Io): void {
         const k = await engine.kpis(caller);
         if (f.json) return io.out(JSON.stringify(k, null, 2));
         for (const line of formatKpis(k)) io.out(line);
+      });
+    });
+}
+
+export function registerOwners(program: Command, io: Io): void {
+  runsUseCases(program.command('owners'), ['listOwners'])
+    .description('the owners holding memories, in id order, with how many each (operator)')
+    .option('--after <id>', 'only owners after this id (the `next` of a previous page)')
+    .option('--limit <n>', 'at most this many owners', intOption(1, 1000), 100)
+    .option('--json', 'print the page as JSON')
+    .action(async (f: { after?: string; limit: number; json?: boolean }, cmd: Command) => {
+      await withRuntime(globalOptions(cmd, asOperator), async ({ engine, caller }) => {
+        const page = await engine.listOwners(caller, {
+          ...(f.after !== undefined && { after: f.after }),
+          limit: f.limit,
+        });
+        if (f.json) return io.out(JSON.stringify(page, null, 2));
+        if (page.owners.length === 0) return io.out('no owners');
+        for (const o of page.owners) io.out(`${o.ownerId}  ${o.memories} memories`);
+        if (page.next !== null) io.out(`more: keepgraph owners --after ${page.next}`);
       });
     });
 }

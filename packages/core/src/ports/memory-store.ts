@@ -239,8 +239,11 @@ export interface MemoryRecords {
   observedIn(ownerId: string, sessionId: string): Promise<string[]>;
   /** All memory ids of an owner (for forgetOwner and export). */
   listIds(ownerId: string, opts?: { after?: string; limit?: number }): Promise<string[]>;
-  /** Owners that have at least one memory. */
-  listOwners(): Promise<string[]>;
+  /**
+   * Owners that have at least one memory, in id order; with `after`, only
+   * ids after it (a cursor), and at most `limit` of them.
+   */
+  listOwners(opts?: { after?: string; limit?: number }): Promise<string[]>;
   countMemories(ownerId: string): Promise<number>;
   /** Lowest-value live memories first: for cap eviction. */
   lowestValue(ownerId: string, limit: number): Promise<string[]>;

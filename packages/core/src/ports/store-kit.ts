@@ -122,7 +122,9 @@ export const ARGUMENT_CHECKS: {
     requireOwner(ownerId);
     if (opts?.limit !== undefined) checkLimit(opts.limit);
   },
-  listOwners: null,
+  listOwners: (opts) => {
+    if (opts?.limit !== undefined) checkLimit(opts.limit);
+  },
   countMemories: owner,
   lowestValue: (ownerId, limit) => ownerAndLimit(ownerId, { limit }),
   dueForExpiry: (_now, limit) => checkLimit(limit),

@@ -29,10 +29,15 @@ export function matrixScope(role: Role): 'all' | 'one' {
   return role === 'operator' ? 'all' : 'one';
 }
 
-/** How a use-case meets owners: through an argument, a filter it may be narrowed by, or not at all. */
-export function ownerShape(name: UseCaseName): 'owner' | 'narrowed' | 'none' {
+/**
+ * How a use-case meets owners: through an argument, a filter it may be
+ * narrowed by, only as the caller's own (`callerScoped`), or not at all
+ * (it spans every owner).
+ */
+export function ownerShape(name: UseCaseName): 'owner' | 'narrowed' | 'caller' | 'none' {
   const uc = USE_CASES[name];
   if (uc.args.some((a) => a.schema === OWNER_ID)) return 'owner';
+  if ('scope' in uc && uc.scope === 'caller') return 'caller';
   return 'ownerIn' in uc ? 'narrowed' : 'none';
 }
 
@@ -42,10 +47,12 @@ export function authorizationOutcome(
   ownerCase: OwnerCase,
 ): AuthorizationOutcome {
   const shape = ownerShape(name);
-  if (shape === 'none' && ownerCase !== 'in_scope') return 'not_applicable';
+  if ((shape === 'none' || shape === 'caller') && ownerCase !== 'in_scope') return 'not_applicable';
   const all = matrixScope(role) === 'all';
   if (all && ownerCase === 'out_of_scope') return 'not_applicable';
   if (!(USE_CASES[name].roles as readonly Role[]).includes(role)) return 'forbidden_role';
+  // The caller's own: any scope may ask, and hears of its own owners only.
+  if (shape === 'caller') return 'allowed';
   if (shape === 'none') return all ? 'allowed' : 'owner_out_of_scope';
   return all || ownerCase === 'in_scope' ? 'allowed' : 'owner_out_of_scope';
 }

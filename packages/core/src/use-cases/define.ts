@@ -102,6 +102,14 @@ export interface UseCase<A extends Args = Args, R = unknown> {
    * neither spans every owner and needs all-owners credentials.
    */
   ownerIn?(input: ParsedArgs<A>): string | undefined;
+  /**
+   * `'caller'`: the use-case reads only the caller itself (its credential)
+   * or the owners the caller already holds, which the body narrows to from
+   * `caller.owners`; it names no owner and spans none, so a caller scoped
+   * to some owners may run it. Set with {@link callerScoped}, where the
+   * registry shows it.
+   */
+  scope?: 'caller';
 }
 
 /**
@@ -116,7 +124,7 @@ export function checkSpanScope(
   input: Record<string, unknown> | undefined,
   caller: Caller,
 ): void {
-  if (u.args.some((a) => a.schema === OWNER_ID)) return;
+  if (u.args.some((a) => a.schema === OWNER_ID) || u.scope === 'caller') return;
   if (input === undefined) {
     if (!u.ownerIn) requireAllOwners(caller, u.action);
     return;
@@ -135,6 +143,16 @@ export function defineUseCase<const A extends Args, R>(
   ownerIn?: (input: ParsedArgs<A>) => string | undefined,
 ): UseCase<A, R> {
   return { action, roles, args, run, ...(ownerIn && { ownerIn }) };
+}
+
+/**
+ * Mark a use-case as reading only its caller: who it is, or the owners it
+ * holds (see `UseCase.scope`). The body must never read past `caller.owners`.
+ */
+export function callerScoped<U extends UseCase>(u: U): U & { scope: 'caller' } {
+  if (u.args.some((a) => a.schema === OWNER_ID) || u.ownerIn)
+    throw new Error(`${u.action}: a use-case naming an owner is scoped by it, not by the caller`);
+  return { ...u, scope: 'caller' };
 }
 
 /**

@@ -38,6 +38,12 @@ export interface Caller {
   owners: OwnerScope;
   /** Principal id written into origins, audit events and the read log (`key:<id>`, `jwt:<sub>`). */
   principal: string;
+  /**
+   * When the credential stops authenticating (ISO 8601): an API key's
+   * expiry, a JWT's `exp`; null for a key that never expires; absent where
+   * the caller is not a credential (the CLI on its own data directory).
+   */
+  expiresAt?: string | null;
   requestId?: string;
   sessionId?: string;
 }
@@ -53,6 +59,7 @@ const CallerSchema = z.object({
   role: z.enum(ROLES),
   owners: z.union([z.literal('all'), z.array(z.string()).readonly()]),
   principal: z.string().trim().min(1).max(256),
+  expiresAt: z.string().nullable().optional(),
   requestId: z.string().max(256).optional(),
   sessionId: z.string().max(256).optional(),
 });

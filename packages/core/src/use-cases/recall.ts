@@ -244,7 +244,12 @@ export async function getMemory(
   return copyMemory(await memoryOrNotFound(deps, ownerId, id));
 }
 
-async function memoryOrNotFound(deps: EngineDeps, ownerId: string, id: string): Promise<Memory> {
+/** The owner's memory, or `not_found` (also for another owner's id: owners never meet). */
+export async function memoryOrNotFound(
+  deps: EngineDeps,
+  ownerId: string,
+  id: string,
+): Promise<Memory> {
   const m = await deps.store.getById(ownerId, id);
   if (!m) throw new KeepGraphError('not_found', `no memory ${id} for this owner`);
   return m;
@@ -267,12 +272,32 @@ export async function getByKey(
   };
 }
 
-/** graphology's serialisation format, so a UI can `Graph.from()` it. */
-export interface SerializedGraph {
+/**
+ * graphology's serialisation format, so a UI can `Graph.from()` it. `Multi`:
+ * whether two nodes may be joined by several edges (a lineage never; an
+ * entity graph where one pair holds several relations, yes).
+ */
+export interface SerializedGraph<Multi extends boolean = false> {
   attributes: Record<string, unknown>;
-  options: { type: 'directed'; multi: false; allowSelfLoops: false };
+  options: { type: 'directed'; multi: Multi; allowSelfLoops: false };
   nodes: { key: string; attributes: Record<string, unknown> }[];
   edges: { key: string; source: string; target: string; attributes: Record<string, unknown> }[];
+}
+
+/** A memory as a graph node's attributes, in every graph read alike (lineage, neighbours). */
+export function memoryNodeAttributes(m: Memory): Record<string, unknown> {
+  return {
+    nodeType: 'memory',
+    kind: m.kind,
+    text: m.text,
+    authority: m.authority,
+    origin: structuredClone(m.origin),
+    createdAt: m.createdAt,
+    expiresAt: m.expiresAt,
+    contentHash: m.contentHash,
+    supersededBy: m.supersededBy,
+    conflict: m.conflict,
+  };
 }
 
 /** The derivation DAG from a memory down to its episodes, with their origins and the older versions each replaced. */
@@ -294,20 +319,7 @@ export async function lineage(
     for (const m of frontier) {
       if (seen.has(m.id)) continue;
       seen.add(m.id);
-      graph.nodes.push({
-        key: m.id,
-        attributes: {
-          kind: m.kind,
-          text: m.text,
-          authority: m.authority,
-          origin: m.origin,
-          createdAt: m.createdAt,
-          expiresAt: m.expiresAt,
-          contentHash: m.contentHash,
-          supersededBy: m.supersededBy,
-          conflict: m.conflict,
-        },
-      });
+      graph.nodes.push({ key: m.id, attributes: memoryNodeAttributes(m) });
       // The older version this one replaced (a correction, a key's new value).
       if (m.supersedes !== null) {
         graph.edges.push({

@@ -54,6 +54,8 @@ import {
   readSession,
 } from './session-forget.ts';
 import { CreateKeyArgs, RevokeKeyArgs, createKey, listKeys, revokeKey } from './keys.ts';
+import { EntityGraphArgs, entityGraph, neighbours } from './graph.ts';
+import { ListOwnersArgs, listOwners, whoami } from './caller.ts';
 import {
   DELETERS,
   EVERYONE,
@@ -61,6 +63,7 @@ import {
   OVERSEERS,
   PEOPLE,
   WRITERS,
+  callerScoped,
   defineUseCase as uc,
 } from './define.ts';
 
@@ -77,6 +80,8 @@ export const USE_CASES = {
   why: uc('explaining a recall', EVERYONE, RecallArgs, why),
   get: uc('reading a memory', EVERYONE, MemoryIdArgs, getMemory),
   lineage: uc('reading a lineage', EVERYONE, MemoryIdArgs, lineage),
+  neighbours: uc("reading a memory's neighbours", EVERYONE, MemoryIdArgs, neighbours),
+  entityGraph: uc("reading an owner's entity graph", EVERYONE, EntityGraphArgs, entityGraph),
   getByKey: uc('reading by key', EVERYONE, KeyArgs, getByKey),
   listMemories: uc("listing an owner's memories", EVERYONE, ListMemoriesArgs, listMemories),
   exportPage: uc("exporting an owner's memories", PEOPLE, ExportPageArgs, exportPage),
@@ -97,6 +102,9 @@ export const USE_CASES = {
   createKey: uc('creating an API key', OPERATORS, CreateKeyArgs, createKey),
   listKeys: uc('listing API keys', OPERATORS, [], listKeys),
   revokeKey: uc('revoking an API key', OPERATORS, RevokeKeyArgs, revokeKey),
+  // Scoped by the caller: who it is, and the owners it holds.
+  whoami: callerScoped(uc('reading who the caller is', EVERYONE, [], whoami)),
+  listOwners: callerScoped(uc('listing owners', OVERSEERS, ListOwnersArgs, listOwners)),
 } as const;
 
 export type UseCaseName = keyof typeof USE_CASES;

@@ -50,10 +50,13 @@ function credentialOf(
     return null;
   // An operator acts on every owner, as with keys.
   if (role.data === 'operator' && owners.data !== 'all') return null;
+  // `exp` is a required claim (jwtVerify checks it): seconds since the epoch.
+  const exp = new Date(Number(payload.exp) * 1000);
   return {
     role: role.data,
     owners: owners.data,
     principal: `jwt:${payload.sub.slice(0, 200)}`,
+    expiresAt: Number.isNaN(exp.getTime()) ? null : exp.toISOString(),
   };
 }
 

@@ -36,6 +36,7 @@ export const openApiPlugin = fp<OpenApiOptions>(
         security: [{ bearer: [] }],
         tags: [
           { name: 'memories', description: 'Write and read memories' },
+          { name: 'graph', description: "A memory's neighbours and an owner's entity graph" },
           { name: 'recall', description: 'Retrieval with provenance' },
           { name: 'forget', description: 'Deletion with receipts and proof' },
           { name: 'kv', description: 'Values by key' },
@@ -45,6 +46,7 @@ export const openApiPlugin = fp<OpenApiOptions>(
             description: 'Oversight: audit, KPIs (operators; analysts for their owners), expiry',
           },
           { name: 'keys', description: 'Operator-only: API keys' },
+          { name: 'identity', description: 'The caller: who it is, the owners it may see' },
           { name: 'health', description: 'Liveness' },
         ],
       },

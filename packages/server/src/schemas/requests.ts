@@ -165,6 +165,19 @@ export const SessionMessagesQuery = z.object({
   limit: z.coerce.number().int().optional().describe('The newest this many, 1 to 10000'),
 });
 
+export const EntityGraphQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .optional()
+    .describe('Relation edges at most, 1 to 5000 (default 500), the best attested first'),
+});
+
+export const OwnersQuery = z.object({
+  after: z.string().optional().describe('The `next` of the previous page'),
+  limit: z.coerce.number().int().optional().describe('Owners a page, 1 to 1000 (default 100)'),
+});
+
 export const ForgetSessionBody = validatedByEngine(
   ForgetSessionSchema.describe(
     '`{"dryRun": true}` lists what would go (memories, derived memories, messages) and deletes nothing; `{}` forgets',

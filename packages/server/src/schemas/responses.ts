@@ -22,6 +22,7 @@ import {
   type ForgottenCheck,
   type Kpis,
   type Memory,
+  type OwnerPage,
   type QueueMetrics,
   type RecallResult,
   type RememberManyResult,
@@ -34,6 +35,7 @@ import {
   type CorrectionResult,
   type SessionMessages,
   type WhyResult,
+  type WhoAmI,
   ERROR_CODES,
 } from '@keepgraph/core';
 
@@ -150,6 +152,100 @@ export const SerializedGraphOut = z
     edges: z.array(z.object({ key: str, source: str, target: str, attributes: json })),
   })
   .describe("graphology's serialisation format: load it with Graph.from()");
+
+/** A memory as a node of a graph read (lineage, neighbours): its key is the memory id. */
+export const MemoryNodeOut = z.object({
+  nodeType: z.literal('memory'),
+  kind: z.enum(MEMORY_KINDS),
+  text: str,
+  authority: z.enum(AUTHORITIES),
+  origin: OriginOut,
+  createdAt: str,
+  expiresAt: str,
+  contentHash: str,
+  supersededBy: str.nullable(),
+  conflict: z.boolean(),
+});
+
+/** An entity as a node: its key is `entity:<normalised name>`. */
+export const EntityNodeOut = z.object({
+  nodeType: z.literal('entity'),
+  name: str.describe('One spelling of the name'),
+  entityType: str
+    .optional()
+    .describe('The entity type (person, place, thing...), absent when its names disagree'),
+});
+
+/** An entity relation edge, subject to object, with the memories asserting it. */
+export const RelationEdgeOut = z.object({
+  type: str.describe('The relation, e.g. PREFERS_AGAINST'),
+  reasons: z.array(str).describe('The reasons its assertions give'),
+  assertedBy: z.array(str).describe('Ids of the memories asserting it'),
+});
+
+/** graphology's format for graphs in which a pair of nodes may hold several edges. */
+function multiGraphOut<A extends z.ZodType, N extends z.ZodType, E extends z.ZodType>(
+  attributes: A,
+  node: N,
+  edge: E,
+) {
+  return z
+    .object({
+      attributes,
+      options: z.object({
+        type: z.literal('directed'),
+        multi: z.literal(true),
+        allowSelfLoops: z.literal(false),
+      }),
+      nodes: z.array(z.object({ key: str, attributes: node })),
+      edges: z.array(z.object({ key: str, source: str, target: str, attributes: edge })),
+    })
+    .describe("graphology's serialisation format: load it with Graph.from()");
+}
+
+export const NeighboursOut = multiGraphOut(
+  z.object({ root: str.describe('The memory asked about'), ownerId: str }),
+  z.discriminatedUnion('nodeType', [MemoryNodeOut, EntityNodeOut]),
+  // The relation shape first: a relation named like a structural edge keeps its evidence.
+  z.union([
+    RelationEdgeOut,
+    z.object({
+      type: z
+        .enum(['DERIVED_FROM', 'SUPERSEDES', 'ASSERTS'])
+        .describe(
+          'DERIVED_FROM: derived memory to source; SUPERSEDES: newer version to older; ASSERTS: memory to an entity it relates',
+        ),
+    }),
+  ]),
+);
+
+export const EntityGraphOut = multiGraphOut(
+  z.object({
+    ownerId: str,
+    truncated: z.boolean().describe('True when relation edges were left out at the limit'),
+  }),
+  EntityNodeOut,
+  RelationEdgeOut,
+);
+
+export const WhoAmIOut = z.object({
+  principal: str.describe('`key:<id>` for an API key, `jwt:<sub>` for a JWT'),
+  role: z.enum(ROLES),
+  owners: z
+    .union([z.literal('*'), z.array(str)])
+    .describe('The owners the credential may act on; `*` for every owner'),
+  expiresAt: str.nullable().describe('When the credential stops authenticating; null: never'),
+});
+
+export const OwnerPageOut = z.object({
+  owners: z.array(
+    z.object({
+      ownerId: str,
+      memories: z.number().int().describe('Memories stored for it'),
+    }),
+  ),
+  next: str.nullable().describe('Pass as `after` for the next page; null on the last'),
+});
 
 const PromptOut = str.describe(
   'The same results rendered for an LLM prompt as quoted data: each item a JSON string with its origin; third-party memories and tool messages carry untrusted="true"',
@@ -420,6 +516,8 @@ export type ResponseSchemaChecks = [
   Check<Same<z.output<typeof ExpiryRunOut>, ExpiryRun>>,
   Check<Same<z.output<typeof QueueMetricsOut>, QueueMetrics>>,
   Check<Same<z.output<typeof ErrorOut>['error']['code'], ErrorCode>>,
+  Check<Same<z.output<typeof WhoAmIOut>, WhoAmI>>,
+  Check<Same<z.output<typeof OwnerPageOut>, OwnerPage>>,
 ];
 
 /** An API key as lists show it: never the key, never its hash. */
