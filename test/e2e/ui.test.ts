@@ -28,6 +28,7 @@ const PAGE_URL = 'https://vendor.example/acme-office';
 interface Seeded {
   owner: string;
   episode: string;
+  preference: string;
   rule: string;
   page: string;
   summary: string;
@@ -71,6 +72,21 @@ async function seed(kg: KeepGraphProcess): Promise<Seeded> {
     origin: { sessionId: 'planning-1', turn: '4' },
     derivedFrom: [episode],
   });
+  const preference = await write({
+    kind: 'preference',
+    text: 'Prefers not to work with finance clients.',
+    authority: 'agent_inferred',
+    origin: { sessionId: 'planning-1', turn: '3' },
+    derivedFrom: [episode],
+    relations: [
+      {
+        subject: { name: 'the user', type: 'person' },
+        type: 'PREFERS_AGAINST',
+        object: { name: 'finance clients', type: 'group' },
+        reason: 'after that last project',
+      },
+    ],
+  });
   const page = await write({
     kind: 'fact',
     text: 'Vendor page: the Acme office moved to Porto this year.',
@@ -84,7 +100,7 @@ async function seed(kg: KeepGraphProcess): Promise<Seeded> {
     origin: { sessionId: 'planning-2' },
     derivedFrom: [page],
   });
-  return { owner, episode, rule, page, summary };
+  return { owner, episode, preference, rule, page, summary };
 }
 
 async function signIn(page: Page, base: string, key: string): Promise<void> {
@@ -160,9 +176,18 @@ describe.each<StoreName>(['sqlite', 'neo4j'])('the web UI on %s', (store) => {
     const details = page.locator(`[data-selected="${s.episode}"]`);
     await details.waitFor();
     expect(await details.textContent()).toMatch(/session planning-1 · turn 3/);
-    // Expanding the episode adds what was derived from it (already there) and nothing foreign.
+    // Expanding the episode adds what was derived from it: the preference.
     await details.locator('button:has-text("Expand neighbours")').click();
-    await expect.poll(() => page.textContent('[data-testid=graph-size]')).toMatch(/^3 nodes/);
+    await page.waitForSelector('.node-list button:has-text("preference: Prefers not to work")');
+    // The owner's entity graph: the entities, the relation with its reason and the memory asserting it.
+    await page.click('button:has-text("Show the owner\'s entity graph")');
+    await page.waitForSelector('.node-list button:has-text("entity: finance clients")');
+    const relation = page.locator('#relations-h + .table-wrap tr:has-text("PREFERS_AGAINST")');
+    await relation.waitFor();
+    expect(await relation.textContent()).toMatch(
+      /the user PREFERS_AGAINST finance clients.*after that last project/,
+    );
+    expect(await relation.locator(`a[href*="${s.preference}"]`).count()).toBe(1);
   });
 
   it('revokes a source: a dry run lists the cascade, then the receipt, and the source is gone', async () => {
@@ -201,7 +226,7 @@ describe.each<StoreName>(['sqlite', 'neo4j'])('the web UI on %s', (store) => {
     await open(analyst, kg.base, `source?owner=${s.owner}&kind=session&value=planning-1`);
     await expect
       .poll(() => analyst.textContent('[data-testid=source-count]'))
-      .toMatch(/^2 memories held/);
+      .toMatch(/^3 memories held/); // the episode, the rule and the preference
     await analyst.waitForSelector('[data-testid=read-only]');
     expect(await analyst.locator('button:has-text("Revoke")').count()).toBe(0);
     // And the server refuses it whatever a page sends.

@@ -38,10 +38,28 @@ export function graphFrom(data: SerializedGraph): ProvenanceGraph {
   return g;
 }
 
-/** Merge another of the API's graphs (neighbours, entity graph) into `g`; returns the new nodes. */
-export function mergeInto(g: ProvenanceGraph, data: SerializedGraph): string[] {
+/**
+ * Where a node added to a drawn graph starts: beside `around` (the node
+ * expanded), or anywhere near the middle. The renderer draws a node as soon
+ * as it is added, so it must have a position from the start.
+ */
+function spot(g: ProvenanceGraph, around: string | undefined): { x: number; y: number } {
+  const a = around && g.hasNode(around) ? g.getNodeAttributes(around) : null;
+  const x = typeof a?.x === 'number' ? a.x : 0;
+  const y = typeof a?.y === 'number' ? a.y : 0;
+  return { x: x + (Math.random() - 0.5) * 4, y: y + (Math.random() - 0.5) * 4 };
+}
+
+/**
+ * Merge another of the API's graphs (neighbours, entity graph) into `g`,
+ * new nodes placed beside `around`; returns the new nodes.
+ */
+export function mergeInto(g: ProvenanceGraph, data: SerializedGraph, around?: string): string[] {
   const before = new Set(g.nodes());
-  for (const n of data.nodes) g.mergeNode(n.key, n.attributes ?? {});
+  for (const n of data.nodes) {
+    if (g.hasNode(n.key)) g.mergeNodeAttributes(n.key, n.attributes ?? {});
+    else g.addNode(n.key, { ...n.attributes, ...spot(g, around) });
+  }
   for (const e of data.edges) {
     if (!g.hasNode(e.source) || !g.hasNode(e.target)) continue;
     if (e.key !== undefined && g.hasEdge(e.key)) continue;
@@ -49,7 +67,7 @@ export function mergeInto(g: ProvenanceGraph, data: SerializedGraph): string[] {
     else g.addEdge(e.source, e.target, e.attributes ?? {});
   }
   const added = g.nodes().filter((n) => !before.has(n));
-  decorate(g, new Set(added));
+  decorate(g, new Set(added), (origin) => spot(g, around ?? origin));
   return added;
 }
 
@@ -58,7 +76,12 @@ function label(text: string): string {
 }
 
 /** Add origin nodes for new memories and the drawing attributes of every new node and edge. */
-function decorate(g: ProvenanceGraph, fresh: Set<string>): void {
+function decorate(
+  g: ProvenanceGraph,
+  fresh: Set<string>,
+  /** Where an origin node added beside memory `of` starts (none before the first drawing). */
+  place: (of: string) => { x: number; y: number } | object = () => ({}),
+): void {
   for (const key of fresh) {
     const a = g.getNodeAttributes(key);
     const type = (a.nodeType as NodeType | undefined) ?? 'memory';
@@ -67,7 +90,7 @@ function decorate(g: ProvenanceGraph, fresh: Set<string>): void {
     if (!origin) continue;
     const link = (node: string, nodeType: NodeType, name: string, edgeType: string) => {
       if (!g.hasNode(node)) {
-        g.addNode(node, { nodeType, name });
+        g.addNode(node, { nodeType, name, ...place(key) });
         fresh.add(node);
       }
       const edge = `${key}~${edgeType}~${node}`;
@@ -109,12 +132,11 @@ function decorate(g: ProvenanceGraph, fresh: Set<string>): void {
 }
 
 /**
- * Starting positions: by distance from the root (derived memories left,
- * their sources to the right), spread vertically; ForceAtlas2 then
- * untangles from there. Nodes already placed keep their place; new ones
- * start beside the node they were expanded from.
+ * Starting positions of the first drawing: by distance from the root
+ * (derived memories left, their sources to the right), spread vertically;
+ * ForceAtlas2 then untangles from there. Nodes already placed keep their place.
  */
-export function placeNodes(g: ProvenanceGraph, root: string, around?: string): void {
+export function placeNodes(g: ProvenanceGraph, root: string): void {
   const depth = new Map<string, number>();
   if (g.hasNode(root)) {
     depth.set(root, 0);
@@ -131,15 +153,12 @@ export function placeNodes(g: ProvenanceGraph, root: string, around?: string): v
     }
   }
   const perLayer = new Map<number, number>();
-  const centre = around && g.hasNode(around) ? g.getNodeAttributes(around) : null;
   g.forEachNode((n, a) => {
     if (typeof a.x === 'number' && typeof a.y === 'number') return;
     const d = depth.get(n) ?? 1;
     const i = perLayer.get(d) ?? 0;
     perLayer.set(d, i + 1);
     const spread = (i % 2 === 0 ? 1 : -1) * Math.ceil(i / 2);
-    if (centre && typeof centre.x === 'number' && typeof centre.y === 'number')
-      g.mergeNodeAttributes(n, { x: centre.x + 1 + Math.random(), y: centre.y + spread * 0.5 });
-    else g.mergeNodeAttributes(n, { x: d * 10, y: spread * 2 });
+    g.mergeNodeAttributes(n, { x: d * 10, y: spread * 2 });
   });
 }

@@ -75,6 +75,7 @@ function Provenance({ owner, id }: { owner: string; id: string }) {
   const [error, setError] = useState<string | null>(null);
   const [entities, setEntities] = useState<'off' | 'loading' | 'on'>('off');
   const [busy, setBusy] = useState(false);
+  const [growError, setGrowError] = useState<string | null>(null);
 
   useEffect(() => {
     client.lineage(owner, id).then(
@@ -90,12 +91,12 @@ function Provenance({ owner, id }: { owner: string; id: string }) {
   const grow = async (load: () => Promise<unknown>, around?: string) => {
     if (!graph) return;
     setBusy(true);
+    setGrowError(null);
     try {
-      const added = mergeInto(graph, (await load()) as never);
-      placeNodes(graph, id, around);
+      const added = mergeInto(graph, (await load()) as never, around);
       if (added.length > 0) setVersion((v) => v + 1);
     } catch (e) {
-      setError(describeError(e));
+      setGrowError(describeError(e));
     } finally {
       setBusy(false);
     }
@@ -115,6 +116,11 @@ function Provenance({ owner, id }: { owner: string; id: string }) {
       <p class="muted" role="status" data-testid="graph-size">
         {graph.order} nodes, {graph.size} edges{busy ? ' · loading…' : ''}
       </p>
+      {growError ? (
+        <p class="error" role="alert">
+          {growError}
+        </p>
+      ) : null}
       <div class="toolbar">
         <button
           type="button"
