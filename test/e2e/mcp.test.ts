@@ -64,6 +64,18 @@ async function flow(client: Client, owner: string) {
   const why = await call('why', { query: 'aisle seats' });
   expect(why.structuredContent.lineage[id].nodes[0].key).toBe(id);
 
+  // The graph reads and the credential: memory text quoted as data here too.
+  const around = await call('neighbours', { id });
+  expect(around.structuredContent.nodes.map((n: { key: string }) => n.key)).toEqual([id]);
+  expect(around.content[0]!.text).toMatch(/^<memories note="Reference data/);
+  const entities = await call('entity_graph', { limit: 10 });
+  expect(entities.structuredContent.attributes).toEqual({ ownerId: owner, truncated: false });
+  const me = await call('whoami', {});
+  expect(me.structuredContent).toMatchObject({
+    principal: expect.any(String),
+    role: expect.any(String),
+  });
+
   // Refusals: a secret, another owner, malformed arguments. Nothing written.
   const secret = await call('remember', {
     kind: 'fact',

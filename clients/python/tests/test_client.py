@@ -27,6 +27,12 @@ def test_flow_sync(server: Server) -> None:
         assert hit.authority == "user"
         why = kg.why(server.owner, "aisle seats")
         assert why.lineage[stored.memory.id].nodes[0]["key"] == stored.memory.id
+        around = kg.neighbours(server.owner, stored.memory.id)
+        assert [n["key"] for n in around.nodes] == [stored.memory.id]
+        assert around.nodes[0]["attributes"]["nodeType"] == "memory"
+        assert kg.entity_graph(server.owner, limit=10).attributes == {"ownerId": server.owner, "truncated": False}
+        me = kg.whoami()
+        assert me.role == "user" and me.owners == [server.owner] and me.principal.startswith("key:")
         fixed = kg.correct(server.owner, stored.memory.id, text="Alex prefers window seats on long flights", reason="outdated")
         assert fixed.superseded and fixed.corrected == stored.memory.id
         page = kg.list_memories(server.owner, kind=["preference"], tag="travel")
