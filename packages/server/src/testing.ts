@@ -3,6 +3,9 @@
 // Prometheus's own checker, `promtool check metrics` (Debian's
 // `prometheus` package; scripts/test.sh installs it).
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface Sample {
   name: string;
@@ -80,7 +83,32 @@ export function hasSample(
  * when promtool is not installed, so a test cannot pass without it.
  */
 export function promtoolCheck(text: string): { status: number; output: string } {
-  const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+  return promtool(['check', 'metrics'], text);
+}
+
+/**
+ * `promtool check rules` over PromQL expressions (a dashboard's queries),
+ * each as a recording rule: whether Prometheus would parse them.
+ */
+export function promtoolCheckQueries(exprs: readonly string[]): { status: number; output: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'keepgraph-promql-'));
+  try {
+    const file = join(dir, 'rules.yml');
+    const rules = exprs.map(
+      (e, i) => `      - record: keepgraph:query_${i}\n        expr: ${JSON.stringify(e)}`,
+    );
+    writeFileSync(file, `groups:\n  - name: queries\n    rules:\n${rules.join('\n')}\n`);
+    return promtool(['check', 'rules', file]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function promtool(args: string[], input?: string): { status: number; output: string } {
+  const r = spawnSync('promtool', args, {
+    encoding: 'utf8',
+    ...(input !== undefined && { input }),
+  });
   if (r.error)
     throw new Error(
       `promtool could not run (${r.error.message}); install Debian's prometheus package: bash scripts/test.sh does`,

@@ -21,6 +21,7 @@ import {
   hasSample,
   parseSamples,
   promtoolCheck,
+  promtoolCheckQueries,
   sampleValue,
   type Sample,
 } from '../src/testing.ts';
@@ -370,6 +371,49 @@ describe('the engine observer', () => {
       await rt.close();
       await rm(d, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the Grafana dashboard and docs/metrics.md', () => {
+  const docs = join(import.meta.dirname, '../../../docs');
+  /** The families of the exposition, less prom-client's process defaults. */
+  const ours = (text: string) =>
+    [...text.matchAll(/^# TYPE (keepgraph_\w+) \w+$/gm)]
+      .map((m) => m[1]!)
+      .filter((n) => !/^keepgraph_(process|nodejs)_/.test(n));
+
+  it('charts every family the server exports, and only metrics it exports', async () => {
+    const { text } = await scrape();
+    const families = new Set(text.match(/^# TYPE (\w+)/gm)!.map((l) => l.slice('# TYPE '.length)));
+    const dashboard = JSON.parse(await readFile(join(docs, 'grafana-dashboard.json'), 'utf8'));
+    const exprs = JSON.stringify(dashboard.panels);
+    const used = new Set(
+      [...exprs.matchAll(/keepgraph_\w+/g)].map((m) => m[0].replace(/_(bucket|count|sum)$/, '')),
+    );
+    for (const name of used) expect(families.has(name), name).toBe(true);
+    for (const name of ours(text)) expect(used.has(name), name).toBe(true);
+    // Any Prometheus: the data source is a variable every panel uses.
+    expect(dashboard.templating.list).toContainEqual(
+      expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'prometheus' }),
+    );
+    const charts = dashboard.panels.filter((x: { type: string }) => x.type !== 'row');
+    for (const p of charts)
+      expect(p.datasource, p.title).toEqual({ type: 'prometheus', uid: '${datasource}' });
+    // Every query parses as PromQL (Grafana's variables given values).
+    const queries = charts.flatMap((p: { targets: { expr: string }[] }) =>
+      p.targets.map((t) =>
+        t.expr.replaceAll('$__rate_interval', '5m').replaceAll('$instance', '.*'),
+      ),
+    );
+    expect(queries.length).toBeGreaterThan(20);
+    const check = promtoolCheckQueries(queries);
+    expect(check.status, check.output).toBe(0);
+  });
+
+  it('docs/metrics.md names every family', async () => {
+    const { text } = await scrape();
+    const doc = await readFile(join(docs, 'metrics.md'), 'utf8');
+    for (const name of ours(text)) expect(doc, name).toContain(`\`${name}\``);
   });
 });
 
