@@ -49,7 +49,9 @@ export function authorizationMarkdown(): string {
     '',
     'Writes carry at most the authority of their role (`operator`, `user`, `tool`; an agent',
     '`agent_inferred`), whatever the body says: more is 403 `authority_exceeds_role`. The job',
-    'queues (`GET /v1/queues`, Bull Board at `/admin/queues`) are for operators only.',
+    'queues (`GET /v1/queues`, Bull Board at `/admin/queues`) and the Prometheus metrics',
+    '(`GET /metrics`) are for operators only; `/metrics` also takes the metrics token',
+    '(`KEEPGRAPH_METRICS_TOKEN`), which opens nothing else.',
     '',
   ];
   return [...head, ...rows, ...actions].join('\n');

@@ -26,7 +26,7 @@ export const openApiPlugin = fp<OpenApiOptions>(
             'Provenance-first graph memory for LLM agents. Every memory has an owner, an origin, an authority and an expiry.',
             '',
             `Request bodies are limited to ${opts.bodyLimit} bytes (413 \`payload_too_large\`); batch writes allow more.`,
-            'Every route but `/healthz`, `/docs` and `/openapi.json` needs `Authorization: Bearer <API key or JWT>`; the caller\u2019s role and owners come from that credential, never from a request body (401 `unauthenticated`, 403 `forbidden_role` / `owner_out_of_scope`, 429 `rate_limited` with Retry-After).',
+            'Every route but `/healthz`, `/docs` and `/openapi.json` needs `Authorization: Bearer <API key or JWT>`; `GET /metrics` also takes the metrics token (`KEEPGRAPH_METRICS_TOKEN`); the caller\u2019s role and owners come from that credential, never from a request body (401 `unauthenticated`, 403 `forbidden_role` / `owner_out_of_scope`, 429 `rate_limited` with Retry-After).',
             'Every error answers `{ error: { code, message, details? } }`; clients should switch on `code`.',
           ].join('\n'),
         },
