@@ -21,6 +21,7 @@ import { concurrencySuite } from './invariants/15-concurrency.ts';
 import { listingSuite } from './invariants/16-listing.ts';
 import { idempotencySuite } from './invariants/17-idempotency.ts';
 import { graphReadsSuite } from './invariants/18-graph-reads.ts';
+import { readLogDryRunKpisSuite } from './invariants/19-read-log-dry-run-kpis.ts';
 import type { ConformanceOptions } from './harness.ts';
 
 export type { ConformanceOptions, StoreUnderTest } from './harness.ts';
@@ -43,5 +44,6 @@ export function runMemoryStoreConformance(opts: ConformanceOptions): void {
   concurrencySuite(opts);
   listingSuite(opts);
   idempotencySuite(opts);
+  readLogDryRunKpisSuite(opts);
   graphReadsSuite(opts);
 }

@@ -116,6 +116,10 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
     url: `${o(t)}/why`,
     payload: { query: 'river walks' },
   }),
+  'GET /v1/owners/:ownerId/reads': (t) => ({
+    method: 'GET',
+    url: `${o(t)}/reads?memoryId=${t.memoryId}&limit=10`,
+  }),
   'POST /v1/owners/:ownerId/forget': (t) => ({
     method: 'POST',
     url: `${o(t)}/forget`,

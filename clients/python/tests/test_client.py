@@ -25,6 +25,8 @@ def test_flow_sync(server: Server) -> None:
         assert hit.memory.id == stored.memory.id
         assert hit.origin.session_id == "py-1" and hit.origin.turn == "2"
         assert hit.authority == "user"
+        reads = kg.read_log(server.owner, memory_id=stored.memory.id, limit=5).reads
+        assert reads and all(stored.memory.id in r.memory_ids for r in reads)
         why = kg.why(server.owner, "aisle seats")
         assert why.lineage[stored.memory.id].nodes[0]["key"] == stored.memory.id
         around = kg.neighbours(server.owner, stored.memory.id)

@@ -2,11 +2,13 @@
 // through here: `--json` prints what the engine returned, unchanged.
 import type {
   AuditEvent,
+  DeletionPreview,
   DeletionReceipt,
   ExpiryRun,
   ForgottenCheck,
   Kpis,
   OriginInput,
+  ReadRecord,
   RecallHit,
   SerializedGraph,
 } from '@keepgraph/core';
@@ -81,6 +83,26 @@ export function formatReceipt(r: DeletionReceipt): string {
   );
 }
 
+/** A dry run of forget or revoke-source: what would go, one memory a line (text shortened). */
+export function formatPreview(p: DeletionPreview): string[] {
+  const derived = p.memoryIds.length - p.memories.filter((m) => !m.derived).length;
+  const lines = [
+    `would delete ${p.memoryIds.length} memories (${p.requested.length} requested, ${derived} derived) for ${p.ownerId}; nothing deleted:`,
+    ...p.memories.map(
+      (m) =>
+        `  ${m.derived ? 'derived' : 'root'} ${m.kind} ${m.authority} ${oneLine(m.text, 120)} (id ${m.id})`,
+    ),
+  ];
+  const unlisted = p.memoryIds.length - p.memories.length;
+  if (unlisted > 0) lines.push(`  … and ${unlisted} more (--json lists every id)`);
+  return lines;
+}
+
+/** One read of the read log: when, who, which session hash, which memories. */
+export function formatRead(r: ReadRecord): string {
+  return `${r.at} ${r.principal} session=${r.sessionId ?? '-'} request=${r.requestId} served ${r.memoryIds.join(',')}`;
+}
+
 /** The outcome of verifyForgotten, one line per trace left. */
 export function formatVerification(v: ForgottenCheck, ids: number, hashes: number): string[] {
   if (v.forgotten)
@@ -115,6 +137,7 @@ export function formatKpis(k: Kpis): string[] {
     `owners:            ${k.owners}`,
     `memories:          ${k.memories}`,
     `attributed:        ${pct(k.attributedShare)}`,
+    `median age:        ${ms(k.medianAgeMs)}`,
     `by kind:           ${counts(k.byKind)}`,
     `by authority:      ${counts(k.byAuthority)}`,
     `writes:            ${k.writes}`,
@@ -124,7 +147,19 @@ export function formatKpis(k: Kpis): string[] {
     `expired purged:    ${k.expiry.purged}`,
     `expiry on time:    ${pct(k.expiry.onScheduleShare)} (within ${k.expiry.toleranceMs} ms)`,
     `expiry lag:        p50 ${ms(k.expiry.lagP50Ms)}, max ${ms(k.expiry.lagMaxMs)}`,
+    `deletion to gone:  p50 ${ms(k.deletionPropagation.p50Ms)}, max ${ms(k.deletionPropagation.maxMs)} (${k.deletionPropagation.count} cascades timed)`,
     `audit events:      ${k.auditEvents}`,
+    ...(k.series.length
+      ? [
+          'by day (UTC):      writes refusals deletions reads expired on-time deletion-p50 (--json: 90 days)',
+          ...k.series
+            .slice(-14)
+            .map(
+              (d) =>
+                `  ${d.day}       ${d.writes} ${d.refusals} ${d.deletions} ${d.reads} ${d.expired} ${pct(d.onScheduleShare)} ${ms(d.deletionP50Ms)}`,
+            ),
+        ]
+      : []),
   ];
 }
 

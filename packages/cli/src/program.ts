@@ -13,6 +13,7 @@ import { registerForget } from './commands/forget.ts';
 import { registerImport } from './commands/import.ts';
 import { registerKeys } from './commands/keys.ts';
 import { registerAudit, registerExpire, registerKpis, registerOwners } from './commands/operate.ts';
+import { registerReads } from './commands/reads.ts';
 import { registerRecall, registerWhy } from './commands/recall.ts';
 import { registerRemember } from './commands/remember.ts';
 import { registerSession } from './commands/session.ts';
@@ -87,6 +88,7 @@ export function buildProgram(io: Io): Command {
   registerExport(program, io);
   registerList(program, io);
   registerSessions(program, io);
+  registerReads(program, io);
   registerSession(program, io);
   registerImport(program, io);
   registerAudit(program, io);

@@ -207,6 +207,60 @@ describe('keepgraph CLI', { timeout: 180_000 }, () => {
     expect((JSON.parse(again.stdout) as { results: unknown[] }).results).toEqual([]);
   });
 
+  it('forget --dry-run lists what would go and deletes nothing; reads lists the recall that served it', async () => {
+    const o = owner();
+    const id = await remember(o, 'The user keeps the spare bike key in the blue drawer');
+    const dry = await keepgraph(['forget', '--owner', o, '--id', id, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^would delete 1 memories \(1 requested, 0 derived\)/);
+    expect(dry.stdout).toContain(`root fact user The user keeps the spare bike key`);
+    const recall = await keepgraph(['recall', '--owner', o, '--query', 'spare bike key', '--json']);
+    const served = JSON.parse(recall.stdout) as {
+      requestId: string;
+      results: { memory: { id: string } }[];
+    };
+    expect(served.results.map((h) => h.memory.id)).toEqual([id]);
+    const reads = await keepgraph(['reads', '--owner', o, '--memory', id, '--json']);
+    expect(reads.code, reads.stderr).toBe(0);
+    expect(JSON.parse(reads.stdout)).toMatchObject({
+      reads: [{ requestId: served.requestId, principal: 'cli', memoryIds: [id] }],
+    });
+    const text = await keepgraph(['reads', '--owner', o]);
+    expect(text.stdout).toContain(`request=${served.requestId} served ${id}`);
+  });
+
+  it('revoke-source --dry-run lists what came from a URL; revoke-source deletes it and proves it; kpis prints the new figures', async () => {
+    const o = owner();
+    const url = `https://example.com/${o}`;
+    const id = await remember(o, 'The farmers market moved to Saturdays, says the town page', [
+      '--source-url',
+      url,
+    ]);
+    const dry = await keepgraph([
+      'revoke-source',
+      '--owner',
+      o,
+      '--uri',
+      url,
+      '--dry-run',
+      '--json',
+    ]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, memoryIds: [id] });
+    const done = await keepgraph(['revoke-source', '--owner', o, '--uri', url]);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toMatch(/^deleted 1 memories/);
+    expect(done.stdout).toMatch(/^verified: forgotten/m);
+    const neither = await keepgraph(['revoke-source', '--owner', o]);
+    expect(neither.code).toBe(1);
+    expect(neither.stderr).toMatch(/invalid_input/);
+    const k = await keepgraph(['kpis']);
+    expect(k.code, k.stderr).toBe(0);
+    expect(k.stdout).toMatch(/^median age: +(\d+ ms|-)$/m);
+    expect(k.stdout).toMatch(/^deletion to gone: +p50 \d+ ms, max \d+ ms \(\d+ cascades timed\)$/m);
+    expect(k.stdout).toMatch(/^ {2}\d{4}-\d{2}-\d{2} /m);
+  });
+
   it('correct supersedes a memory; a bad reason is refused in flags and writes nothing', async () => {
     const o = owner();
     const id = await remember(o, 'The team meets on Tuesdays at ten');

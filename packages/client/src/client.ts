@@ -7,6 +7,8 @@
 // write twice; retries honour Retry-After and back off otherwise.
 import type {
   CorrectionInput,
+  DeletionPreview,
+  DeletionReceipt,
   Engine,
   ImportReport,
   MemoryFilter,
@@ -47,6 +49,7 @@ export const ROUTES = {
   sessionAppend: 'POST /owners/:ownerId/sessions/:sessionId/messages',
   sessionContext: 'GET /owners/:ownerId/sessions/:sessionId/context',
   readSession: 'GET /owners/:ownerId/sessions/:sessionId/messages',
+  readLog: 'GET /owners/:ownerId/reads',
   forgetSession: 'POST /owners/:ownerId/sessions/:sessionId/forget',
   deleteSession: 'DELETE /owners/:ownerId/sessions/:sessionId',
   deleteSessionMessage: 'DELETE /owners/:ownerId/sessions/:sessionId/messages/:seq',
@@ -345,10 +348,43 @@ export class KeepGraphClient {
     );
   }
 
+  /** Which reads served the owner's memories, newest first; `memoryId` for one memory's. */
+  readLog(
+    ownerId: string,
+    opts: { memoryId?: string; limit?: number; before?: string } = {},
+    o?: CallOptions,
+  ) {
+    return this.call<Out<'readLog'>>('readLog', { params: { ownerId }, query: opts }, o);
+  }
+
   // --- deletion -------------------------------------------------------------
 
-  forget(ownerId: string, ids: readonly string[], o?: CallOptions) {
-    return this.call<Out<'forget'>>('forget', { params: { ownerId }, body: { ids } }, o);
+  /** Forget memories with what was derived from them; `dryRun` lists what would go, deleting nothing. */
+  forget(
+    ownerId: string,
+    ids: readonly string[],
+    opts: { dryRun: true },
+    o?: CallOptions,
+  ): Promise<DeletionPreview>;
+  forget(
+    ownerId: string,
+    ids: readonly string[],
+    opts?: { dryRun?: false },
+    o?: CallOptions,
+  ): Promise<DeletionReceipt>;
+  forget(
+    ownerId: string,
+    ids: readonly string[],
+    opts?: { dryRun?: boolean },
+    o?: CallOptions,
+  ): Promise<Out<'forget'>>;
+  forget(
+    ownerId: string,
+    ids: readonly string[],
+    opts: { dryRun?: boolean } = {},
+    o?: CallOptions,
+  ) {
+    return this.call<Out<'forget'>>('forget', { params: { ownerId }, body: { ids, ...opts } }, o);
   }
   verifyForgotten(
     ownerId: string,
@@ -364,8 +400,36 @@ export class KeepGraphClient {
   forgetOwner(ownerId: string, o?: CallOptions) {
     return this.call<Out<'forgetOwner'>>('forgetOwner', { params: { ownerId } }, o);
   }
-  revokeSource(ownerId: string, source: { uri?: string; tool?: string }, o?: CallOptions) {
-    return this.call<Out<'revokeSource'>>('revokeSource', { params: { ownerId }, body: source }, o);
+  /** Forget what came from a URL, document or tool; `dryRun` lists what would go, deleting nothing. */
+  revokeSource(
+    ownerId: string,
+    source: { uri?: string; tool?: string },
+    opts: { dryRun: true },
+    o?: CallOptions,
+  ): Promise<DeletionPreview>;
+  revokeSource(
+    ownerId: string,
+    source: { uri?: string; tool?: string },
+    opts?: { dryRun?: false },
+    o?: CallOptions,
+  ): Promise<DeletionReceipt>;
+  revokeSource(
+    ownerId: string,
+    source: { uri?: string; tool?: string },
+    opts?: { dryRun?: boolean },
+    o?: CallOptions,
+  ): Promise<Out<'revokeSource'>>;
+  revokeSource(
+    ownerId: string,
+    source: { uri?: string; tool?: string },
+    opts: { dryRun?: boolean } = {},
+    o?: CallOptions,
+  ) {
+    return this.call<Out<'revokeSource'>>(
+      'revokeSource',
+      { params: { ownerId }, body: { ...source, ...opts } },
+      o,
+    );
   }
   /** Forget a session with what it produced; `dryRun` lists what would go. */
   forgetSession(

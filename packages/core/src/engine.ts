@@ -9,16 +9,23 @@ import { checkCaller, requireRole, type Caller, type EngineDeps } from './use-ca
 import {
   checkSpanScope,
   parseUseCaseInput,
+  type DryRunMethod,
   type PositionalArgs,
+  type Preview,
   type UseCase,
 } from './use-cases/define.ts';
 import type { RecallOptions } from './use-cases/recall.ts';
 import { USE_CASES, type UseCaseName } from './use-cases/registry.ts';
 
-/** A use-case as an engine method: the caller, then its arguments in order. */
+/**
+ * A use-case as an engine method: the caller, then its arguments in order.
+ * One whose answer may be a dry run's preview has overloads (DryRunMethod).
+ */
 export type EngineMethod<U> =
   U extends UseCase<infer A, infer R>
-    ? (caller: Caller, ...args: PositionalArgs<A>) => Promise<R>
+    ? [Preview<R>] extends [never]
+      ? (caller: Caller, ...args: PositionalArgs<A>) => Promise<R>
+      : DryRunMethod<A, R>
     : never;
 
 /** One method per use-case of the registry. */

@@ -22,6 +22,7 @@ export * from './use-cases/deps.ts';
 export * from './use-cases/remember.ts';
 export * from './use-cases/correct.ts';
 export * from './use-cases/recall.ts';
+export * from './use-cases/read-log.ts';
 export * from './use-cases/forget.ts';
 export * from './use-cases/session.ts';
 export * from './use-cases/session-forget.ts';

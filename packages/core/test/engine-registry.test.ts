@@ -120,6 +120,7 @@ describe('the engine is derived from the use-case registry', () => {
       'neighbours',
       'entityGraph',
       'getByKey',
+      'readLog',
       'verifyForgotten',
       'sessionContext',
       'readSession',

@@ -317,6 +317,19 @@ export const TOOLS: readonly ToolDef[] = [
     args: (input, ownerId) => [ownerId, input.sessionId, rest(input, 'sessionId')],
     text: (r) => renderSessionForPrompt(r.messages),
   }),
+  tool('readLog', {
+    name: 'read_log',
+    description:
+      "Which reads served the owner's memories (principal, session hash, time), newest first; `memoryId` for the reads that served one memory.",
+    hints: READ,
+    input: z.object({
+      memoryId: id.optional(),
+      limit: z.number().int().optional(),
+      before: z.string().optional().describe('Only reads strictly before this ISO time'),
+    }),
+    args: (input, ownerId) => [ownerId, rest(input)],
+    text: json,
+  }),
   tool('deleteSession', {
     name: 'delete_session_messages',
     description:

@@ -3,6 +3,7 @@
 import type { RelationEdge, StoreCounts } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
+import { toMs } from './record-mapping.ts';
 import { num, readRows } from './transactions.ts';
 
 interface RelationRow {
@@ -39,7 +40,7 @@ export async function relations(
 /** Store-wide figures for operators (invariant 2 is measured here). */
 export async function counts(
   ctx: StoreContext,
-  opts: { ownerId?: string } = {},
+  opts: { ownerId?: string; now?: string } = {},
 ): Promise<StoreCounts> {
   const p = { ownerId: opts.ownerId ?? null };
   const [totals] = await readRows<{ memories: unknown; attributed: unknown }>(
@@ -60,7 +61,17 @@ export async function counts(
     for (const r of await readRows<{ k: string; n: unknown }>(ctx, query, p)) out[r.k] = num(r.n);
     return out;
   };
+  // percentileDisc picks a stored value, the lower median of an even count
+  // (as SQLite's offset (n-1)/2 does); null over no rows.
+  const [median] = await readRows<{ c: unknown }>(
+    ctx,
+    `MATCH (m:Memory) WHERE ($ownerId IS NULL OR m.ownerId = $ownerId)
+       AND m.supersededBy IS NULL AND ($nowMs IS NULL OR m.expiresMs > $nowMs)
+     RETURN percentileDisc(m.createdMs, 0.5) AS c`,
+    { ...p, nowMs: opts.now === undefined ? null : toMs(opts.now, 'now') },
+  );
   return {
+    medianCreatedMs: median?.c === null || median?.c === undefined ? null : num(median.c),
     owners: num(owners?.n ?? 0),
     memories: num(totals?.memories ?? 0),
     attributed: num(totals?.attributed ?? 0),

@@ -3,6 +3,7 @@
 import type {
   OwnerResidue,
   ReadLogEntry,
+  ReadLogQuery,
   SessionMessage,
   SessionScope,
   SessionSummary,
@@ -137,17 +138,38 @@ export async function logRead(ctx: StoreContext, entry: ReadLogEntry): Promise<v
   );
 }
 
-/** The owner's read-log entries, newest first. */
+/**
+ * The ways one id sits in a JSON array of strings (`["a","b"]`, as logRead
+ * writes it): quoted, between `[` or `,` and `,` or `]`. A quote inside an
+ * id is escaped (`\"`), so none of these can match a part of another id.
+ */
+function jsonArrayNeedles(id: string): string[] {
+  const q = JSON.stringify(id);
+  return [`[${q},`, `[${q}]`, `,${q},`, `,${q}]`];
+}
+
+/**
+ * The owner's read-log entries, newest first; with `memoryId`, those that
+ * served it (memoryIds is a JSON string property, matched as the id's
+ * element in it), with `before`, those before it.
+ */
 export async function readLog(
   ctx: StoreContext,
   ownerId: string,
-  opts: { limit: number },
+  opts: ReadLogQuery,
 ): Promise<ReadLogEntry[]> {
   const found = await readRows<{ r: Record<string, unknown> }>(
     ctx,
     `MATCH (r:ReadLog {ownerId: $ownerId})
+     WHERE ($before IS NULL OR r.at < $before)
+       AND ($needles IS NULL OR any(n IN $needles WHERE r.memoryIds CONTAINS n))
      RETURN r {.*} AS r ORDER BY r.at DESC LIMIT $limit`,
-    { ownerId, limit: int(opts.limit) },
+    {
+      ownerId,
+      before: opts.before ?? null,
+      needles: opts.memoryId === undefined ? null : jsonArrayNeedles(opts.memoryId),
+      limit: int(opts.limit),
+    },
   );
   return found.map(({ r }) => ({
     ownerId: String(r.ownerId),

@@ -1,6 +1,7 @@
 // Reads over the entity graph and the operator aggregates: relation edges
 // with the memories asserting them, and the store-wide counts.
 import type { RelationEdge, StoreCounts } from '@keepgraph/core';
+import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 
 interface RelationRow {
@@ -37,7 +38,10 @@ export function relations(
 }
 
 /** Store-wide figures for operators, or one owner's (invariant 2 is measured here). */
-export function counts(ctx: StoreContext, opts: { ownerId?: string } = {}): StoreCounts {
+export function counts(
+  ctx: StoreContext,
+  opts: { ownerId?: string; now?: string } = {},
+): StoreCounts {
   const owner = opts.ownerId ?? null;
   const totals = ctx.st
     .sql(
@@ -61,5 +65,23 @@ export function counts(ctx: StoreContext, opts: { ownerId?: string } = {}): Stor
     for (const r of rows) out[r.k] = r.n;
     return out;
   };
-  return { ...totals, byKind: group('kind'), byAuthority: group('authority') };
+  // The median without reading the rows out: count the live ones, then one
+  // row at offset (n-1)/2 in createdAt order (Neo4j's percentileDisc picks
+  // the same, the lower median).
+  const live = `FROM memories WHERE (@owner IS NULL OR owner_id = @owner)
+                  AND superseded_by IS NULL AND (@nowMs IS NULL OR expires_ms > @nowMs)`;
+  const nowMs = opts.now === undefined ? null : toMs(opts.now, 'now');
+  const { n } = ctx.st.sql(`SELECT count(*) AS n ${live}`).get({ owner, nowMs }) as { n: number };
+  const median =
+    n === 0
+      ? undefined
+      : (ctx.st
+          .sql(`SELECT created_ms AS c ${live} ORDER BY created_ms LIMIT 1 OFFSET @offset`)
+          .get({ owner, nowMs, offset: Math.floor((n - 1) / 2) }) as { c: number } | undefined);
+  return {
+    ...totals,
+    byKind: group('kind'),
+    byAuthority: group('authority'),
+    medianCreatedMs: median?.c ?? null,
+  };
 }

@@ -3,6 +3,7 @@
 import type {
   OwnerResidue,
   ReadLogEntry,
+  ReadLogQuery,
   SessionMessage,
   SessionScope,
   SessionSummary,
@@ -107,18 +108,26 @@ export function logRead(ctx: StoreContext, entry: ReadLogEntry): void {
     );
 }
 
-/** The owner's read-log entries, newest first. */
-export function readLog(
-  ctx: StoreContext,
-  ownerId: string,
-  opts: { limit: number },
-): ReadLogEntry[] {
+/**
+ * The owner's read-log entries, newest first; with `memoryId`, those that
+ * served it (json_each over the served ids), with `before`, those before it.
+ */
+export function readLog(ctx: StoreContext, ownerId: string, opts: ReadLogQuery): ReadLogEntry[] {
   const rows = ctx.st
     .sql(
-      `SELECT owner_id, request_id, principal, session_id, memory_ids_json, at FROM read_log
-        WHERE owner_id = ? ORDER BY id DESC LIMIT ?`,
+      `SELECT owner_id, request_id, principal, session_id, memory_ids_json, at FROM read_log r
+        WHERE owner_id = @ownerId
+          AND (@before IS NULL OR at < @before)
+          AND (@memoryId IS NULL
+               OR EXISTS (SELECT 1 FROM json_each(r.memory_ids_json) WHERE value = @memoryId))
+        ORDER BY at DESC, id DESC LIMIT @limit`,
     )
-    .all(ownerId, opts.limit) as {
+    .all({
+      ownerId,
+      before: opts.before ?? null,
+      memoryId: opts.memoryId ?? null,
+      limit: opts.limit,
+    }) as {
     owner_id: string;
     request_id: string;
     principal: string;

@@ -159,6 +159,13 @@ def list_sessions(owner_id: str, limit: Optional[int]) -> Call[m.SessionList]:
     return Call("GET", f"{_o(owner_id)}/sessions", m.SessionList, params=_defined({"limit": limit}))
 
 
+def read_log(owner_id: str, memory_id: Optional[str], limit: Optional[int], before: Optional[str]) -> Call[m.ReadLog]:
+    return Call(
+        "GET", f"{_o(owner_id)}/reads", m.ReadLog,
+        params=_defined({"memoryId": memory_id, "limit": limit, "before": before}),
+    )
+
+
 def delete_session(owner_id: str, session_id: str, seq: Optional[int], idem: Optional[str]) -> Call[m.SessionDeletion]:
     path = f"{_o(owner_id)}/sessions/{_q(session_id)}" + ("" if seq is None else f"/messages/{seq}")
     return Call("DELETE", path, m.SessionDeletion, write=True, idempotency_key=idem)

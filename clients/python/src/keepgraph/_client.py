@@ -159,6 +159,10 @@ class Client:
     def read_session(self, owner_id: str, session_id: str) -> m.SessionMessages:
         return self._run(c.read_session(owner_id, session_id))
 
+    def read_log(self, owner_id: str, *, memory_id: Optional[str] = None, limit: Optional[int] = None, before: Optional[str] = None) -> m.ReadLog:
+        """Which reads served the owner's memories, newest first (``memory_id``: those that served it)."""
+        return self._run(c.read_log(owner_id, memory_id, limit, before))
+
     def session_context(self, owner_id: str, session_id: str, query: Optional[str] = None) -> m.SessionContext:
         return self._run(c.session_context(owner_id, session_id, query))
 
@@ -256,6 +260,9 @@ class AsyncClient:
 
     async def read_session(self, owner_id: str, session_id: str) -> m.SessionMessages:
         return await self._run(c.read_session(owner_id, session_id))
+
+    async def read_log(self, owner_id: str, *, memory_id: Optional[str] = None, limit: Optional[int] = None, before: Optional[str] = None) -> m.ReadLog:
+        return await self._run(c.read_log(owner_id, memory_id, limit, before))
 
     async def session_context(self, owner_id: str, session_id: str, query: Optional[str] = None) -> m.SessionContext:
         return await self._run(c.session_context(owner_id, session_id, query))

@@ -224,6 +224,18 @@ class SessionList(Model):
     sessions: List[SessionSummary]
 
 
+class ReadRecord(Model):
+    request_id: str
+    principal: str
+    session_id: Optional[str]
+    memory_ids: List[str]
+    at: str
+
+
+class ReadLog(Model):
+    reads: List[ReadRecord]
+
+
 class SessionDeletion(Model):
     owner_id: str
     session_id: str

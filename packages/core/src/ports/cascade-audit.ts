@@ -60,6 +60,9 @@ export function cascadeAuditEvents(
     contentHashes: union(first.contentHashes, receipt.deletedContentHashes),
     details: {
       ...first.details,
+      // Read here, the last step before the commit: the request's whole way
+      // through the cascade (a number, never text).
+      ...(req.elapsedMs && { durationMs: Math.max(0, req.elapsedMs()) }),
       cascade: {
         requested: req.rootIds.length,
         memoriesDeleted: receipt.deletedMemoryIds.length,

@@ -94,6 +94,13 @@ export interface CascadeRequest {
   at: string;
   /** Audit events to append in the same transaction; the store adds the receipt summary to the first. */
   audit: AuditEventInput[];
+  /**
+   * Milliseconds since the deletion request reached the engine (the
+   * engine's clock), read by the store as the last step of its transaction,
+   * just before the commit: the first audit event records it as
+   * `details.durationMs`, the deletion-propagation KPI.
+   */
+  elapsedMs?: () => number;
 }
 
 /** Something left behind that should have been forgotten. Empty list = proven gone. */
@@ -164,6 +171,13 @@ export interface ReadLogEntry {
   at: string;
 }
 
+/** Which read-log entries to list (see ReadLog.readLog). */
+export interface ReadLogQuery {
+  limit: number;
+  memoryId?: string;
+  before?: string;
+}
+
 export interface ExpiryCandidate {
   ownerId: string;
   id: string;
@@ -177,6 +191,12 @@ export interface StoreCounts {
   attributed: number;
   byKind: Record<string, number>;
   byAuthority: Record<string, number>;
+  /**
+   * The median createdAt (epoch ms) of the live memories: not superseded,
+   * and not expired at `now` when counts() is given one. The lower median
+   * for an even count; null when there are none.
+   */
+  medianCreatedMs: number | null;
 }
 
 /** One DERIVED_FROM edge: `child` was derived from `source`. */
@@ -311,8 +331,14 @@ export interface SessionBuffer {
 /** Which memories were served to whom (blast radius of a poisoned memory). */
 export interface ReadLog {
   logRead(entry: ReadLogEntry): Promise<void>;
-  /** The owner's read-log entries, newest first by `at` (entries of one instant in no set order): which memories were served to whom. */
-  readLog(ownerId: string, opts: { limit: number }): Promise<ReadLogEntry[]>;
+  /**
+   * The owner's read-log entries, newest first by `at` (entries of one
+   * instant in no set order): which memories were served to whom. With
+   * `memoryId`, only the reads that served it; with `before` (an ISO time
+   * as the engine writes them, UTC with milliseconds), only reads strictly
+   * before it.
+   */
+  readLog(ownerId: string, opts: ReadLogQuery): Promise<ReadLogEntry[]>;
 }
 
 /** Jobs recorded in the same transaction as the write or cascade that caused them. */
@@ -374,8 +400,11 @@ export interface Verification {
     ids: readonly string[],
     contentHashes: readonly string[],
   ): Promise<Trace[]>;
-  /** Store-wide figures, or one owner's (`owners` is then 0 or 1). */
-  counts(opts?: { ownerId?: string }): Promise<StoreCounts>;
+  /**
+   * Store-wide figures, or one owner's (`owners` is then 0 or 1); `now`
+   * (ISO) leaves memories expired by then out of `medianCreatedMs`.
+   */
+  counts(opts?: { ownerId?: string; now?: string }): Promise<StoreCounts>;
 }
 
 /**

@@ -6,7 +6,7 @@
 // the boundary, and turns synchronous operations into promises; a store
 // class holds no pass-through methods.
 import { KeepGraphError, type ErrorCode } from '../errors.ts';
-import type { MemoryStore, StoreLifecycle } from './memory-store.ts';
+import type { MemoryStore, ReadLogQuery, StoreLifecycle } from './memory-store.ts';
 import { checkLimit, requireOwner } from './store-checks.ts';
 
 /** The port members a store implements as operations: all but the lifecycle. */
@@ -100,6 +100,17 @@ const ownerAndLimit = (ownerId: string, opts: { limit: number }): void => {
   requireOwner(ownerId);
   checkLimit(opts.limit);
 };
+/** A read-log query: its owner and limit, a non-blank memory id, an ISO `before`. */
+const readLogQuery = (ownerId: string, opts: ReadLogQuery): void => {
+  ownerAndLimit(ownerId, opts);
+  if (opts.memoryId !== undefined && (typeof opts.memoryId !== 'string' || opts.memoryId === ''))
+    throw new KeepGraphError('invalid_input', 'memoryId must be a non-blank string');
+  if (
+    opts.before !== undefined &&
+    (typeof opts.before !== 'string' || Number.isNaN(Date.parse(opts.before)))
+  )
+    throw new KeepGraphError('invalid_input', 'before must be an ISO time');
+};
 const ownerThenLimit = (ownerId: string, _x: unknown, opts: { limit: number }): void =>
   ownerAndLimit(ownerId, opts);
 
@@ -140,7 +151,7 @@ export const ARGUMENT_CHECKS: {
   deleteSessionMessages: owner,
   deleteOwnerResidue: owner,
   logRead: (entry) => requireOwner(entry.ownerId),
-  readLog: ownerAndLimit,
+  readLog: readLogQuery,
   outboxPending: checkLimit,
   outboxAck: null,
   unreflectedEpisodes: ownerAndLimit,

@@ -87,6 +87,31 @@ type Optional<A> = A extends readonly [infer H extends Arg, ...infer T]
 /** The engine method's arguments after the caller: the required ones, then the optional ones. */
 export type PositionalArgs<A extends Args> = [...Required<A>, ...Partial<Optional<A>>];
 
+/** The one optional argument of a use-case with a dry run (its options), as callers give it. */
+type DryRunOptions<A extends Args> = NonNullable<PositionalArgs<A>[Required<A>['length']]>;
+
+/** A dry run's answer: a result marked `dryRun: true` (a preview; nothing was changed). */
+export type Preview<R> = Extract<R, { dryRun: true }>;
+
+/**
+ * The engine method of a use-case with a dry run (its answer may be a
+ * Preview, and its one optional argument takes `dryRun`), as overloads:
+ * a call that asks for the dry run is typed with the preview, one that does
+ * not with the other answer (forget's receipt), and one that cannot tell
+ * with either.
+ */
+export interface DryRunMethod<A extends Args, R> {
+  (
+    caller: Caller,
+    ...args: [...Required<A>, DryRunOptions<A> & { dryRun: true }]
+  ): Promise<Preview<R>>;
+  (
+    caller: Caller,
+    ...args: [...Required<A>] | [...Required<A>, DryRunOptions<A> & { dryRun?: false }]
+  ): Promise<Exclude<R, Preview<R>>>;
+  (caller: Caller, ...args: PositionalArgs<A>): Promise<R>;
+}
+
 export interface UseCase<A extends Args = Args, R = unknown> {
   /** What the caller is doing, as a refusal says it: "forgetting a whole owner". */
   action: string;

@@ -1,12 +1,15 @@
 // Deletion use-cases: forget (cascade + receipt), forget an owner, revoke a
 // source, expire what is due, evict over the cap, and prove it is all gone.
+// Forget and revoke-source have a dry run that lists the cascade's closure
+// (derivedClosure, which forgetting a session shares) and deletes nothing.
 // The store deletes the inbound DERIVED_FROM closure atomically; this module
 // decides what to delete and queues re-derivation of survivors' summaries.
 import { KeepGraphError, isKeepGraphError } from '../errors.ts';
 import { DELETION_AUDIT_TYPE } from '../ports/cascade-audit.ts';
 import type { DeletionReason, DeletionReceipt, Trace } from '../ports/memory-store.ts';
+import type { Authority, MemoryKind } from '../record.ts';
 import { z } from 'zod';
-import { IdListSchema, auditEvent, type Caller, type EngineDeps } from './deps.ts';
+import { IdListSchema, auditEvent, auditRead, type Caller, type EngineDeps } from './deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** Merge receipts of several cascades into one (forgetOwner, expiry, revoke). */
@@ -44,7 +47,11 @@ export function mergeReceipts(
   return out;
 }
 
-/** Run one cascade with its audit event and queue re-derivation jobs. */
+/**
+ * Run one cascade with its audit event and queue re-derivation jobs. The
+ * event's `details.durationMs` is the time from here to the store's
+ * commit, on the engine's clock (the deletion-propagation KPI).
+ */
 export async function cascade(
   deps: EngineDeps,
   caller: Caller,
@@ -53,13 +60,15 @@ export async function cascade(
   reason: DeletionReason,
   details: Record<string, unknown> = {},
 ): Promise<DeletionReceipt> {
-  const at = deps.clock.now().toISOString();
+  const started = deps.clock.now();
+  const at = started.toISOString();
   const receipt = await deps.store.deleteCascade({
     ownerId,
     rootIds,
     reason,
     at,
     audit: [auditEvent(caller, DELETION_AUDIT_TYPE[reason], at, ownerId, { reason, details })],
+    elapsedMs: () => deps.clock.now().getTime() - started.getTime(),
   });
   // Invariant 7: a derived memory that lost a source but has survivors is
   // rebuilt from them by a `rederive` job, which the store recorded in its
@@ -69,17 +78,107 @@ export async function cascade(
   return receipt;
 }
 
+/** The roots and every memory derived from them, transitively (the cascade's closure), sorted. */
+export async function derivedClosure(
+  deps: EngineDeps,
+  ownerId: string,
+  roots: readonly string[],
+): Promise<string[]> {
+  const seen = new Set(roots);
+  let frontier = [...roots];
+  while (frontier.length > 0) {
+    const children = (await deps.store.derivedFrom(ownerId, frontier)).map((e) => e.child);
+    frontier = [...new Set(children)].filter((c) => !seen.has(c));
+    for (const c of frontier) seen.add(c);
+  }
+  return [...seen].sort();
+}
+
+/** A dry run's memories are listed up to this many (memoryIds names them all). */
+export const DRY_RUN_LISTED = 500;
+
+/** What a cascade would delete, and nothing deleted: forget's and revokeSource's dry run. */
+export interface DeletionPreview {
+  ownerId: string;
+  reason: Extract<DeletionReason, 'forget' | 'revoke_source'>;
+  dryRun: true;
+  /** The cascade's roots: the ids asked for, or the memories naming the source. */
+  requested: string[];
+  /** Every memory that would go: the roots held and all derived from them, sorted. */
+  memoryIds: string[];
+  /** The first DRY_RUN_LISTED of them, roots first, to show what they say. */
+  memories: {
+    id: string;
+    kind: MemoryKind;
+    authority: Authority;
+    text: string;
+    /** False for a root, true for a memory that goes because it grew out of one. */
+    derived: boolean;
+  }[];
+}
+
+/**
+ * The dry run of a cascade: the closure of the roots the owner holds, and
+ * the first memories of it. Nothing is deleted and no deletion audited; the
+ * memories it hands out are audited as a read, as a list page's are.
+ * `not_found` when none of the roots is held, as the cascade would say.
+ */
+async function previewCascade(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerId: string,
+  requested: string[],
+  reason: DeletionPreview['reason'],
+): Promise<DeletionPreview> {
+  const byId = new Map((await deps.store.getByIds(ownerId, requested)).map((m) => [m.id, m]));
+  const roots = requested.filter((id) => byId.has(id));
+  if (roots.length === 0 && requested.length > 0)
+    throw new KeepGraphError('not_found', 'none of these memories exists for this owner', {
+      requested: requested.length,
+    });
+  const memoryIds = await derivedClosure(deps, ownerId, roots);
+  const rootSet = new Set(roots);
+  const listed = [...roots, ...memoryIds.filter((id) => !rootSet.has(id))].slice(0, DRY_RUN_LISTED);
+  for (const m of await deps.store.getByIds(
+    ownerId,
+    listed.filter((id) => !byId.has(id)),
+  ))
+    byId.set(m.id, m);
+  const memories = listed.flatMap((id) => {
+    const m = byId.get(id);
+    return m
+      ? [{ id, kind: m.kind, authority: m.authority, text: m.text, derived: !rootSet.has(id) }]
+      : [];
+  });
+  await auditRead(
+    deps,
+    caller,
+    ownerId,
+    memories.map((m) => m.id),
+    { dryRun: reason },
+  );
+  return { ownerId, reason, dryRun: true, requested, memoryIds, memories };
+}
+
+/** `dryRun: true` lists what would go and deletes nothing. Strict: a misspelt dryRun must not delete. */
+const DryRunSchema = z
+  .strictObject({ dryRun: z.boolean().optional().describe('List what would go; delete nothing') })
+  .prefault({});
+
 export const ForgetArgs = [
   arg('ownerId', OWNER_ID),
   arg('ids', IdListSchema.min(1, 'name at least one memory id to forget')),
+  optionalArg('options', DryRunSchema),
 ] as const;
 
 export function forget(
   deps: EngineDeps,
-  { ownerId, ids }: ParsedArgs<typeof ForgetArgs>,
+  { ownerId, ids, options }: ParsedArgs<typeof ForgetArgs>,
   caller: Caller,
-): Promise<DeletionReceipt> {
-  return cascade(deps, caller, ownerId, [...new Set(ids)], 'forget');
+): Promise<DeletionReceipt | DeletionPreview> {
+  const roots = [...new Set(ids)];
+  if (options.dryRun) return previewCascade(deps, caller, ownerId, roots, 'forget');
+  return cascade(deps, caller, ownerId, roots, 'forget');
 }
 
 export const OwnerArgs = [arg('ownerId', OWNER_ID)] as const;
@@ -145,14 +244,16 @@ const VerifySchema = z.object({
 export const RevokeSourceArgs = [
   arg('ownerId', OWNER_ID),
   arg('source', RevokeSourceSchema),
+  optionalArg('options', DryRunSchema),
 ] as const;
 
 export async function revokeSource(
   deps: EngineDeps,
-  { ownerId, source }: ParsedArgs<typeof RevokeSourceArgs>,
+  { ownerId, source, options }: ParsedArgs<typeof RevokeSourceArgs>,
   caller: Caller,
-): Promise<DeletionReceipt> {
+): Promise<DeletionReceipt | DeletionPreview> {
   const ids = await deps.store.findBySource(ownerId, source);
+  if (options.dryRun) return previewCascade(deps, caller, ownerId, ids, 'revoke_source');
   if (ids.length === 0) {
     const at = deps.clock.now().toISOString();
     return mergeReceipts(ownerId, 'revoke_source', at, []);

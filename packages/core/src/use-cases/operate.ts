@@ -47,9 +47,28 @@ export async function auditVerify(deps: EngineDeps): Promise<AuditVerification> 
   return verifyAuditChain(all);
 }
 
+/** One UTC day of the audit log, for the KPIs over time. */
+export interface KpiDay {
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  writes: number;
+  refusals: number;
+  /** Deletion events (forget, revoke, cap, expiry, owner, correction cascades). */
+  deletions: number;
+  reads: number;
+  /** Memories purged by expiry. */
+  expired: number;
+  /** Share of that day's expiry purges on schedule (null when none). */
+  onScheduleShare: number | null;
+  /** Median deletion propagation of that day's cascades (null when none was timed). */
+  deletionP50Ms: number | null;
+}
+
 export interface Kpis extends Pick<StoreCounts, 'owners' | 'memories' | 'byKind' | 'byAuthority'> {
   /** Share of memories with origin, authority, createdAt and expiresAt: 1 by construction. */
   attributedShare: number;
+  /** Median age (now minus createdAt) of the live memories; null when there are none. */
+  medianAgeMs: number | null;
   refusals: Record<string, number>;
   writes: number;
   deletions: number;
@@ -62,11 +81,45 @@ export interface Kpis extends Pick<StoreCounts, 'owners' | 'memories' | 'byKind'
     lagP50Ms: number | null;
     lagMaxMs: number | null;
   };
+  /**
+   * From a deletion request reaching the engine to its cascade committing
+   * (every row, vector, full-text entry and cache entry gone, in one
+   * transaction): the cascades audited with `details.durationMs`.
+   */
+  deletionPropagation: { count: number; p50Ms: number | null; maxMs: number | null };
+  /** One row per UTC day with audit events, oldest first, over the last SERIES_DAYS days. */
+  series: KpiDay[];
   auditEvents: number;
 }
 
+/** How many days the KPI series reaches back (today included). */
+export const SERIES_DAYS = 90;
+
+const DELETION_TYPES: ReadonlySet<string> = new Set([
+  'delete',
+  'expire',
+  'evict',
+  'revoke_source',
+  'forget_owner',
+]);
+
+/** The median of sorted numbers as the KPIs take it (the upper one of an even count), or null. */
+const p50 = (sorted: readonly number[]) =>
+  sorted.length ? sorted[Math.floor(sorted.length / 2)]! : null;
+const ascending = (xs: number[]) => xs.sort((a, b) => a - b);
+
+interface DayTally {
+  writes: number;
+  refusals: number;
+  deletions: number;
+  reads: number;
+  lags: number[];
+  durations: number[];
+}
+
 /**
- * Aggregate figures for operators. Expiry lag is measured from audit events.
+ * Aggregate figures for operators. Expiry lag and deletion propagation are
+ * measured from audit events, in the one scan that also makes the series.
  * With `ownerId`, every figure is that owner's.
  */
 export const KpisArgs = [
@@ -87,13 +140,22 @@ export async function kpis(
   { options: opts }: ParsedArgs<typeof KpisArgs>,
 ): Promise<Kpis> {
   const toleranceMs = opts.toleranceMs ?? 60_000;
-  const counts = await deps.store.counts(opts.ownerId ? { ownerId: opts.ownerId } : {});
+  const now = deps.clock.now();
+  const counts = await deps.store.counts({
+    ...(opts.ownerId ? { ownerId: opts.ownerId } : {}),
+    now: now.toISOString(),
+  });
+  const firstDay = new Date(now.getTime() - (SERIES_DAYS - 1) * 86_400_000)
+    .toISOString()
+    .slice(0, 10);
+  const days = new Map<string, DayTally>();
   const refusals: Record<string, number> = {};
   let writes = 0;
   let deletions = 0;
   let reads = 0;
   let events = 0;
   const lags: number[] = [];
+  const durations: number[] = [];
   let afterSeq = 0;
   for (;;) {
     const page = await deps.store.listAudit({
@@ -104,25 +166,55 @@ export async function kpis(
     if (page.length === 0) break;
     for (const e of page) {
       events++;
-      if (e.type === 'refuse')
+      const day = new Date(e.at).toISOString().slice(0, 10);
+      let t: DayTally | undefined;
+      if (day >= firstDay) {
+        t = days.get(day);
+        if (!t) {
+          t = { writes: 0, refusals: 0, deletions: 0, reads: 0, lags: [], durations: [] };
+          days.set(day, t);
+        }
+      }
+      if (e.type === 'refuse') {
         refusals[e.reason ?? 'unknown'] = (refusals[e.reason ?? 'unknown'] ?? 0) + 1;
-      else if (e.type === 'write') writes++;
-      else if (e.type === 'read') reads++;
-      else if (['delete', 'expire', 'evict', 'revoke_source', 'forget_owner'].includes(e.type))
+        if (t) t.refusals++;
+      } else if (e.type === 'write') {
+        writes++;
+        if (t) t.writes++;
+      } else if (e.type === 'read') {
+        reads++;
+        if (t) t.reads++;
+      } else if (DELETION_TYPES.has(e.type)) {
         deletions++;
+        if (t) t.deletions++;
+        const d = e.details.durationMs;
+        if (typeof d === 'number' && Number.isFinite(d)) {
+          durations.push(d);
+          t?.durations.push(d);
+        }
+      }
       if (e.type === 'expire') {
         const scheduled = (e.details.scheduled ?? {}) as Record<string, string>;
         const purgedAt = new Date(String(e.details.purgedAt ?? e.at)).getTime();
-        for (const s of Object.values(scheduled)) lags.push(purgedAt - new Date(s).getTime());
+        for (const s of Object.values(scheduled)) {
+          const lag = purgedAt - new Date(s).getTime();
+          lags.push(lag);
+          t?.lags.push(lag);
+        }
       }
     }
     afterSeq = page[page.length - 1]!.seq;
   }
-  lags.sort((a, b) => a - b);
+  const onSchedule = (ls: readonly number[]) =>
+    ls.length === 0 ? null : ls.filter((l) => l <= toleranceMs).length / ls.length;
+  ascending(lags);
+  ascending(durations);
   return {
     owners: counts.owners,
     memories: counts.memories,
     attributedShare: counts.memories === 0 ? 1 : counts.attributed / counts.memories,
+    medianAgeMs:
+      counts.medianCreatedMs === null ? null : Math.max(0, now.getTime() - counts.medianCreatedMs),
     byKind: counts.byKind,
     byAuthority: counts.byAuthority,
     refusals,
@@ -131,12 +223,28 @@ export async function kpis(
     reads,
     expiry: {
       purged: lags.length,
-      onScheduleShare:
-        lags.length === 0 ? null : lags.filter((l) => l <= toleranceMs).length / lags.length,
+      onScheduleShare: onSchedule(lags),
       toleranceMs,
-      lagP50Ms: lags.length ? lags[Math.floor(lags.length / 2)]! : null,
+      lagP50Ms: p50(lags),
       lagMaxMs: lags.length ? lags[lags.length - 1]! : null,
     },
+    deletionPropagation: {
+      count: durations.length,
+      p50Ms: p50(durations),
+      maxMs: durations.length ? durations[durations.length - 1]! : null,
+    },
+    series: [...days.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([day, t]) => ({
+        day,
+        writes: t.writes,
+        refusals: t.refusals,
+        deletions: t.deletions,
+        reads: t.reads,
+        expired: t.lags.length,
+        onScheduleShare: onSchedule(t.lags),
+        deletionP50Ms: p50(ascending(t.durations)),
+      })),
     auditEvents: events,
   };
 }

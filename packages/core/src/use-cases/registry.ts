@@ -54,6 +54,7 @@ import {
   readSession,
 } from './session-forget.ts';
 import { CreateKeyArgs, RevokeKeyArgs, createKey, listKeys, revokeKey } from './keys.ts';
+import { ReadLogArgs, readLog } from './read-log.ts';
 import { EntityGraphArgs, entityGraph, neighbours } from './graph.ts';
 import { ListOwnersArgs, listOwners, whoami } from './caller.ts';
 import {
@@ -83,6 +84,7 @@ export const USE_CASES = {
   neighbours: uc("reading a memory's neighbours", EVERYONE, MemoryIdArgs, neighbours),
   entityGraph: uc("reading an owner's entity graph", EVERYONE, EntityGraphArgs, entityGraph),
   getByKey: uc('reading by key', EVERYONE, KeyArgs, getByKey),
+  readLog: uc('reading the read log', EVERYONE, ReadLogArgs, readLog),
   listMemories: uc("listing an owner's memories", EVERYONE, ListMemoriesArgs, listMemories),
   exportPage: uc("exporting an owner's memories", PEOPLE, ExportPageArgs, exportPage),
   forget: uc('forgetting memories', DELETERS, ForgetArgs, forget),

@@ -9,7 +9,7 @@ import { identifierSchema } from '../record.ts';
 import type { DeletionReceipt } from '../ports/memory-store.ts';
 import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
-import { cascade } from './forget.ts';
+import { cascade, derivedClosure } from './forget.ts';
 
 const SessionIdSchema = identifierSchema('session id');
 
@@ -74,22 +74,6 @@ export interface SessionForgetting {
   sessionMessages: number;
   /** The cascade's receipt (null on a dry run, or with no memories). */
   receipt: DeletionReceipt | null;
-}
-
-/** The roots and every memory derived from them, transitively (the cascade's closure). */
-async function derivedClosure(
-  deps: EngineDeps,
-  ownerId: string,
-  roots: readonly string[],
-): Promise<string[]> {
-  const seen = new Set(roots);
-  let frontier = [...roots];
-  while (frontier.length > 0) {
-    const children = (await deps.store.derivedFrom(ownerId, frontier)).map((e) => e.child);
-    frontier = [...new Set(children)].filter((c) => !seen.has(c));
-    for (const c of frontier) seen.add(c);
-  }
-  return [...seen].sort();
 }
 
 export const ForgetSessionSchema = z.strictObject({

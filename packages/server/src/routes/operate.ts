@@ -31,7 +31,7 @@ export const operateRoutes = routeFamily('operate', [
   useCaseRoute('kpis')({
     route: 'GET /kpis',
     summary:
-      'Aggregate figures: attribution share, refusals, deletions, expiry on-schedule share (operators; an analyst for one of its owners, `?ownerId=`)',
+      'Aggregate figures: attribution share, median age, refusals, deletions and their propagation time, expiry on-schedule share, and a daily series of the last 90 days (operators; an analyst for one of its owners, `?ownerId=`)',
     querystring: req.KpisQuery,
     response: res.KpisOut,
     args: ({ query }) => [definedOnly(query)],

@@ -1,9 +1,9 @@
-// Read routes: recall (ranked memories with origins) and why (recall plus
-// the lineage of every result).
+// Read routes: recall (ranked memories with origins), why (recall plus
+// the lineage of every result) and the read log of what recalls served.
 import type { RecallOptions } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
-import { routeFamily, useCaseRoute, type RouteRequest } from './use-case-route.ts';
+import { definedOnly, routeFamily, useCaseRoute, type RouteRequest } from './use-case-route.ts';
 
 /** The body is the query plus the options; the engine validates both. */
 function recallArgs({
@@ -34,5 +34,14 @@ export const recallRoutes = routeFamily('recall', [
     response: res.WhyOut,
     idempotency: 'ignored',
     args: recallArgs,
+  }),
+  useCaseRoute('readLog')({
+    route: 'GET /owners/:ownerId/reads',
+    summary:
+      "The read log, newest first: which reads served the owner's memories, to which principal, in which session (keyed hash), when; `?memoryId=` for one memory's blast radius",
+    params: req.OwnerParams,
+    querystring: req.ReadLogQuery,
+    response: res.ReadLogOut,
+    args: ({ params, query }) => [params.ownerId, definedOnly(query)],
   }),
 ]);

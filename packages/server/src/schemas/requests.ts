@@ -100,18 +100,43 @@ export const KeyIdParams = z.object({ id: z.string() });
 
 const ids = z.array(z.string()).max(10_000);
 
-export const ForgetBody = z.object({
-  ids: ids.describe('Memory ids to forget, with everything derived from them'),
-});
+// Checked by the engine, strictly: a misspelt dryRun is refused
+// (invalid_input), never dropped on the way into a deletion.
+const dryRun = z
+  .boolean()
+  .optional()
+  .describe(
+    'true: answer what would be deleted (the roots, every memory derived from them, the first 500 with their text) and delete nothing',
+  );
+
+export const ForgetBody = validatedByEngine(
+  z.strictObject({
+    ids: ids.describe('Memory ids to forget, with everything derived from them'),
+    dryRun,
+  }),
+);
 
 export const VerifyForgottenBody = z.object({
   ids,
   contentHashes: z.array(z.string()).max(10_000).optional(),
 });
 
-export const RevokeSourceBody = z.object({
-  uri: z.string().optional().describe('A URL or document uri named in origins'),
-  tool: z.string().optional().describe('A tool name named in origins'),
+export const RevokeSourceBody = validatedByEngine(
+  z.strictObject({
+    uri: z.string().optional().describe('A URL or document uri named in origins'),
+    tool: z.string().optional().describe('A tool name named in origins'),
+    dryRun,
+  }),
+);
+
+/** Strict: a misspelt filter must not answer every read as one memory's blast radius. */
+export const ReadLogQuery = z.strictObject({
+  memoryId: z.string().optional().describe('Only the reads that served this memory'),
+  limit: z.coerce.number().int().optional().describe('Reads, 1 to 1000 (default 100)'),
+  before: z
+    .string()
+    .optional()
+    .describe("Only reads strictly before this ISO time (a page's last `at` gives the next page)"),
 });
 
 export const SessionContextQuery = z.object({

@@ -15,6 +15,7 @@ import {
   SOURCE_KINDS,
   type AuditEvent,
   type AuditVerification,
+  type DeletionPreview,
   type DeletionReceipt,
   type ErrorCode,
   type ExpiryRun,
@@ -24,6 +25,7 @@ import {
   type Memory,
   type OwnerPage,
   type QueueMetrics,
+  type ReadLogPage,
   type RecallResult,
   type RememberManyResult,
   type RememberResult,
@@ -280,6 +282,34 @@ export const ReceiptOut = z
   })
   .describe('What a deletion cascade removed (ids and hashes, never content)');
 
+export const DeletionPreviewOut = z
+  .object({
+    ownerId: str,
+    reason: z.enum(['forget', 'revoke_source']),
+    dryRun: z.literal(true),
+    requested: z
+      .array(str)
+      .describe('The roots: the ids asked for, or the memories naming the source'),
+    memoryIds: z
+      .array(str)
+      .describe('Every memory that would go: the roots held and all derived from them, sorted'),
+    memories: z
+      .array(
+        z.object({
+          id: str,
+          kind: z.enum(MEMORY_KINDS),
+          authority: z.enum(AUTHORITIES),
+          text: str,
+          derived: z.boolean().describe('False for a root'),
+        }),
+      )
+      .describe('The first 500 of them, roots first'),
+  })
+  .describe('A dry run: what the cascade would delete; nothing was deleted or audited');
+
+/** Forget's and revoke-source's answer: the receipt, or with `dryRun: true` the preview. */
+export const ReceiptOrPreviewOut = z.union([ReceiptOut, DeletionPreviewOut]);
+
 export const CorrectionOut = z.object({
   memory: MemoryOut.describe('The new version'),
   corrected: str.describe('The id of the version corrected'),
@@ -420,10 +450,15 @@ export const AuditVerifyOut = z.object({
   problem: z.enum(['hash_mismatch', 'broken_link', 'gap']).optional(),
 });
 
+const nullableMs = z.number().nullable();
+
 export const KpisOut = z.object({
   owners: z.number(),
   memories: z.number(),
   attributedShare: z.number(),
+  medianAgeMs: nullableMs.describe(
+    'Median age (now minus createdAt) of the live memories; null when there are none',
+  ),
   byKind: z.record(z.string(), z.number()),
   byAuthority: z.record(z.string(), z.number()),
   refusals: z.record(z.string(), z.number()),
@@ -437,7 +472,42 @@ export const KpisOut = z.object({
     lagP50Ms: z.number().nullable(),
     lagMaxMs: z.number().nullable(),
   }),
+  deletionPropagation: z
+    .object({ count: z.number(), p50Ms: nullableMs, maxMs: nullableMs })
+    .describe(
+      'From a deletion request reaching the engine to its cascade committing, over the timed cascades',
+    ),
+  series: z
+    .array(
+      z.object({
+        day: str.describe('YYYY-MM-DD, UTC'),
+        writes: z.number(),
+        refusals: z.number(),
+        deletions: z.number(),
+        reads: z.number(),
+        expired: z.number().describe('Memories purged by expiry'),
+        onScheduleShare: z.number().nullable(),
+        deletionP50Ms: nullableMs,
+      }),
+    )
+    .describe('One row per UTC day with audit events, oldest first, over the last 90 days'),
   auditEvents: z.number(),
+});
+
+export const ReadLogOut = z.object({
+  reads: z
+    .array(
+      z.object({
+        requestId: str,
+        principal: str.describe('Who read (from credentials)'),
+        sessionId: str
+          .nullable()
+          .describe("The keyed hash of the reader's session id, never the id; null without one"),
+        memoryIds: z.array(str).describe('The memories the read served'),
+        at: str,
+      }),
+    )
+    .describe('Newest first'),
 });
 
 export const ExpiryRunOut = z.object({
@@ -502,6 +572,8 @@ export type ResponseSchemaChecks = [
   Check<Same<z.output<typeof WhyOut>, WhyResult>>,
   Check<Same<z.output<typeof SerializedGraphOut>, SerializedGraph>>,
   Check<Same<z.output<typeof ReceiptOut>, DeletionReceipt>>,
+  Check<Same<z.output<typeof DeletionPreviewOut>, DeletionPreview>>,
+  Check<Same<z.output<typeof ReadLogOut>, ReadLogPage>>,
   Check<Same<z.output<typeof ForgottenOut>, ForgottenCheck>>,
   Check<Same<z.output<typeof ExportPageOut>, ExportPage>>,
   Check<Same<z.output<typeof SessionAppendOut>, SessionAppendResult>>,
