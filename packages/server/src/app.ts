@@ -45,6 +45,7 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { operateRoutes, queueRoutes } from './routes/operate.ts';
 import { recallRoutes } from './routes/recall.ts';
 import { sessionRoutes } from './routes/sessions.ts';
+import { uiRoutes } from './routes/ui.ts';
 import { registerUseCaseRoutes } from './routes/use-case-route.ts';
 import { isValidatedByEngine } from './schemas/requests.ts';
 
@@ -235,6 +236,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   }
 
   void app.register(mcpRoutes, routeOptions);
+  void app.register(uiRoutes);
   void app.register(metricsRoutes, { callerOf, metrics });
   void app.register(healthRoutes, { engine: opts.engine });
   return app;

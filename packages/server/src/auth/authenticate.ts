@@ -23,11 +23,20 @@ import {
 import { httpStatusOf } from '../http-status.ts';
 import type { JwtVerifier } from './jwt.ts';
 
-/** Paths any client may read: liveness and the API's documentation. */
+/**
+ * Paths any client may read: liveness, the API's documentation and the web
+ * UI's static files (which hold no data: the app asks for a key and sends
+ * it to /v1 like any client).
+ */
 export function isPublicPath(url: string): boolean {
   const path = url.split('?')[0]!;
   return (
-    path === '/healthz' || path === '/openapi.json' || path === '/docs' || path.startsWith('/docs/')
+    path === '/healthz' ||
+    path === '/openapi.json' ||
+    path === '/docs' ||
+    path.startsWith('/docs/') ||
+    path === '/ui' ||
+    path.startsWith('/ui/')
   );
 }
 
