@@ -2,6 +2,7 @@
 // the canvas is for the eye, the table for screen readers and for copying.
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
+import { Table } from './table.tsx';
 
 export interface Series {
   label: string;
@@ -66,28 +67,16 @@ export function TimeChart({
           <div ref={box} role="img" aria-label={`${title}: chart of the table below`} />
           <details>
             <summary>Figures by day</summary>
-            <div class="table-wrap" tabIndex={0}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Day</th>
-                    {series.map((s) => (
-                      <th scope="col">{s.label}</th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {days.map((d, i) => (
-                    <tr>
-                      <th scope="row">{d}</th>
-                      {series.map((s) => (
-                        <td>{fmt(s.values[i], s.share)}</td>
-                      ))}
-                    </tr>
+            <Table label={`${title} by day`} head={['Day', ...series.map((s) => s.label)]}>
+              {days.map((d, i) => (
+                <tr>
+                  <th scope="row">{d}</th>
+                  {series.map((s) => (
+                    <td>{fmt(s.values[i], s.share)}</td>
                   ))}
-                </tbody>
-              </table>
-            </div>
+                </tr>
+              ))}
+            </Table>
           </details>
         </>
       )}

@@ -5,6 +5,7 @@ import { useMemo, useState } from 'preact/hooks';
 import type { AuditEvent } from '@keepgraph/core';
 import { useLoad, useSession } from '../api.ts';
 import { when } from '../format.ts';
+import { Table } from '../components/table.tsx';
 
 /** The most events the page reads (newest kept): enough for a session of looking. */
 const MAX_EVENTS = 20_000;
@@ -98,38 +99,25 @@ export function Audit({ owner }: { owner: string | null }) {
           {shown.length} events
         </span>
       </div>
-      <div class="table-wrap" tabIndex={0}>
-        <table class="audit-table">
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">When</th>
-              <th scope="col">Type</th>
-              <th scope="col">Actor</th>
-              <th scope="col">Owner</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Memories</th>
-              <th scope="col">Receipt</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.slice(page * PAGE, (page + 1) * PAGE).map((e) => (
-              <tr data-type={e.type}>
-                <td>{e.seq}</td>
-                <td>{when(e.at)}</td>
-                <td>{e.type}</td>
-                <td>
-                  {e.actor} ({e.role})
-                </td>
-                <td>{e.ownerId ?? '—'}</td>
-                <td>{e.reason ?? ''}</td>
-                <td>{e.memoryIds.length}</td>
-                <td>{DELETIONS.has(e.type) ? <ReceiptFigures details={e.details} /> : null}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        label="Audit events"
+        head={['#', 'When', 'Type', 'Actor', 'Owner', 'Reason', 'Memories', 'Receipt']}
+      >
+        {shown.slice(page * PAGE, (page + 1) * PAGE).map((e) => (
+          <tr data-type={e.type}>
+            <td>{e.seq}</td>
+            <td>{when(e.at)}</td>
+            <td>{e.type}</td>
+            <td>
+              {e.actor} ({e.role})
+            </td>
+            <td>{e.ownerId ?? '—'}</td>
+            <td>{e.reason ?? ''}</td>
+            <td>{e.memoryIds.length}</td>
+            <td>{DELETIONS.has(e.type) ? <ReceiptFigures details={e.details} /> : null}</td>
+          </tr>
+        ))}
+      </Table>
       <nav class="pager" aria-label="Audit pages">
         <button type="button" disabled={page === 0} onClick={() => setPage(page - 1)}>
           Newer

@@ -23,6 +23,7 @@ import {
 } from '../graph/model.ts';
 import { href, navigate } from '../router.ts';
 import { until, when } from '../format.ts';
+import { Table } from '../components/table.tsx';
 
 export function GraphView({ owner, id }: { owner: string; id: string | null }) {
   if (!id) return <PickMemory owner={owner} />;
@@ -286,33 +287,22 @@ function NodeList({
   return (
     <details class="node-list" data-version={version}>
       <summary>All {nodes.length} nodes as a list</summary>
-      <div class="table-wrap" tabIndex={0}>
-        <table>
-          <thead>
+      <Table label="Nodes" head={['Node', 'Type', 'Authority']}>
+        {shown.map((n) => {
+          const a = graph.getNodeAttributes(n);
+          return (
             <tr>
-              <th scope="col">Node</th>
-              <th scope="col">Type</th>
-              <th scope="col">Authority</th>
+              <td>
+                <button type="button" class="link" onClick={() => onSelect(n)}>
+                  {String(a.label ?? n)}
+                </button>
+              </td>
+              <td>{a.nodeType === 'memory' ? String(a.kind) : String(a.nodeType)}</td>
+              <td>{a.authority ? AUTHORITY_LABELS[String(a.authority)] : ''}</td>
             </tr>
-          </thead>
-          <tbody>
-            {shown.map((n) => {
-              const a = graph.getNodeAttributes(n);
-              return (
-                <tr>
-                  <td>
-                    <button type="button" class="link" onClick={() => onSelect(n)}>
-                      {String(a.label ?? n)}
-                    </button>
-                  </td>
-                  <td>{a.nodeType === 'memory' ? String(a.kind) : String(a.nodeType)}</td>
-                  <td>{a.authority ? AUTHORITY_LABELS[String(a.authority)] : ''}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </Table>
       {!all && nodes.length > LIST_PAGE ? (
         <button type="button" onClick={() => setAll(true)}>
           Show all {nodes.length}
@@ -336,37 +326,25 @@ function RelationList({
   return (
     <section aria-labelledby="relations-h" data-version={version}>
       <h2 id="relations-h">Entity relations</h2>
-      <div class="table-wrap" tabIndex={0}>
-        <table>
-          <thead>
+      <Table label="Entity relations" head={['Relation', 'Reasons', 'Asserted by']}>
+        {rows.map((e) => {
+          const a = graph.getEdgeAttributes(e);
+          const name = (n: string) => String(graph.getNodeAttribute(n, 'name') ?? n);
+          return (
             <tr>
-              <th scope="col">Relation</th>
-              <th scope="col">Reasons</th>
-              <th scope="col">Asserted by</th>
+              <td>
+                {name(graph.source(e))} <strong>{String(a.type)}</strong> {name(graph.target(e))}
+              </td>
+              <td>{(a.reasons as string[]).join('; ') || '—'}</td>
+              <td>
+                {(a.assertedBy as string[]).map((m) => (
+                  <a href={href('graph', { owner, id: m })}>{m.slice(0, 8)}… </a>
+                ))}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((e) => {
-              const a = graph.getEdgeAttributes(e);
-              const name = (n: string) => String(graph.getNodeAttribute(n, 'name') ?? n);
-              return (
-                <tr>
-                  <td>
-                    {name(graph.source(e))} <strong>{String(a.type)}</strong>{' '}
-                    {name(graph.target(e))}
-                  </td>
-                  <td>{(a.reasons as string[]).join('; ') || '—'}</td>
-                  <td>
-                    {(a.assertedBy as string[]).map((m) => (
-                      <a href={href('graph', { owner, id: m })}>{m.slice(0, 8)}… </a>
-                    ))}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </Table>
     </section>
   );
 }

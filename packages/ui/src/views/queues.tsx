@@ -1,20 +1,14 @@
 // Queues for operators: the job runner's figures (GET /v1/queues, the one
 // route under /v1 that is not a use-case, so it is read with fetch), and a
 // link to Bull Board where the jobs run on BullMQ.
+import type { QueueMetrics } from '@keepgraph/core';
 import { useLoad, useSession } from '../api.ts';
 import { duration } from '../format.ts';
+import { Table } from '../components/table.tsx';
 
 interface QueueFigures {
   configured: boolean;
-  queues: {
-    name: string;
-    waiting: number;
-    active: number;
-    delayed: number;
-    failed: number;
-    completed: number;
-    durationMs: { p50: number | null; p95: number | null; samples: number };
-  }[];
+  queues: QueueMetrics[];
 }
 
 export function Queues() {
@@ -44,36 +38,32 @@ export function Queues() {
       ) : null}
       {figures.data?.configured ? (
         <>
-          <div class="table-wrap" tabIndex={0}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Queue</th>
-                  <th scope="col">Waiting</th>
-                  <th scope="col">Active</th>
-                  <th scope="col">Delayed</th>
-                  <th scope="col">Failed</th>
-                  <th scope="col">Completed</th>
-                  <th scope="col">Time p50 / p95</th>
-                </tr>
-              </thead>
-              <tbody>
-                {figures.data.queues.map((q) => (
-                  <tr>
-                    <th scope="row">{q.name}</th>
-                    <td>{q.waiting}</td>
-                    <td>{q.active}</td>
-                    <td>{q.delayed}</td>
-                    <td>{q.failed}</td>
-                    <td>{q.completed}</td>
-                    <td>
-                      {duration(q.durationMs.p50)} / {duration(q.durationMs.p95)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            label="Queues"
+            head={[
+              'Queue',
+              'Waiting',
+              'Active',
+              'Delayed',
+              'Failed',
+              'Completed',
+              'Time p50 / p95',
+            ]}
+          >
+            {figures.data.queues.map((q) => (
+              <tr>
+                <th scope="row">{q.name}</th>
+                <td>{q.waiting}</td>
+                <td>{q.active}</td>
+                <td>{q.delayed}</td>
+                <td>{q.failed}</td>
+                <td>{q.completed}</td>
+                <td>
+                  {duration(q.durationMs.p50)} / {duration(q.durationMs.p95)}
+                </td>
+              </tr>
+            ))}
+          </Table>
           <p>
             <a href="/admin/queues">Bull Board</a> (when the jobs run on BullMQ: the server mode)
             lists each job.

@@ -6,6 +6,7 @@ import { useLoad, useSession } from '../api.ts';
 import { MemoryCard } from '../components/memory-bits.tsx';
 import { navigate } from '../router.ts';
 import { when } from '../format.ts';
+import { Table } from '../components/table.tsx';
 
 export function Reads({ owner, id }: { owner: string; id: string | null }) {
   const { client } = useSession();
@@ -51,30 +52,26 @@ export function Reads({ owner, id }: { owner: string; id: string | null }) {
             {reads.data.reads.length} answer{reads.data.reads.length === 1 ? '' : 's'}{' '}
             {id ? 'served this memory' : `read ${owner}'s memories`}
           </p>
-          <div class="table-wrap" tabIndex={0}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Principal</th>
-                  <th scope="col">Session (keyed hash)</th>
-                  <th scope="col">Memories in the answer</th>
-                  <th scope="col">Request</th>
-                </tr>
-              </thead>
-              <tbody>
-                {reads.data.reads.map((r) => (
-                  <tr>
-                    <td>{when(r.at)}</td>
-                    <td>{r.principal}</td>
-                    <td class="mono">{r.sessionId ? `${r.sessionId.slice(0, 12)}…` : '—'}</td>
-                    <td>{r.memoryIds.length}</td>
-                    <td class="mono">{r.requestId}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            label="Reads"
+            head={[
+              'When',
+              'Principal',
+              'Session (keyed hash)',
+              'Memories in the answer',
+              'Request',
+            ]}
+          >
+            {reads.data.reads.map((r) => (
+              <tr>
+                <td>{when(r.at)}</td>
+                <td>{r.principal}</td>
+                <td class="mono">{r.sessionId ? `${r.sessionId.slice(0, 12)}…` : '—'}</td>
+                <td>{r.memoryIds.length}</td>
+                <td class="mono">{r.requestId}</td>
+              </tr>
+            ))}
+          </Table>
         </>
       ) : null}
     </div>
