@@ -185,7 +185,7 @@ describe.each(['sqlite', 'neo4j'] as const)('graph and identity reads over %s', 
     expect(me.json).toEqual({
       principal: expect.stringMatching(/^key:[0-9a-f]{16}$/),
       role: 'operator',
-      owners: '*',
+      owners: 'all',
       expiresAt: null,
     });
     const agent = key(['--role', 'agent', '--owners', a, '--expires', '1d']);

@@ -457,7 +457,7 @@ export class KeepGraphClient {
 
   // --- the caller -------------------------------------------------------------
 
-  /** What the credential says: principal, role, owners (`'*'`: all) and expiry. */
+  /** What the credential says: principal, role, owners (`'all'`: every owner) and expiry. */
   whoami(o?: CallOptions) {
     return this.call<Out<'whoami'>>('whoami', {}, o);
   }

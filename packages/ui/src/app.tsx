@@ -126,7 +126,7 @@ function Shell({
   const route = useRoute();
   const owners = useLoad(
     () =>
-      who.owners === '*'
+      who.owners === 'all'
         ? client.listOwners({ limit: 500 }).then((r) => r.owners.map((o) => o.ownerId))
         : Promise.resolve([...who.owners]),
     [client],

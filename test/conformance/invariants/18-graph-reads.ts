@@ -356,7 +356,7 @@ export function graphReadsSuite(opts: ConformanceOptions): void {
       expect(await f.engine.whoami(operator)).toEqual({
         principal: operator.principal,
         role: 'operator',
-        owners: '*',
+        owners: 'all',
         expiresAt: null,
       });
     });

@@ -141,7 +141,7 @@ class Client:
         return self._run(c.entity_graph(owner_id, limit))
 
     def whoami(self) -> m.WhoAmI:
-        """What the credential says: principal, role, owners (``"*"``: all) and expiry."""
+        """What the credential says: principal, role, owners (``"all"``: every owner) and expiry."""
         return self._run(c.whoami())
 
     def list_memories(self, owner_id: str, *, after: Optional[str] = None, limit: Optional[int] = None, **filters: Any) -> m.MemoryPage:

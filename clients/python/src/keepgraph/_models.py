@@ -107,7 +107,7 @@ class Graph(Model):
 class WhoAmI(Model):
     principal: str
     role: str
-    #: The owner ids the credential may act on, or ``"*"`` for every owner.
+    #: The owner ids the credential may act on, or ``"all"`` for every owner.
     owners: Union[List[str], str]
     expires_at: Optional[str]
 

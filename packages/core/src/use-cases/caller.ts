@@ -12,8 +12,8 @@ export interface WhoAmI {
   /** `key:<id>` for an API key, `jwt:<sub>` for a JWT. */
   principal: string;
   role: Role;
-  /** The owners the credential may act on: `'*'` for every owner. */
-  owners: string[] | '*';
+  /** The owners the credential may act on: `'all'` for every owner, as keys and JWT claims say it. */
+  owners: string[] | 'all';
   /** When the credential stops authenticating; null: never (a key without expiry). */
   expiresAt: string | null;
 }
@@ -22,7 +22,7 @@ export async function whoami(_deps: EngineDeps, _input: unknown, caller: Caller)
   return {
     principal: caller.principal,
     role: caller.role,
-    owners: caller.owners === 'all' ? '*' : [...caller.owners],
+    owners: caller.owners === 'all' ? 'all' : [...caller.owners],
     expiresAt: caller.expiresAt ?? null,
   };
 }

@@ -234,8 +234,8 @@ export const WhoAmIOut = z.object({
   principal: str.describe('`key:<id>` for an API key, `jwt:<sub>` for a JWT'),
   role: z.enum(ROLES),
   owners: z
-    .union([z.literal('*'), z.array(str)])
-    .describe('The owners the credential may act on; `*` for every owner'),
+    .union([z.literal('all'), z.array(str)])
+    .describe('The owners the credential may act on; `all` for every owner (as keys say it)'),
   expiresAt: str.nullable().describe('When the credential stops authenticating; null: never'),
 });
 

@@ -21,7 +21,7 @@ const DELETIONS = new Set([
 
 export function Audit({ owner }: { owner: string | null }) {
   const { client, who } = useSession();
-  const scoped = who.owners !== '*';
+  const scoped = who.owners !== 'all';
   const events = useLoad(async () => {
     if (scoped && !owner) return [];
     const all: AuditEvent[] = [];
