@@ -30,6 +30,8 @@ export function TimeChart({
       {
         width: Math.max(280, el.clientWidth),
         height: 220,
+        // The days are UTC days: label the axis in UTC too.
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
         series: [
           {},
           ...series.map((s) => ({
@@ -40,10 +42,10 @@ export function TimeChart({
             spanGaps: true,
           })),
         ],
-        // A day either side, so one day of events is a day wide, not years.
+        // A day either side of the data, so one day of events is drawn a day wide.
         scales: {
-          x: { time: true, range: (_u, lo, hi) => [lo - 86_400, hi + 86_400] },
-          share: { range: [0, 1] },
+          x: { time: true, auto: false, range: [xs[0]! - 86_400, xs[xs.length - 1]! + 86_400] },
+          share: { auto: false, range: [0, 1] },
         },
         axes: [{}, { scale: 'count' }, { scale: 'share', side: 1, grid: { show: false } }],
       },
