@@ -221,6 +221,10 @@ describe.each(['sqlite', 'neo4j'] as const)(
       rmSync(dataDir, { recursive: true, force: true });
     });
 
+    // Reading every byte back takes time proportional to the store: on Neo4j
+    // that is the test database every suite of the run shares (tens of
+    // thousands of nodes by the time this file runs), about a minute here.
+    const RAW_SCAN_MS = 300_000;
     const rawNow = async (): Promise<Buffer> => {
       const files = filesUnder(dataDir).map((p) => readFileSync(p));
       if (store === 'sqlite') return Buffer.concat(files);
@@ -245,66 +249,79 @@ describe.each(['sqlite', 'neo4j'] as const)(
       expect(control.status).toBe(201);
     });
 
-    it('stores, logs and audits no credential anywhere: database, WAL and server log, as bytes', async () => {
-      const raw = await rawNow();
-      const found = placements
-        .filter((p) => p.sensitive === 'credential')
-        .filter((p) => raw.includes(Buffer.from(p.item.needle)) || log().includes(p.item.needle));
-      const credentialPlacements = placements.filter((p) => p.sensitive === 'credential').length;
-      // The grep reads real data: the redacted writes are there, and so are the request lines.
-      expect(raw.includes(Buffer.from('Benign note about the garden shed, with'))).toBe(true);
-      expect(log()).toContain('request completed');
-      console.log(
-        `[corpus] ${credentialPlacements} credential placements; found stored or logged: ${found.length}`,
-      );
-      expect(
-        found.map((p) => `${p.route} ${p.field} ${p.item.kind} (${p.status} ${p.code})`),
-      ).toEqual([]);
-    });
-
-    it('refuses or redacts at least 95% of personal data, by field, as the policy says', async () => {
-      const raw = await rawNow();
-      const personal = placements.filter((p) => p.sensitive === 'personal');
-      const table = new Map<
-        string,
-        { n: number; refused: number; redacted: number; kept: number }
-      >();
-      const kept: Placement[] = [];
-      for (const p of personal) {
-        const row = `${p.route} ${p.field}`;
-        const t = table.get(row) ?? { n: 0, refused: 0, redacted: 0, kept: 0 };
-        t.n++;
-        const stored = raw.includes(Buffer.from(p.item.needle)) || log().includes(p.item.needle);
-        if (stored) {
-          t.kept++;
-          kept.push(p);
-        } else if (p.status >= 400) t.refused++;
-        else t.redacted++;
-        table.set(row, t);
-      }
-      const handled = personal.length - kept.length;
-      console.log(
-        `[corpus] personal data: ${handled}/${personal.length} refused or redacted (${((100 * handled) / personal.length).toFixed(1)}%)`,
-      );
-      for (const [row, t] of table)
+    it(
+      'stores, logs and audits no credential anywhere: database, WAL and server log, as bytes',
+      async () => {
+        const raw = await rawNow();
+        const found = placements
+          .filter((p) => p.sensitive === 'credential')
+          .filter((p) => raw.includes(Buffer.from(p.item.needle)) || log().includes(p.item.needle));
+        const credentialPlacements = placements.filter((p) => p.sensitive === 'credential').length;
+        // The grep reads real data: the redacted writes are there, and so are the request lines.
+        expect(raw.includes(Buffer.from('Benign note about the garden shed, with'))).toBe(true);
+        expect(log()).toContain('request completed');
         console.log(
-          `[corpus]   ${row}: n ${t.n}, refused ${t.refused}, redacted ${t.redacted}, kept ${t.kept}`,
+          `[corpus] ${credentialPlacements} credential placements; found stored or logged: ${found.length}`,
         );
-      const keptKinds: Record<string, number> = {};
-      for (const p of kept)
-        keptKinds[`${p.field} ${p.item.kind}`] = (keptKinds[`${p.field} ${p.item.kind}`] ?? 0) + 1;
-      console.log(`[corpus]   kept by field and kind: ${JSON.stringify(keptKinds)}`);
-      expect(handled / personal.length).toBeGreaterThanOrEqual(0.95);
-    });
+        expect(
+          found.map((p) => `${p.route} ${p.field} ${p.item.kind} (${p.status} ${p.code})`),
+        ).toEqual([]);
+      },
+      RAW_SCAN_MS,
+    );
 
-    it('after SIGTERM (the server checkpoints and closes) the files still hold none of it', async () => {
-      await server!.stop();
-      const raw = await rawNow();
-      const credential = placements.filter(
-        (p) => p.sensitive === 'credential' && raw.includes(Buffer.from(p.item.needle)),
-      );
-      expect(credential.length).toBe(0);
-      expect(log()).not.toMatch(/"url":"\/v1\/owners\//);
-    });
+    it(
+      'refuses or redacts at least 95% of personal data, by field, as the policy says',
+      async () => {
+        const raw = await rawNow();
+        const personal = placements.filter((p) => p.sensitive === 'personal');
+        const table = new Map<
+          string,
+          { n: number; refused: number; redacted: number; kept: number }
+        >();
+        const kept: Placement[] = [];
+        for (const p of personal) {
+          const row = `${p.route} ${p.field}`;
+          const t = table.get(row) ?? { n: 0, refused: 0, redacted: 0, kept: 0 };
+          t.n++;
+          const stored = raw.includes(Buffer.from(p.item.needle)) || log().includes(p.item.needle);
+          if (stored) {
+            t.kept++;
+            kept.push(p);
+          } else if (p.status >= 400) t.refused++;
+          else t.redacted++;
+          table.set(row, t);
+        }
+        const handled = personal.length - kept.length;
+        console.log(
+          `[corpus] personal data: ${handled}/${personal.length} refused or redacted (${((100 * handled) / personal.length).toFixed(1)}%)`,
+        );
+        for (const [row, t] of table)
+          console.log(
+            `[corpus]   ${row}: n ${t.n}, refused ${t.refused}, redacted ${t.redacted}, kept ${t.kept}`,
+          );
+        const keptKinds: Record<string, number> = {};
+        for (const p of kept)
+          keptKinds[`${p.field} ${p.item.kind}`] =
+            (keptKinds[`${p.field} ${p.item.kind}`] ?? 0) + 1;
+        console.log(`[corpus]   kept by field and kind: ${JSON.stringify(keptKinds)}`);
+        expect(handled / personal.length).toBeGreaterThanOrEqual(0.95);
+      },
+      RAW_SCAN_MS,
+    );
+
+    it(
+      'after SIGTERM (the server checkpoints and closes) the files still hold none of it',
+      async () => {
+        await server!.stop();
+        const raw = await rawNow();
+        const credential = placements.filter(
+          (p) => p.sensitive === 'credential' && raw.includes(Buffer.from(p.item.needle)),
+        );
+        expect(credential.length).toBe(0);
+        expect(log()).not.toMatch(/"url":"\/v1\/owners\//);
+      },
+      RAW_SCAN_MS,
+    );
   },
 );
