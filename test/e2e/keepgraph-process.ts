@@ -13,7 +13,8 @@ export interface KeepGraphProcess {
   operatorKey: string;
   /** stdout and stderr so far. */
   log(): string;
-  stop(): Promise<void>;
+  /** SIGTERM and wait for the exit; with `graceMs`, SIGKILL if it has not exited by then. */
+  stop(opts?: { graceMs?: number }): Promise<void>;
 }
 
 /** Start the server on a free port over `dataDir`; `env` adds to this process's environment. */
@@ -70,11 +71,20 @@ export async function startKeepGraph(
     base,
     operatorKey,
     log: () => out,
-    async stop() {
+    async stop(opts: { graceMs?: number } = {}) {
       if (server.exitCode !== null || server.signalCode !== null) return;
       const exited = new Promise((r) => server.once('exit', r));
       server.kill('SIGTERM');
+      // A clean shutdown waits for the job that is running; over the shared
+      // Neo4j test database a scheduled pass over every owner can outlast a
+      // test's hook. Where the test has checked what it needs, it may cut
+      // the wait short.
+      const killer =
+        opts.graceMs === undefined
+          ? undefined
+          : setTimeout(() => server.kill('SIGKILL'), opts.graceMs);
       await exited;
+      clearTimeout(killer);
     },
   };
 }
