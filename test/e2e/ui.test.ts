@@ -18,7 +18,7 @@ import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv, type StoreName } from './stores.ts';
 
 const root = resolve(import.meta.dirname, '../..');
-export const SCREENSHOT_DIR = join(root, '.tmp/ui-screenshots');
+const SCREENSHOT_DIR = join(root, '.tmp/ui-screenshots');
 const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },

@@ -1,8 +1,4 @@
 // Figures and times as people read them.
-export function ago(iso: string, now = Date.now()): string {
-  return duration(now - new Date(iso).getTime()) + ' ago';
-}
-
 export function until(iso: string, now = Date.now()): string {
   const ms = new Date(iso).getTime() - now;
   return ms < 0 ? `expired ${duration(-ms)} ago` : `in ${duration(ms)}`;

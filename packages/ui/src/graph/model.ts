@@ -27,10 +27,6 @@ export const EDGE_COLOURS: Record<string, string> = {
 
 export type ProvenanceGraph = MultiDirectedGraph;
 
-export function emptyGraph(): ProvenanceGraph {
-  return new MultiDirectedGraph({ allowSelfLoops: false });
-}
-
 /** The first graph of a view: `Graph.from` the API's serialized graph, then decorated. */
 export function graphFrom(data: SerializedGraph): ProvenanceGraph {
   const g = MultiDirectedGraph.from({ ...data, options: { ...data.options, multi: true } });

@@ -22,7 +22,7 @@ import {
   type ProvenanceGraph,
 } from '../graph/model.ts';
 import { href, navigate } from '../router.ts';
-import { until, when } from '../format.ts';
+import { shortId, until, when } from '../format.ts';
 import { Table } from '../components/table.tsx';
 
 export function GraphView({ owner, id }: { owner: string; id: string | null }) {
@@ -338,7 +338,7 @@ function RelationList({
               <td>{(a.reasons as string[]).join('; ') || '—'}</td>
               <td>
                 {(a.assertedBy as string[]).map((m) => (
-                  <a href={href('graph', { owner, id: m })}>{m.slice(0, 8)}… </a>
+                  <a href={href('graph', { owner, id: m })}>{shortId(m)} </a>
                 ))}
               </td>
             </tr>
