@@ -2,7 +2,13 @@
 // with the in-process runner, server with BullMQ workers): the seed's
 // reflection, compaction and its rebuild, and expiry on schedule.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isCompactionSummary, isContextSummary, type Memory } from '@keepgraph/core';
+import {
+  compactJob,
+  fanOutScheduledPass,
+  isCompactionSummary,
+  isContextSummary,
+  type Memory,
+} from '@keepgraph/core';
 import {
   operator,
   settleConsolidation,
@@ -196,6 +202,74 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
           relations: [expect.objectContaining({ type: 'PREFERS_AGAINST' })],
         }),
       ]);
+    });
+
+    it('the scheduled consolidation visits only the owners written since their last pass, one job each, a page at a time', async () => {
+      const [a, b] = [f.owner(), f.owner()];
+      const unreflected = (o: string) => f.store.countUnreflected(o, f.clock.now().toISOString());
+      const due = async (schedule: string, o: string) =>
+        (await f.store.duePasses(schedule, { after: o.slice(0, -1), limit: 1 }))[0]?.ownerId === o;
+      await rememberEpisodes(
+        f,
+        a,
+        ['Ordered a standing desk for the home office.'],
+        { sessionId: 'a' },
+        1000,
+      );
+      await rememberEpisodes(
+        f,
+        b,
+        ['Signed up for the Thursday pottery class.'],
+        { sessionId: 'b' },
+        1000,
+      );
+      await f.settle();
+      expect([await unreflected(a), await unreflected(b)]).toEqual([1, 1]);
+      expect([await due('reflect', a), await due('compact', b)]).toEqual([true, true]);
+
+      await settleConsolidation(f);
+      expect([await unreflected(a), await unreflected(b)]).toEqual([0, 0]);
+      expect([await due('reflect', a), await due('compact', a), await due('reflect', b)]).toEqual([
+        false,
+        false,
+        false,
+      ]);
+
+      // Only `a` writes again: only `a` is due, and the next pass reflects it.
+      f.clock.advance(60_000);
+      await rememberEpisodes(
+        f,
+        a,
+        ['The standing desk arrived with a broken leg.'],
+        { sessionId: 'a' },
+        1000,
+      );
+      await f.settle();
+      expect([await due('reflect', a), await due('reflect', b)]).toEqual([true, false]);
+      await settleConsolidation(f);
+      expect(await unreflected(a)).toBe(0);
+      expect(await due('reflect', a)).toBe(false);
+
+      // 1,200 due owners: one job each, recorded 500 to a transaction.
+      const many = Array.from({ length: 1200 }, () => f.owner());
+      await f.store.write({
+        memories: [],
+        supersede: [],
+        sessionMessages: [],
+        audit: [],
+        due: many.map((ownerId) => ({ schedule: 'compact', ownerId })),
+      });
+      const anchor = f.clock.now().toISOString();
+      const r = await fanOutScheduledPass(f.store, 'compact', anchor);
+      expect(r.owners).toBeGreaterThanOrEqual(many.length);
+      const mine = new Set(many);
+      const jobs = (await f.store.outboxPending(1_000_000)).filter((e) => mine.has(e.job.ownerId));
+      expect(jobs.map((e) => e.job.id).sort()).toEqual(
+        many.map((o) => compactJob(o, anchor).id).sort(),
+      );
+      for (const o of [many[0]!, many[599]!, many[1199]!])
+        expect(await due('compact', o)).toBe(false);
+      await f.settle();
     });
 
     it('novelty (when the policy turns it on) reflects an episode unlike anything the owner has, at once', async () => {

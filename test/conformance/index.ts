@@ -2,7 +2,7 @@
 // package calls with a factory for its store. It is written against the
 // engine and the MemoryStore port only, so it runs unchanged on any store.
 // One file per invariant of DESIGN.md, plus retrieval, plus the outbox and
-// the bookkeeping of background jobs.
+// the bookkeeping of background jobs and of the scheduled passes.
 import { ownedSuite } from './invariants/01-owned.ts';
 import { attributedSuite } from './invariants/02-attributed.ts';
 import { authoritySuite } from './invariants/03-authority.ts';
@@ -22,6 +22,7 @@ import { listingSuite } from './invariants/16-listing.ts';
 import { idempotencySuite } from './invariants/17-idempotency.ts';
 import { graphReadsSuite } from './invariants/18-graph-reads.ts';
 import { readLogDryRunKpisSuite } from './invariants/19-read-log-dry-run-kpis.ts';
+import { scheduledPassesSuite } from './invariants/20-scheduled-passes.ts';
 import type { ConformanceOptions } from './harness.ts';
 
 export type { ConformanceOptions, StoreUnderTest } from './harness.ts';
@@ -46,4 +47,5 @@ export function runMemoryStoreConformance(opts: ConformanceOptions): void {
   idempotencySuite(opts);
   readLogDryRunKpisSuite(opts);
   graphReadsSuite(opts);
+  scheduledPassesSuite(opts);
 }

@@ -50,6 +50,7 @@ export * from './jobs/compact.ts';
 export * from './jobs/duplicates.ts';
 export * from './jobs/context-keys.ts';
 export * from './jobs/processors.ts';
+export * from './jobs/scheduled-pass.ts';
 export * from './jobs/triggers.ts';
 export * from './jobs/relay.ts';
 export * from './jobs/in-process-runner.ts';

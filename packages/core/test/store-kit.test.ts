@@ -84,6 +84,7 @@ const VALID_ARGS: Record<(typeof STORE_OPERATIONS)[number], unknown[]> = {
   unreflectedEpisodes: ['o', lim],
   countUnreflected: ['o', 'now'],
   recentSources: ['o', lim],
+  duePasses: ['reflect', lim],
   staleEmbeddings: ['o', 'm', 1],
   replaceEmbeddings: ['o', []],
   getEmbeddings: ['o', []],

@@ -24,6 +24,7 @@ import { migrate } from './migrate.ts';
 import { neo4jDriverError } from './neo4j-errors.ts';
 import * as outbox from './outbox.ts';
 import * as reflection from './reflection.ts';
+import * as scheduledPasses from './scheduled-passes.ts';
 import * as search from './search.ts';
 import type { VectorPath } from './search.ts';
 import * as sessions from './session-buffer.ts';
@@ -40,6 +41,7 @@ const OPERATIONS = storeOperations<StoreContext>()(
     sessions,
     outbox,
     reflection,
+    scheduledPasses,
     embeddings,
     apiKeys,
     idempotency,

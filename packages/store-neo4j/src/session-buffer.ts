@@ -116,6 +116,8 @@ export async function deleteOwnerResidue(
     const idempotencyRecords = await count(
       'MATCH (r:IdempotencyRecord {ownerId: $ownerId}) DELETE r RETURN count(*) AS n',
     );
+    // Not counted in the residue: a due pass holds nothing of the owner's but its id.
+    await count('MATCH (p:PassDue {ownerId: $ownerId}) DELETE p RETURN count(*) AS n');
     return { sessionMessages, readLogRows, outboxJobs, idempotencyRecords };
   });
 }

@@ -11,6 +11,7 @@ import { recordJobs } from './outbox.ts';
 import { cypher } from './queries.ts';
 import { memoryToProps, toMs } from './record-mapping.ts';
 import { markReflected } from './reflection.ts';
+import { recordPasses } from './scheduled-passes.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, rows } from './transactions.ts';
 import type { Tx } from './transactions.ts';
@@ -116,6 +117,7 @@ export async function writeBatch(ctx: StoreContext, batch: WriteBatch): Promise<
     if (batch.sessionMessages.length) await insertSessionMessages(tx, batch.sessionMessages);
     if (batch.reflected?.length) await markReflected(tx, batch.reflected);
     if (batch.jobs?.length) await recordJobs(tx, batch.jobs, recordedAt);
+    await recordPasses(tx, batch);
     await appendAuditEvents(tx, batch.audit);
   });
 }

@@ -9,6 +9,7 @@ import type {
   SessionSummary,
 } from '@keepgraph/core';
 import { toMs } from './row-mapping.ts';
+import { deleteOwnerPasses } from './scheduled-passes.ts';
 import type { StoreContext } from './store-context.ts';
 
 interface MessageRow {
@@ -83,12 +84,17 @@ export function deleteSessionMessages(
 /** Delete the owner's sessions, read-log rows and pending outbox jobs, in one transaction. */
 export function deleteOwnerResidue(ctx: StoreContext, ownerId: string): OwnerResidue {
   const { st } = ctx;
-  return ctx.db.transaction(() => ({
-    sessionMessages: st.sql('DELETE FROM session_messages WHERE owner_id = ?').run(ownerId).changes,
-    readLogRows: st.sql('DELETE FROM read_log WHERE owner_id = ?').run(ownerId).changes,
-    outboxJobs: st.sql('DELETE FROM outbox WHERE owner_id = ?').run(ownerId).changes,
-    idempotencyRecords: st.sql('DELETE FROM idempotency WHERE owner_id = ?').run(ownerId).changes,
-  }))();
+  return ctx.db.transaction(() => {
+    // Not counted in the residue: a due pass holds nothing of the owner's but its id.
+    deleteOwnerPasses(st, ownerId);
+    return {
+      sessionMessages: st.sql('DELETE FROM session_messages WHERE owner_id = ?').run(ownerId)
+        .changes,
+      readLogRows: st.sql('DELETE FROM read_log WHERE owner_id = ?').run(ownerId).changes,
+      outboxJobs: st.sql('DELETE FROM outbox WHERE owner_id = ?').run(ownerId).changes,
+      idempotencyRecords: st.sql('DELETE FROM idempotency WHERE owner_id = ?').run(ownerId).changes,
+    };
+  })();
 }
 
 /** Record which memories were served to whom. */

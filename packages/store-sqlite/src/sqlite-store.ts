@@ -16,6 +16,7 @@ import { isMemoryPath, openDatabase, type Db } from './open-database.ts';
 import * as outbox from './outbox.ts';
 import { Statements } from './queries.ts';
 import * as reflection from './reflection.ts';
+import * as scheduledPasses from './scheduled-passes.ts';
 import * as search from './search.ts';
 import * as sessions from './session-buffer.ts';
 import { sqliteDriverError } from './sqlite-errors.ts';
@@ -35,6 +36,7 @@ const OPERATIONS = storeOperations<StoreContext>()(
     sessions,
     outbox,
     reflection,
+    scheduledPasses,
     embeddings,
     apiKeys,
     idempotency,

@@ -10,6 +10,7 @@ import { linkDerivedFrom, linkEntities, linkSources } from './graph-links.ts';
 import { recordJobs } from './outbox.ts';
 import { ftsOwnerKey } from './owner-key.ts';
 import { markReflected } from './reflection.ts';
+import { recordPasses } from './scheduled-passes.ts';
 import { memoryToParams, toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
@@ -89,6 +90,7 @@ export function writeBatch(ctx: StoreContext, batch: WriteBatch): void {
 
     if (batch.reflected) markReflected(ctx.st, batch.reflected);
     if (batch.jobs) recordJobs(ctx.st, batch.jobs, outboxRecordedAt(batch));
+    recordPasses(ctx.st, batch);
     appendAuditEvents(ctx.st, batch.audit);
   });
   run.immediate();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isKeepGraphError } from '@keepgraph/core';
+import { memoryFixture } from '@keepgraph/core/testing';
 import { SQLITE_MIGRATIONS_DIR } from '@keepgraph/graph-schema';
 import { createSqliteStore, migrate, readMigrations } from '../src/index.ts';
 import { openDatabase } from '../src/open-database.ts';
@@ -122,6 +123,38 @@ describe('migrate', () => {
         db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'extra_ok'").pluck().get(),
       ).toBe(0);
       expect(db.prepare('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(base);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('0009 passes due', () => {
+  it('makes every owner that already has memories due for reflection and compaction', async () => {
+    const path = join(scratch(), 'f.db');
+    const store = createSqliteStore({ path });
+    await store.init({ dimensions: 8 });
+    await store.write({
+      memories: ['owner-a', 'owner-b'].map((o) => ({ memory: memoryFixture(o), embedding: null })),
+      supersede: [],
+      sessionMessages: [],
+      audit: [],
+    });
+    await store.close();
+    // The database as it was before 0009: no passes_due table, the ledger at 8.
+    const db = openDatabase({ path });
+    try {
+      db.exec('DROP TABLE passes_due');
+      db.prepare('DELETE FROM schema_migrations WHERE version = 9').run();
+      expect(migrate(db).applied).toEqual([9]);
+      expect(
+        db.prepare('SELECT schedule, owner_id, token FROM passes_due ORDER BY 1, 2').all(),
+      ).toEqual([
+        { schedule: 'compact', owner_id: 'owner-a', token: 'migrated' },
+        { schedule: 'compact', owner_id: 'owner-b', token: 'migrated' },
+        { schedule: 'reflect', owner_id: 'owner-a', token: 'migrated' },
+        { schedule: 'reflect', owner_id: 'owner-b', token: 'migrated' },
+      ]);
     } finally {
       db.close();
     }

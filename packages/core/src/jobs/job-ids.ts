@@ -50,7 +50,7 @@ export function expireJob(tick: string): Job {
   return { name: 'expire', id: `expire:${tick}`, ownerId: ALL_OWNERS, payload: {} };
 }
 
-/** The schedule's reflection and compaction of every owner, once per tick. */
+/** The schedules' passes, once per tick: each records a job per owner written since its last pass. */
 export function scheduledJobs(tick: string): Job[] {
   return [reflectJob(ALL_OWNERS, 'schedule', tick), compactJob(ALL_OWNERS, tick)];
 }

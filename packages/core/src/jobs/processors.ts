@@ -12,6 +12,7 @@ import { auditEvent, type Caller } from '../use-cases/deps.ts';
 import { reflect } from './reflect.ts';
 import { COMPACTION_TAG, compact } from './compact.ts';
 import { ALL_OWNERS } from './job-ids.ts';
+import { fanOutScheduledPass } from './scheduled-pass.ts';
 import { isLiveAt } from '../liveness.ts';
 import type { MemoryStore } from '../ports/memory-store.ts';
 import type { Memory } from '../record.ts';
@@ -158,24 +159,16 @@ export function createProcessors(engine: Engine, opts: ProcessorOptions): Proces
 
   return {
     async reflect(job) {
-      // The schedule's job names every owner ('*'): reflect those with a backlog.
-      if (job.ownerId === ALL_OWNERS) {
-        const now = deps.clock.now().toISOString();
-        return forEachOwner(await deps.store.listOwners(), async (owner) =>
-          (await deps.store.countUnreflected(owner, now, 1)) === 0
-            ? 0
-            : (await reflectBacklog(owner)).episodes,
-        );
-      }
+      // The schedule's job names every owner ('*'): it records one job per
+      // owner written since its last pass (scheduled-pass.ts).
+      if (job.ownerId === ALL_OWNERS)
+        return fanOutScheduledPass(deps.store, 'reflect', deps.clock.now().toISOString());
       return reflectBacklog(job.ownerId);
     },
 
     async compact(job) {
       if (job.ownerId === ALL_OWNERS)
-        return forEachOwner(
-          await deps.store.listOwners(),
-          async (owner) => (await compactOwner(owner)).written.length,
-        );
+        return fanOutScheduledPass(deps.store, 'compact', deps.clock.now().toISOString());
       const run = await compactOwner(job.ownerId);
       return { scanned: run.scanned, clusters: run.clusters, written: run.written.length };
     },

@@ -37,6 +37,26 @@ export interface WriteBatch {
    * the engine then decides again from a fresh read.
    */
   keys?: KeyExpectation[];
+  /**
+   * Make the batch's owners due for these scheduled passes (a fresh token
+   * each time): what a memory write sets for the consolidation schedules,
+   * so their next pass visits this owner and no owner without writes.
+   */
+  due?: { schedule: string; ownerId: string }[];
+  /**
+   * A scheduled pass has recorded its job for these owners (in this batch's
+   * `jobs`): each stops being due, unless it was made due again since it
+   * was read (its token changed), so a write racing the pass is not lost.
+   */
+  passed?: PassDue[];
+}
+
+/** An owner due for a scheduled pass: written since the schedule's last pass over it. */
+export interface PassDue {
+  schedule: string;
+  ownerId: string;
+  /** Changes whenever the owner is made due again (compared when the pass clears it). */
+  token: string;
 }
 
 /** What a keyed write saw: the ids of the key's versions not superseded then. */
@@ -372,6 +392,20 @@ export interface ReflectionBookkeeping {
   recentSources(ownerId: string, opts: { now: string; limit: number }): Promise<Memory[]>;
 }
 
+/**
+ * What the scheduled passes read to visit only the owners that changed: one
+ * job per owner written since the schedule's last pass over it, not every
+ * owner every hour.
+ */
+export interface ScheduledPasses {
+  /**
+   * The owners due for `schedule`, in owner id order; with `after`, only
+   * owners after it (a cursor), at most `limit`. Only due owners are kept,
+   * so the cost follows the owners written since, not the store's size.
+   */
+  duePasses(schedule: string, opts: { after?: string; limit: number }): Promise<PassDue[]>;
+}
+
 /** Vectors by memory, for re-embedding and compaction. */
 export interface EmbeddingStore {
   /** Ids of the owner's memories whose embeddingModel is not `model`, oldest first. */
@@ -516,6 +550,7 @@ export interface MemoryStore
     ReadLog,
     JobOutbox,
     ReflectionBookkeeping,
+    ScheduledPasses,
     EmbeddingStore,
     AuditLog,
     IdempotencyRecords,

@@ -14,6 +14,12 @@ export function requireOwner(ownerId: unknown): asserts ownerId is string {
   }
 }
 
+/** Throw invalid_input for a blank or non-string name (a schedule's, say). */
+export function requireName(value: unknown, field = 'name'): asserts value is string {
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new KeepGraphError('invalid_input', `${field} must not be blank`);
+}
+
 /** Cheap checks first, so a bad batch fails before a store takes a lock. */
 export function checkWriteBatch(batch: WriteBatch, dimensions: number): void {
   for (const { memory: m, embedding } of batch.memories) {
@@ -57,6 +63,11 @@ export function checkWriteBatch(batch: WriteBatch, dimensions: number): void {
       throw new KeepGraphError('invalid_input', 'job owner must not be blank', { id: j.id });
     }
   }
+  for (const d of [...(batch.due ?? []), ...(batch.passed ?? [])]) {
+    requireName(d.schedule, 'schedule');
+    requireOwner(d.ownerId);
+  }
+  for (const p of batch.passed ?? []) requireName(p.token, 'pass token');
 }
 
 /**

@@ -7,7 +7,7 @@
 // class holds no pass-through methods.
 import { KeepGraphError, type ErrorCode } from '../errors.ts';
 import type { MemoryStore, ReadLogQuery, StoreLifecycle } from './memory-store.ts';
-import { checkLimit, requireOwner } from './store-checks.ts';
+import { checkLimit, requireName, requireOwner } from './store-checks.ts';
 
 /** The port members a store implements as operations: all but the lifecycle. */
 export type StoreOperationName = Exclude<keyof MemoryStore, keyof StoreLifecycle>;
@@ -51,6 +51,7 @@ export const STORE_OPERATIONS = [
   'unreflectedEpisodes',
   'countUnreflected',
   'recentSources',
+  'duePasses',
   'staleEmbeddings',
   'replaceEmbeddings',
   'getEmbeddings',
@@ -157,6 +158,10 @@ export const ARGUMENT_CHECKS: {
   unreflectedEpisodes: ownerAndLimit,
   countUnreflected: owner,
   recentSources: ownerAndLimit,
+  duePasses: (schedule, opts) => {
+    requireName(schedule, 'schedule');
+    checkLimit(opts.limit);
+  },
   staleEmbeddings: (ownerId, _model, limit) => ownerAndLimit(ownerId, { limit }),
   replaceEmbeddings: owner,
   getEmbeddings: owner,

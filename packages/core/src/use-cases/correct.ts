@@ -8,6 +8,7 @@ import { KeepGraphError } from '../errors.ts';
 import { ownerCap } from '../policy/index.ts';
 import { embeddingText } from '../indexed-text.ts';
 import { triggeredJobs } from '../jobs/triggers.ts';
+import { passesDue } from '../jobs/scheduled-pass.ts';
 import { rederiveJob } from '../jobs/job-ids.ts';
 import {
   AUTHORITIES,
@@ -200,6 +201,7 @@ export async function correctMemory(
             )
           : []),
       ],
+      due: passesDue(ownerId, memories),
       keys: decided.p.keys,
     });
   });

@@ -26,6 +26,7 @@ import { OWNER_ID, arg, uncheckedArg, type ParsedArgs } from './define.ts';
 import { evictOverCap } from './forget.ts';
 import { embeddingText } from '../indexed-text.ts';
 import { triggeredJobs } from '../jobs/triggers.ts';
+import { passesDue } from '../jobs/scheduled-pass.ts';
 
 export interface RememberResult {
   memory: Memory;
@@ -325,6 +326,7 @@ export async function remember(
       sessionMessages: [],
       audit: prepared.audit,
       jobs: await triggeredJobs(deps, ownerId, memories),
+      due: passesDue(ownerId, memories),
       keys: prepared.keys,
     });
   });
@@ -456,6 +458,7 @@ export async function rememberMany(
         sessionMessages: [],
         audit: ok.flatMap((o) => o.p.audit),
         jobs: await triggeredJobs(deps, ownerId, memories),
+        due: passesDue(ownerId, memories),
         keys: ok.flatMap((o) => o.p.keys),
       });
     });
