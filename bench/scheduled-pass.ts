@@ -57,7 +57,12 @@ for (let i = 0; i < owners.length; i += 100) {
     for (let j = 0; j < perOwner; j++) {
       const k = Math.floor(r() * pool.length);
       mine.push({
-        memory: benchMemory(ownerId, `${ownerId}-m${j}`, pool[k]!, at, expires),
+        // Stored by the model in use, as the engine stores them (another model's
+        // vectors would be embedded again by compaction on every pass).
+        memory: {
+          ...benchMemory(ownerId, `${ownerId}-m${j}`, pool[k]!, at, expires),
+          embeddingModel: embedder.modelId,
+        },
         embedding: jitter(poolVectors[k]!, r),
       });
     }
