@@ -67,6 +67,12 @@ export interface TransformersEmbedderOptions {
    * loads eagerly so its first request does not pay for it.
    */
   lazy?: boolean;
+  /**
+   * ONNX Runtime's intra-op threads for one inference; ONNX Runtime's own
+   * default (one per core) when not given. bench/embed-threads.ts measures
+   * what it changes.
+   */
+  threads?: number;
 }
 
 interface LoadedModel {
@@ -79,7 +85,11 @@ interface LoadedModel {
 // different folders must not interleave: chain them.
 let loadQueue: Promise<unknown> = Promise.resolve();
 
-async function loadModel(modelsDir: string, modelId: string): Promise<LoadedModel> {
+async function loadModel(
+  modelsDir: string,
+  modelId: string,
+  threads: number | undefined,
+): Promise<LoadedModel> {
   const load = async () => {
     const { AutoModel, AutoTokenizer, Tensor, env } = await import('@huggingface/transformers');
     env.allowRemoteModels = false;
@@ -91,6 +101,7 @@ async function loadModel(modelsDir: string, modelId: string): Promise<LoadedMode
       dtype: 'q8',
       device: 'cpu',
       local_files_only: true,
+      ...(threads ? { session_options: { intraOpNumThreads: threads } } : {}),
     });
     return { tokenizer, model, Tensor };
   };
@@ -124,6 +135,8 @@ export async function createTransformersEmbedder(
   const batchSize = opts.batchSize ?? 32;
   if (!Number.isInteger(batchSize) || batchSize < 1)
     throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
+  if (opts.threads !== undefined && (!Number.isInteger(opts.threads) || opts.threads < 1))
+    throw new Error(`threads must be a positive integer, got ${opts.threads}`);
 
   const required = [
     'config.json',
@@ -141,7 +154,7 @@ export async function createTransformersEmbedder(
   // Loaded once; a failed lazy load is tried again on the next embed.
   let loading: Promise<LoadedModel> | null = null;
   const loaded = (): Promise<LoadedModel> =>
-    (loading ??= loadModel(modelsDir, modelId).catch((e: unknown) => {
+    (loading ??= loadModel(modelsDir, modelId, opts.threads).catch((e: unknown) => {
       loading = null;
       const err = new KeepGraphError(
         'embedder_unavailable',

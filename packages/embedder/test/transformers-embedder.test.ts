@@ -105,3 +105,17 @@ describe('a lazily loaded model', () => {
     expect(a.map((v) => Array.from(v))).toEqual(b.map((v) => Array.from(v)));
   });
 });
+
+describe('the intra-op thread count', () => {
+  it('is a positive integer, and one thread gives the same vectors as the default', async () => {
+    await expect(createTransformersEmbedder({ threads: 0 })).rejects.toThrow(/threads/);
+    await expect(createTransformersEmbedder({ threads: 1.5 })).rejects.toThrow(/threads/);
+    const one = await createTransformersEmbedder({ threads: 1 });
+    const dflt = await createTransformersEmbedder();
+    const texts = ['The user prefers aisle seats.', 'Which seat should I book for Friday?'];
+    for (const purpose of ['query', 'document'] as const) {
+      const [a, b] = await Promise.all([one.embed(texts, purpose), dflt.embed(texts, purpose)]);
+      expect(a.map((v) => Array.from(v))).toEqual(b.map((v) => Array.from(v)));
+    }
+  });
+});
