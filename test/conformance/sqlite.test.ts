@@ -16,18 +16,28 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 let embedder: Promise<Embedder> | null = null;
 
-runMemoryStoreConformance({
-  name: 'sqlite',
-  async makeStore() {
-    const store = createSqliteStore({ path: join(dir, `kg-${++n}.db`) });
-    return {
-      store,
-      // The files as they are on disk, WAL included: no probe checkpoint, so
-      // a deletion must clear the WAL itself.
-      rawContent: async () => rawFilesAsIs(store),
-      tamperAuditEvent: (seq) => tamperAuditEvent(store, seq),
-      close: () => store.close(),
-    };
-  },
-  embedder: () => (embedder ??= createTransformersEmbedder()),
-});
+// Twice: as shipped (sqlite-vec answers owners below 10,000 vectors, so
+// every owner here), and with the in-memory vector index serving every owner.
+for (const [name, vectorIndexMinVectors] of [
+  ['sqlite', undefined],
+  ['sqlite, vector index for every owner', 0],
+] as const) {
+  runMemoryStoreConformance({
+    name,
+    async makeStore() {
+      const store = createSqliteStore({
+        path: join(dir, `kg-${++n}.db`),
+        ...(vectorIndexMinVectors === undefined ? {} : { vectorIndexMinVectors }),
+      });
+      return {
+        store,
+        // The files as they are on disk, WAL included: no probe checkpoint, so
+        // a deletion must clear the WAL itself.
+        rawContent: async () => rawFilesAsIs(store),
+        tamperAuditEvent: (seq) => tamperAuditEvent(store, seq),
+        close: () => store.close(),
+      };
+    },
+    embedder: () => (embedder ??= createTransformersEmbedder()),
+  });
+}

@@ -12,6 +12,7 @@ import { recordJobs } from './outbox.ts';
 import type { Statements } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
+import { VectorChanges } from './vector-index/owner-indexes.ts';
 
 interface ClosureRow {
   id: string;
@@ -40,7 +41,12 @@ function detachLinks(
 }
 
 /** Delete the closure rows and everything hanging off them; returns the counts. */
-function deleteClosure(ctx: StoreContext, ownerId: string, rows: ClosureRow[]) {
+function deleteClosure(
+  ctx: StoreContext,
+  ownerId: string,
+  rows: ClosureRow[],
+  vectors: VectorChanges,
+) {
   const { st } = ctx;
   const ids = JSON.stringify(rows.map((r) => r.id));
   const p = { ownerId, ids };
@@ -51,8 +57,11 @@ function deleteClosure(ctx: StoreContext, ownerId: string, rows: ClosureRow[]) {
   const fts = st.sql('DELETE FROM memory_fts_owned WHERE rowid = ?');
   // vec0 and FTS5 are virtual tables: one row at a time by key is what
   // both plan as a point delete.
+  const removed = vectors.change(ownerId).removed;
   for (const r of rows) {
-    embeddingsDeleted += vec.run(r.id).changes;
+    const n = vec.run(r.id).changes;
+    if (n > 0) removed.push(r.id);
+    embeddingsDeleted += n;
     fullTextEntriesDeleted += fts.run(r.rid).changes;
   }
 
@@ -148,7 +157,7 @@ function deleteClosure(ctx: StoreContext, ownerId: string, rows: ClosureRow[]) {
 
 /** Run a cascade; throws not_found when none of the roots is this owner's. */
 export function deleteCascade(ctx: StoreContext, req: CascadeRequest): DeletionReceipt {
-  const run = ctx.db.transaction((): DeletionReceipt => {
+  const run = ctx.db.transaction((): [DeletionReceipt, () => void] => {
     const rootIds = JSON.stringify([...new Set(req.rootIds)]);
     const rows = ctx.st
       .file('cascade-closure')
@@ -178,7 +187,8 @@ export function deleteCascade(ctx: StoreContext, req: CascadeRequest): DeletionR
       survivingSources: (JSON.parse(r.surviving_json) as string[]).sort(),
     }));
 
-    const counts = deleteClosure(ctx, req.ownerId, rows);
+    const vectors = new VectorChanges();
+    const counts = deleteClosure(ctx, req.ownerId, rows, vectors);
     const receipt = cascadeReceipt(req, {
       deletedMemoryIds,
       deletedContentHashes,
@@ -194,7 +204,10 @@ export function deleteCascade(ctx: StoreContext, req: CascadeRequest): DeletionR
       req.at,
     );
     appendAuditEvents(ctx.st, cascadeAuditEvents(req, receipt));
-    return receipt;
+    return [receipt, ctx.vectors.record(vectors)];
   });
-  return run.immediate();
+  const [receipt, committed] = run.immediate();
+  // Only a committed deletion reaches the in-memory indexes.
+  committed();
+  return receipt;
 }

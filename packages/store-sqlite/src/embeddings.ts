@@ -4,6 +4,7 @@ import { checkEmbeddingUpdates } from '@keepgraph/core';
 import type { EmbeddingUpdate } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
+import { VectorChanges } from './vector-index/owner-indexes.ts';
 
 /** Ids of the owner's memories not embedded by `model`, oldest first. */
 export function staleEmbeddings(
@@ -28,7 +29,9 @@ export function replaceEmbeddings(
 ): void {
   checkEmbeddingUpdates(updates, ctx.dimensions);
   if (updates.length === 0) return;
-  const run = ctx.db.transaction(() => {
+  const run = ctx.db.transaction((): (() => void) => {
+    const vectors = new VectorChanges();
+    const change = vectors.change(ownerId);
     const row = ctx.st.sql(
       'SELECT expires_ms, valid_from_ms FROM memories WHERE owner_id = ? AND id = ?',
     );
@@ -43,12 +46,19 @@ export function replaceEmbeddings(
     for (const u of updates) {
       const m = row.get(ownerId, u.id) as { expires_ms: number; valid_from_ms: number } | undefined;
       if (!m) continue;
-      del.run(u.id);
+      if (del.run(u.id).changes > 0) change.removed.push(u.id);
       insert.run(u.id, ownerId, u.embedding, BigInt(m.expires_ms), BigInt(m.valid_from_ms));
+      change.added.push({
+        id: u.id,
+        vector: u.embedding,
+        expiresMs: m.expires_ms,
+        validFromMs: m.valid_from_ms,
+      });
       setModel.run(u.model, ownerId, u.id);
     }
+    return ctx.vectors.record(vectors);
   });
-  run.immediate();
+  run.immediate()();
 }
 
 /** Ids per query: json_each has no bound, this only caps one statement's work. */

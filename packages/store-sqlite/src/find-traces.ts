@@ -85,6 +85,8 @@ export function findTraces(
     const row = vec.get(id) as { memory_id: string; owner_id: string } | undefined;
     if (row && row.owner_id === ownerId)
       traces.push({ where: VECTOR_TABLE, id, detail: 'embedding' });
+    if (ctx.vectors.holds(ownerId, id))
+      traces.push({ where: 'vector_index', id, detail: 'in-memory index entry' });
   }
 
   // Session-buffer copies written without a memoryId link are found by the

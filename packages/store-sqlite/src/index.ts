@@ -5,3 +5,5 @@ export type { SqliteStoreOptions } from './sqlite-store.ts';
 export { migrate, readMigrations, migrationChecksum } from './migrate.ts';
 export type { MigrationFile, MigrationResult } from './migrate.ts';
 export { toFtsMatch } from './fts-query.ts';
+export { FlatVectorIndex } from './vector-index/flat-index.ts';
+export type { IndexEntry } from './vector-index/flat-index.ts';

@@ -25,16 +25,53 @@ export function searchVector(
   const { limit, nowMs } = checkOptions(opts);
   checkQueryVector(vector, ctx.dimensions);
   if (limit === 0) return [];
-  const stmt = ctx.st.file('search-vector');
   // Superseded memories are filtered after the KNN, so fetch more than
   // asked and widen until enough survive or k reaches sqlite-vec's cap.
+  const knn = (k: number) =>
+    indexedNearest(ctx, ownerId, vector, k, nowMs, limit) ??
+    (ctx.st.file('search-vector').all({ ownerId, vector, k, nowMs, limit }) as {
+      id: string;
+      distance: number;
+    }[]);
   let k = Math.min(MAX_K, Math.max(limit * 4, 32));
-  let rows = stmt.all({ ownerId, vector, k, nowMs, limit }) as { id: string; distance: number }[];
+  let rows = knn(k);
   while (rows.length < limit && k < MAX_K) {
     k = Math.min(MAX_K, k * 4);
-    rows = stmt.all({ ownerId, vector, k, nowMs, limit }) as { id: string; distance: number }[];
+    rows = knn(k);
   }
   return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
+}
+
+/**
+ * The same answer as search-vector through the owner's in-memory index,
+ * or null when the owner has none (below its size threshold). Ties keep
+ * search-vector's order: the newer memory first.
+ */
+function indexedNearest(
+  ctx: StoreContext,
+  ownerId: string,
+  vector: Float32Array,
+  k: number,
+  nowMs: number,
+  limit: number,
+): { id: string; distance: number }[] | null {
+  const hits = ctx.vectors.search(ownerId, vector, k, nowMs);
+  if (hits === null) return null;
+  const live = new Map(
+    (
+      ctx.st
+        .file('live-among')
+        .all({ ownerId, ids: JSON.stringify(hits.map((h) => h.id)), nowMs }) as {
+        id: string;
+        rid: number;
+      }[]
+    ).map((r) => [r.id, r.rid]),
+  );
+  return hits
+    .filter((h) => live.has(h.id))
+    .map((h) => ({ id: h.id, distance: 1 - h.score, rid: live.get(h.id)! }))
+    .sort((a, b) => a.distance - b.distance || b.rid - a.rid)
+    .slice(0, limit);
 }
 
 /** BM25 hits for the words of `query`; an empty or punctuation-only query finds nothing. */

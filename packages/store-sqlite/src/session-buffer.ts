@@ -87,6 +87,7 @@ export function deleteOwnerResidue(ctx: StoreContext, ownerId: string): OwnerRes
   return ctx.db.transaction(() => {
     // Not counted in the residue: a due pass holds nothing of the owner's but its id.
     deleteOwnerPasses(st, ownerId);
+    ctx.vectors.dropOwner(ownerId);
     return {
       sessionMessages: st.sql('DELETE FROM session_messages WHERE owner_id = ?').run(ownerId)
         .changes,

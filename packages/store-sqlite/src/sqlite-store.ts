@@ -22,6 +22,8 @@ import * as sessions from './session-buffer.ts';
 import { sqliteDriverError } from './sqlite-errors.ts';
 import type { StoreContext } from './store-context.ts';
 import { ensureVectorTable } from './vector-table.ts';
+import type { FlatVectorIndex } from './vector-index/flat-index.ts';
+import { OwnerVectorIndexes } from './vector-index/owner-indexes.ts';
 import { writeBatch } from './write-batch.ts';
 
 /**
@@ -63,6 +65,12 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Directory of numbered migrations (default: graph-schema/sqlite). For tests. */
   migrationsDir?: string;
+  /**
+   * Owners with at least this many vectors are searched through an
+   * in-memory index instead of sqlite-vec's exact scan (default 10,000;
+   * 0 indexes every owner, which the tests use).
+   */
+  vectorIndexMinVectors?: number;
 }
 
 /** The SQLite MemoryStore, with the extras tests and the CLI use. */
@@ -84,10 +92,18 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
   protected open(opts: { dimensions: number }): Promise<StoreContext> {
     migrate(this.db, this.opts.migrationsDir === undefined ? {} : { dir: this.opts.migrationsDir });
     ensureVectorTable(this.db, opts.dimensions);
+    OwnerVectorIndexes.seed(this.db);
+    const st = new Statements(this.db);
     return Promise.resolve({
       db: this.db,
-      st: new Statements(this.db),
+      st,
       dimensions: opts.dimensions,
+      vectors: new OwnerVectorIndexes(
+        this.db,
+        st,
+        opts.dimensions,
+        this.opts.vectorIndexMinVectors,
+      ),
       afterDelete: (result) => {
         this.checkpoint();
         return result;
@@ -101,6 +117,23 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
    */
   checkpoint(): void {
     if (!this.isClosed && this.dbFilePath !== null) this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  /**
+   * The in-memory vector index held for this owner, if any (none below the
+   * size threshold, or before its first search). For tests and probes that
+   * prove a deleted vector is gone from memory.
+   */
+  heldVectorIndex(ownerId: string): Promise<FlatVectorIndex | null> {
+    return this.run((ctx) => {
+      ctx.vectors.dropStale();
+      return ctx.vectors.heldIndex(ownerId);
+    });
+  }
+
+  /** Owners indexed in memory, their vectors and the bytes the index arrays take. */
+  vectorIndexStats(): Promise<{ owners: number; vectors: number; bytes: number }> {
+    return this.run((ctx) => ctx.vectors.stats());
   }
 
   protected shutdown(): Promise<void> {

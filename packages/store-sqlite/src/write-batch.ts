@@ -14,12 +14,13 @@ import { recordPasses } from './scheduled-passes.ts';
 import { memoryToParams, toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
+import { VectorChanges } from './vector-index/owner-indexes.ts';
 
 function validate(ctx: StoreContext, batch: WriteBatch): void {
   checkWriteBatch(batch, ctx.dimensions);
 }
 
-function insertMemory(ctx: StoreContext, w: MemoryWrite): void {
+function insertMemory(ctx: StoreContext, w: MemoryWrite, vectors: VectorChanges): void {
   const m = w.memory;
   const params = memoryToParams(m);
   const { rid } = ctx.st.file('insert-memory').get(params) as { rid: number };
@@ -35,6 +36,12 @@ function insertMemory(ctx: StoreContext, w: MemoryWrite): void {
         `INSERT INTO ${VECTOR_TABLE} (memory_id, owner_id, embedding, expires_ms, valid_from_ms) VALUES (?, ?, ?, ?, ?)`,
       )
       .run(m.id, m.ownerId, w.embedding, BigInt(params.expires_ms), BigInt(params.valid_from_ms));
+    vectors.change(m.ownerId).added.push({
+      id: m.id,
+      vector: w.embedding,
+      expiresMs: params.expires_ms,
+      validFromMs: params.valid_from_ms,
+    });
   }
   linkEntities(ctx.st, m);
   linkSources(ctx.st, m);
@@ -43,7 +50,8 @@ function insertMemory(ctx: StoreContext, w: MemoryWrite): void {
 /** Apply a WriteBatch atomically. */
 export function writeBatch(ctx: StoreContext, batch: WriteBatch): void {
   validate(ctx, batch);
-  const run = ctx.db.transaction(() => {
+  const run = ctx.db.transaction((): (() => void) => {
+    const vectors = new VectorChanges();
     // IMMEDIATE: this transaction holds the write lock, so what it reads
     // of a key now is what it writes against.
     const current = ctx.st.sql(
@@ -51,7 +59,7 @@ export function writeBatch(ctx: StoreContext, batch: WriteBatch): void {
     );
     for (const k of batch.keys ?? [])
       checkKeyExpectation(k.currentIds, current.pluck().all(k.ownerId, k.key) as string[]);
-    for (const w of batch.memories) insertMemory(ctx, w);
+    for (const w of batch.memories) insertMemory(ctx, w, vectors);
     // Edges after all inserts, so a batch may hold a summary and its sources.
     for (const w of batch.memories) linkDerivedFrom(ctx.st, w.memory);
 
@@ -92,6 +100,8 @@ export function writeBatch(ctx: StoreContext, batch: WriteBatch): void {
     if (batch.jobs) recordJobs(ctx.st, batch.jobs, outboxRecordedAt(batch));
     recordPasses(ctx.st, batch);
     appendAuditEvents(ctx.st, batch.audit);
+    return ctx.vectors.record(vectors);
   });
-  run.immediate();
+  // The in-memory indexes learn of the vectors once they are committed.
+  run.immediate()();
 }

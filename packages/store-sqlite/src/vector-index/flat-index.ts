@@ -1,0 +1,242 @@
+// An in-memory approximate nearest-neighbour index of one owner's vectors:
+// a scan of one-bit-per-dimension codes (the sign of each dimension after
+// subtracting the owner's mean vector at build time) picks candidates by
+// Hamming distance, and the candidates are rescored exactly by cosine on
+// float copies. Measured at 100k vectors of the real model (bench/README):
+// 1,000 candidates give recall@10 of 0.99 against the exact scan.
+//
+// Deletion is real: a removed vector's slot is overwritten by the last one
+// and the freed slot is zeroed, so neither its floats nor its code stay in
+// memory (no tombstones, the "ghost index" failure HNSW libraries have,
+// whose delete only marks a node). The index is never written to disk; it
+// is rebuilt from SQLite, the source of truth.
+import { popcount32 } from './popcount.ts';
+
+/** One vector of the index, with the validity window the search filters on. */
+export interface IndexEntry {
+  id: string;
+  vector: Float32Array;
+  expiresMs: number;
+  validFromMs: number;
+}
+
+/** Candidates rescored exactly per search, at least (more for large k). */
+export const MIN_CANDIDATES = 1000;
+
+const INITIAL_CAPACITY = 1024;
+
+export class FlatVectorIndex {
+  private readonly words: number;
+  private capacity = 0;
+  private count = 0;
+  private ids: string[] = [];
+  private readonly slots = new Map<string, number>();
+  /** Unit-length copies, `dimensions` floats a slot. */
+  private vectors = new Float32Array(0);
+  /** Sign codes, `words` 32-bit words a slot. */
+  private codes = new Uint32Array(0);
+  private expires = new Float64Array(0);
+  private validFrom = new Float64Array(0);
+
+  private constructor(
+    readonly dimensions: number,
+    /** The mean the codes are centred on; fixed for the index's life. */
+    private readonly center: Float32Array,
+  ) {
+    this.words = Math.ceil(dimensions / 32);
+  }
+
+  /** An index of `entries`, centred on their mean. */
+  static build(dimensions: number, entries: readonly IndexEntry[]): FlatVectorIndex {
+    const center = new Float32Array(dimensions);
+    const unit = new Float32Array(dimensions);
+    for (const e of entries) {
+      normalizeInto(e.vector, unit);
+      for (let j = 0; j < dimensions; j++) center[j]! += unit[j]! / entries.length;
+    }
+    const index = new FlatVectorIndex(dimensions, center);
+    index.grow(Math.max(INITIAL_CAPACITY, entries.length));
+    for (const e of entries) index.add(e);
+    return index;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  has(id: string): boolean {
+    return this.slots.has(id);
+  }
+
+  /** Add a vector, or replace the one stored under the same id. */
+  add(e: IndexEntry): void {
+    let slot = this.slots.get(e.id);
+    if (slot === undefined) {
+      if (this.count === this.capacity) this.grow(this.capacity * 2);
+      slot = this.count++;
+      this.slots.set(e.id, slot);
+      this.ids[slot] = e.id;
+    }
+    const d = this.dimensions;
+    const v = this.vectors.subarray(slot * d, (slot + 1) * d);
+    normalizeInto(e.vector, v);
+    this.encode(v, this.codes, slot * this.words);
+    this.expires[slot] = e.expiresMs;
+    this.validFrom[slot] = e.validFromMs;
+  }
+
+  /** Remove a vector for real: the last slot moves into its place and is zeroed. */
+  remove(id: string): boolean {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return false;
+    const last = this.count - 1;
+    const d = this.dimensions;
+    const w = this.words;
+    if (slot !== last) {
+      this.vectors.copyWithin(slot * d, last * d, (last + 1) * d);
+      this.codes.copyWithin(slot * w, last * w, (last + 1) * w);
+      this.expires[slot] = this.expires[last]!;
+      this.validFrom[slot] = this.validFrom[last]!;
+      const moved = this.ids[last]!;
+      this.ids[slot] = moved;
+      this.slots.set(moved, slot);
+    }
+    this.vectors.fill(0, last * d, (last + 1) * d);
+    this.codes.fill(0, last * w, (last + 1) * w);
+    this.expires[last] = 0;
+    this.validFrom[last] = 0;
+    this.ids.length = last;
+    this.slots.delete(id);
+    this.count = last;
+    return true;
+  }
+
+  /**
+   * The `k` live vectors (expiresMs > now, validFromMs <= now) nearest to
+   * `query` by cosine, best first: candidates by code distance, then exact.
+   */
+  search(query: Float32Array, k: number, nowMs: number): { id: string; score: number }[] {
+    const n = this.count;
+    if (k <= 0 || n === 0) return [];
+    const d = this.dimensions;
+    const w = this.words;
+    const q = normalizeInto(query, new Float32Array(d));
+    const qc = new Uint32Array(w);
+    this.encode(q, qc, 0);
+
+    // Code distances of live slots (d + 1 = not live), and their histogram.
+    const dist = new Uint16Array(n);
+    const hist = new Uint32Array(d + 2);
+    const codes = this.codes;
+    for (let i = 0, o = 0; i < n; i++, o += w) {
+      let s = d + 1;
+      if (this.expires[i]! > nowMs && this.validFrom[i]! <= nowMs) {
+        s = 0;
+        for (let j = 0; j < w; j++) s += popcount32(codes[o + j]! ^ qc[j]!);
+      }
+      dist[i] = s;
+      hist[s]!++;
+    }
+    // The code distance below which the wanted candidates lie, and how many
+    // of those at the cut itself to take.
+    const wanted = Math.min(n - hist[d + 1]!, Math.max(MIN_CANDIDATES, 2 * k));
+    let cut = 0;
+    let below = 0;
+    while (cut <= d && below + hist[cut]! < wanted) below += hist[cut++]!;
+    let atCut = wanted - below;
+
+    const picked = new Int32Array(wanted);
+    const scores = new Float64Array(wanted);
+    let m = 0;
+    const vectors = this.vectors;
+    for (let i = 0; i < n && m < wanted; i++) {
+      const s = dist[i]!;
+      if (s > cut || (s === cut && atCut-- <= 0)) continue;
+      let dot = 0;
+      for (let j = 0, o = i * d; j < d; j++) dot += vectors[o + j]! * q[j]!;
+      picked[m] = i;
+      scores[m++] = dot;
+    }
+    const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
+    return order.slice(0, k).map((i) => ({ id: this.ids[picked[i]!]!, score: scores[i]! }));
+  }
+
+  /** Zero every array and forget every id: for an index being dropped. */
+  wipe(): void {
+    this.vectors.fill(0);
+    this.codes.fill(0);
+    this.expires.fill(0);
+    this.validFrom.fill(0);
+    this.ids = [];
+    this.slots.clear();
+    this.count = 0;
+  }
+
+  /**
+   * Every byte the index holds of vectors and codes, for tests that prove a
+   * removed vector is gone from memory. Views, not copies.
+   */
+  rawBuffers(): Uint8Array[] {
+    return [
+      new Uint8Array(this.vectors.buffer, this.vectors.byteOffset, this.vectors.byteLength),
+      new Uint8Array(this.codes.buffer, this.codes.byteOffset, this.codes.byteLength),
+    ];
+  }
+
+  /** The stored (unit-length) copy of a vector, or null. */
+  storedVector(id: string): Float32Array | null {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return null;
+    return this.vectors.slice(slot * this.dimensions, (slot + 1) * this.dimensions);
+  }
+
+  /** Bytes held by the typed arrays (ids and the map come on top). */
+  get byteLength(): number {
+    return (
+      this.vectors.byteLength +
+      this.codes.byteLength +
+      this.expires.byteLength +
+      this.validFrom.byteLength
+    );
+  }
+
+  private encode(unit: Float32Array, out: Uint32Array, at: number): void {
+    const d = this.dimensions;
+    for (let word = 0; word < this.words; word++) {
+      let bits = 0;
+      for (let b = 0, j = word * 32; b < 32 && j < d; b++, j++)
+        if (unit[j]! > this.center[j]!) bits |= 1 << b;
+      out[at + word] = bits >>> 0;
+    }
+  }
+
+  /** Reallocate to `capacity` slots; the old arrays are zeroed, not left to the GC. */
+  private grow(capacity: number): void {
+    const d = this.dimensions;
+    const w = this.words;
+    const vectors = new Float32Array(capacity * d);
+    const codes = new Uint32Array(capacity * w);
+    const expires = new Float64Array(capacity);
+    const validFrom = new Float64Array(capacity);
+    vectors.set(this.vectors.subarray(0, this.count * d));
+    codes.set(this.codes.subarray(0, this.count * w));
+    expires.set(this.expires.subarray(0, this.count));
+    validFrom.set(this.validFrom.subarray(0, this.count));
+    this.vectors.fill(0);
+    this.codes.fill(0);
+    this.vectors = vectors;
+    this.codes = codes;
+    this.expires = expires;
+    this.validFrom = validFrom;
+    this.capacity = capacity;
+  }
+}
+
+/** `v / |v|` into `out` (zeros for a zero vector); returns `out`. */
+function normalizeInto(v: Float32Array, out: Float32Array): Float32Array {
+  let norm = 0;
+  for (let j = 0; j < v.length; j++) norm += v[j]! * v[j]!;
+  const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+  for (let j = 0; j < v.length; j++) out[j] = v[j]! * inv;
+  return out;
+}
