@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqliteMemoryStore } from '../src/index.ts';
 import { toFtsMatch } from '../src/index.ts';
+import { FULL_TEXT_WINDOW } from '../src/search.ts';
 import { DIM, NOW, T0, axis, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
 
 let store: SqliteMemoryStore;
@@ -129,6 +130,26 @@ describe('searchText', () => {
       'owner_key:"zzjw" AND ("hello" OR "world" OR "near" OR "x")',
     );
     expect(toFtsMatch('!!!', 'o')).toBeNull();
+  });
+
+  it('ranks only the newest FULL_TEXT_WINDOW matches of a query, and every match of a smaller owner', async () => {
+    const owner = newOwner();
+    // The oldest memory is the best BM25 match; FULL_TEXT_WINDOW newer ones follow it.
+    const oldest = makeMemory(owner, { text: 'zebra zebra zebra' });
+    await store.write(batchOf([oldest]));
+    const ranked = async () =>
+      (await store.searchText(owner, 'zebra', { limit: 1, now: NOW }))[0]!.id;
+    const newer = Array.from({ length: FULL_TEXT_WINDOW }, (_, i) =>
+      makeMemory(owner, { text: `a zebra crossed street number ${i} of the long town` }),
+    );
+    await store.write(batchOf(newer.slice(0, -1)));
+    expect(await ranked()).toBe(oldest.id);
+    await store.write(batchOf(newer.slice(-1)));
+    expect(await ranked()).not.toBe(oldest.id);
+    // Outside the window it is not ranked at all (vector and entity search still reach it).
+    const all = await store.searchText(owner, 'zebra', { limit: FULL_TEXT_WINDOW + 1, now: NOW });
+    expect(all).toHaveLength(FULL_TEXT_WINDOW);
+    expect(all.map((h) => h.id)).not.toContain(oldest.id);
   });
 
   it('skips expired and superseded memories', async () => {

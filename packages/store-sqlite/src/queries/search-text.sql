@@ -3,8 +3,14 @@
 -- column gets weight 0 (it only scopes the match). Equal scores (common:
 -- short turns that each name the same person once) go newest written first,
 -- by insertion order, so a run over the same writes ranks the same.
+-- Only matches at or after @minRid are ranked (the caller's window of the
+-- newest matches): FTS5 computes bm25 for every row it ranks. The owner is
+-- scoped twice: its key in @match, and the join on memories.owner_id (the
+-- full-text table's own owner_id column is not read: an unindexed column
+-- costs a row read per match).
 -- params: @ownerId  the owner
 --         @match    FTS5 expression built by toFtsMatch (quoted tokens only)
+--         @minRid   lowest rowid to rank (0 = every match)
 --         @nowMs    epoch ms of "now"
 --         @limit    results to return
 -- returns: id, score (higher is better)
@@ -12,7 +18,7 @@ SELECT m.id, -bm25(memory_fts_owned, 1.0, 0.0) AS score
   FROM memory_fts_owned
   JOIN memories m ON m.rid = memory_fts_owned.rowid
  WHERE memory_fts_owned MATCH @match
-   AND memory_fts_owned.owner_id = @ownerId
+   AND memory_fts_owned.rowid >= @minRid
    AND m.owner_id = @ownerId
    AND m.superseded_by IS NULL
    AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
