@@ -4,8 +4,11 @@
 // and free of a deleted vector in search, in trace probes and in its bytes.
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSqliteStore, type SqliteMemoryStore } from '../src/index.ts';
+import { createSqliteStore, type IndexEntry, type SqliteMemoryStore } from '../src/index.ts';
+import { Statements } from '../src/queries.ts';
+import { fromChunks, throughVec0 } from '../src/vector-index/vec0-chunks.ts';
 import {
   DIM,
   NOW,
@@ -128,6 +131,37 @@ describe('vector index in the SQLite store', () => {
     ).rejects.toThrow();
     expect((await store.heldVectorIndex(owner))!.has(fresh.id)).toBe(false);
     expect((await store.searchVector(owner, v, opts)).map((h) => h.id)).not.toContain(fresh.id);
+  });
+
+  it('reads vec0 chunk tables whole exactly as vec0 reads them row by row', async () => {
+    const path = join(dir, 'kg.db');
+    const store = await storeAt(path, 0);
+    const owner = newOwner();
+    const other = newOwner();
+    // Three owners' writes interleaved, several chunks each, holes from deletions.
+    const mine: string[] = [];
+    for (let b = 0; b < 4; b++) {
+      const ms = Array.from({ length: 150 }, (_, i) =>
+        makeMemory(owner, {
+          text: `mine ${b} ${i}`,
+          expiresAt: `2031-01-0${1 + (i % 9)}T00:00:00.000Z`,
+        }),
+      );
+      mine.push(...ms.map((m) => m.id));
+      await store.write(batchOf(ms));
+      await store.write(batchOf([makeMemory(other, { text: `theirs ${b}` })]));
+    }
+    for (const id of [mine[0]!, mine[300]!, mine[599]!]) await forget(store, owner, id);
+    const db = new Database(path, { readonly: true });
+    sqliteVec.load(db);
+    const st = new Statements(db);
+    const byId = (xs: IndexEntry[]) => [...xs].sort((a, b) => a.id.localeCompare(b.id));
+    const fast = fromChunks(st, owner, DIM)!;
+    expect(fast).toHaveLength(597);
+    expect(byId(fast)).toEqual(byId(throughVec0(st, owner)));
+    db.close();
+    await store.searchVector(owner, randomUnitVector(), opts);
+    expect((await store.heldVectorIndex(owner))!.size).toBe(597);
   });
 
   it('keeps small owners on sqlite-vec by default', async () => {

@@ -10,6 +10,7 @@
 import type { Db } from '../open-database.ts';
 import type { Statements } from '../queries.ts';
 import { VECTOR_TABLE } from '../vector-table.ts';
+import { readOwnerVectors } from './vec0-chunks.ts';
 import { FlatVectorIndex, type IndexEntry } from './flat-index.ts';
 
 /** Owners with at least this many vectors are searched through the index. */
@@ -205,27 +206,11 @@ export class OwnerVectorIndexes {
     this.drop(ownerId);
     // One read transaction: the epoch and the vectors it stands for.
     const held = this.db.transaction((): Held => {
-      const epoch = this.st
-        .sql('SELECT epoch FROM owner_vectors WHERE owner_id = ?')
-        .pluck()
-        .get(ownerId) as number;
-      const rows = this.st
-        .sql(
-          `SELECT memory_id, embedding, expires_ms, valid_from_ms FROM ${VECTOR_TABLE} WHERE owner_id = ?`,
-        )
-        .all(ownerId) as {
-        memory_id: string;
-        embedding: Buffer;
-        expires_ms: number;
-        valid_from_ms: number;
-      }[];
-      const entries = rows.map((r) => ({
-        id: r.memory_id,
-        vector: new Float32Array(new Uint8Array(r.embedding).buffer),
-        expiresMs: r.expires_ms,
-        validFromMs: r.valid_from_ms,
-      }));
-      return { epoch, index: FlatVectorIndex.build(this.dimensions, entries) };
+      const row = this.st
+        .sql('SELECT epoch, vectors FROM owner_vectors WHERE owner_id = ?')
+        .get(ownerId) as { epoch: number; vectors: number };
+      const entries = readOwnerVectors(this.st, ownerId, this.dimensions, row.vectors);
+      return { epoch: row.epoch, index: FlatVectorIndex.build(this.dimensions, entries) };
     })();
     this.held.set(ownerId, held);
     return held;
