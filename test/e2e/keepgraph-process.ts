@@ -15,6 +15,8 @@ export interface KeepGraphProcess {
   log(): string;
   /** SIGTERM and wait for the exit; with `graceMs`, SIGKILL if it has not exited by then. */
   stop(opts?: { graceMs?: number }): Promise<void>;
+  /** SIGKILL (a crash: nothing runs on the way out) and wait for the exit. */
+  kill(): Promise<void>;
 }
 
 /** Start the server on a free port over `dataDir`; `env` adds to this process's environment. */
@@ -85,6 +87,12 @@ export async function startKeepGraph(
           : setTimeout(() => server.kill('SIGKILL'), opts.graceMs);
       await exited;
       clearTimeout(killer);
+    },
+    async kill() {
+      if (server.exitCode !== null || server.signalCode !== null) return;
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGKILL');
+      await exited;
     },
   };
 }

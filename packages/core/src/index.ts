@@ -12,6 +12,7 @@ export * from './ports/memory-store.ts';
 export * from './ports/store-checks.ts';
 export * from './ports/cascade-audit.ts';
 export * from './ports/store-kit.ts';
+export * from './ports/read-journal.ts';
 export * from './ports/embedder.ts';
 export * from './ports/clock.ts';
 export * from './ports/job-queue.ts';

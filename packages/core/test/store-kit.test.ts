@@ -3,9 +3,10 @@
 // answers with a promise, driver errors become codes with the driver's error
 // on `cause`, and each port member runs its own operation with the context.
 // (Real stores are proven by the conformance suite.)
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   KeepGraphError,
+  JOURNAL_FREE,
   KitStore,
   STORE_OPERATIONS,
   isKeepGraphError,
@@ -37,8 +38,8 @@ class ToyStore extends KitStore<Ctx> {
   readonly kind = 'toy';
   shutdowns = 0;
   readonly state: Ctx = { dimensions: 0, calls: [] };
-  constructor() {
-    super(operations);
+  constructor(ops: StoreOperations<Ctx> = operations, readFlushMs?: number) {
+    super(ops, readFlushMs === undefined ? {} : { readFlushMs });
   }
   protected open(opts: { dimensions: number }): Promise<Ctx> {
     this.state.dimensions = opts.dimensions;
@@ -77,7 +78,7 @@ const VALID_ARGS: Record<(typeof STORE_OPERATIONS)[number], unknown[]> = {
   trimSession: ['o', 's', 1],
   deleteSessionMessages: ['o', {}],
   deleteOwnerResidue: ['o'],
-  logRead: [{ ownerId: 'o' }],
+  logReads: [[{ ownerId: 'o' }], []],
   readLog: ['o', lim],
   outboxPending: [1],
   outboxAck: [[]],
@@ -130,9 +131,16 @@ describe('the store kit', () => {
       const args = VALID_ARGS[name];
       const answer = call(...args);
       expect(answer).toBeInstanceOf(Promise);
-      expect(await answer).toBe(`${name}:384:${args.length}`);
+      // logReads is accepted (group commit) and written by the next operation that flushes.
+      if (name === 'logReads') expect(await answer).toBeUndefined();
+      else expect(await answer).toBe(`${name}:384:${args.length}`);
     }
-    expect(s.state.calls).toEqual([...STORE_OPERATIONS]);
+    const flushedBy = STORE_OPERATIONS.slice(STORE_OPERATIONS.indexOf('logReads') + 1).find(
+      (n) => !JOURNAL_FREE.has(n),
+    )!;
+    const expected: string[] = STORE_OPERATIONS.filter((n) => n !== 'logReads');
+    expected.splice(expected.indexOf(flushedBy), 0, 'logReads');
+    expect(s.state.calls).toEqual(expected);
   });
 
   it('checks owners and limits at the boundary, before an operation runs', async () => {
@@ -176,5 +184,123 @@ describe('the store kit', () => {
     const ours = await s.getByKey('ours', 'k').catch((e: unknown) => e);
     expect(code(ours)).toBe('not_found');
     expect((ours as Error).cause).toBeUndefined();
+  });
+
+  describe('group commit of reads', () => {
+    const read = (requestId: string) => ({
+      ownerId: 'o',
+      requestId,
+      principal: 'p',
+      sessionId: null,
+      memoryIds: ['m'],
+      at: '2026-01-01T00:00:00.000Z',
+    });
+    const event = (requestId: string) => ({
+      type: 'read' as const,
+      at: '2026-01-01T00:00:00.000Z',
+      ownerId: 'o',
+      actor: 'p',
+      role: 'user',
+      memoryIds: ['m'],
+      contentHashes: [],
+      reason: null,
+      details: { requestId },
+    });
+    /** A toy whose logReads records each batch it is given, and fails while `down`. */
+    const journalled = (readFlushMs?: number) => {
+      const batches: string[][] = [];
+      const state = { down: false };
+      const ops = {
+        ...operations,
+        logReads: (c: Ctx, reads: readonly { requestId: string }[]) => {
+          c.calls.push('logReads');
+          if (state.down) throw new DriverError('disk on fire');
+          batches.push(reads.map((r) => r.requestId));
+        },
+      } as StoreOperations<Ctx>;
+      return { s: new ToyStore(ops, readFlushMs), batches, state };
+    };
+
+    it('answers before writing, then writes what came within the interval as one batch', async () => {
+      vi.useFakeTimers();
+      try {
+        const { s, batches } = journalled(100);
+        await s.init({ dimensions: 3 });
+        await s.logReads([read('a')], [event('a')]);
+        await s.logReads([read('b')], [event('b')]);
+        expect(batches).toEqual([]);
+        await vi.advanceTimersByTimeAsync(99);
+        expect(batches).toEqual([]);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(batches).toEqual([['a', 'b']]);
+        await s.close();
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it('flushes before an operation that writes or reads the log, not before a search', async () => {
+      const { s, batches } = journalled(60_000);
+      await s.init({ dimensions: 3 });
+      await s.logReads([read('a')], [event('a')]);
+      await s.searchText('o', 'q', { limit: 1, now: '2026-01-01T00:00:00.000Z' });
+      expect(batches).toEqual([]);
+      await s.readLog('o', lim);
+      expect(batches).toEqual([['a']]);
+      await s.logReads([read('b')], []);
+      await s.write({} as never);
+      expect(s.state.calls.slice(-3)).toEqual(['readLog', 'logReads', 'write']);
+      await s.logReads([read('c')], []);
+      await s.close();
+      expect(batches).toEqual([['a'], ['b'], ['c']]);
+      expect(s.shutdowns).toBe(1);
+    });
+
+    it('writes each read before answering with an interval of 0', async () => {
+      const { s, batches } = journalled(0);
+      await s.init({ dimensions: 3 });
+      await s.logReads([read('a')], []);
+      expect(batches).toEqual([['a']]);
+      await s.close();
+    });
+
+    it('keeps the reads of a failed write, in order, and the next read sees the failure', async () => {
+      const { s, batches, state } = journalled(60_000);
+      await s.init({ dimensions: 3 });
+      await s.logReads([read('a')], []);
+      state.down = true;
+      expect(code(await s.flush().catch((e: unknown) => e))).toBe('store_unavailable');
+      // The next read is written before it answers, so its caller hears of the failure.
+      expect(code(await s.logReads([read('b')], []).catch((e: unknown) => e))).toBe(
+        'store_unavailable',
+      );
+      state.down = false;
+      await s.logReads([read('c')], []);
+      expect(batches).toEqual([['a', 'b', 'c']]);
+      await s.close();
+    });
+
+    it('closes even when the last write fails, and says the reads were lost', async () => {
+      const { s, state } = journalled(60_000);
+      await s.init({ dimensions: 3 });
+      await s.logReads([read('a')], []);
+      state.down = true;
+      expect(code(await s.close().catch((e: unknown) => e))).toBe('store_unavailable');
+      expect(s.shutdowns).toBe(1);
+      expect(code(await s.logReads([read('b')], []).catch((e: unknown) => e))).toBe(
+        'store_unavailable',
+      );
+    });
+
+    it('refuses a read of no owner before accepting anything', async () => {
+      const { s, batches } = journalled(0);
+      await s.init({ dimensions: 3 });
+      expect(code(await s.logReads([{ ...read('a'), ownerId: ' ' }], []).catch((e: unknown) => e))).toBe(
+        'owner_required',
+      );
+      await s.flush();
+      expect(batches).toEqual([]);
+      await s.close();
+    });
   });
 });

@@ -6,6 +6,7 @@ import { enableTcpNoDelayForDriverSockets } from './tcp-no-delay.ts';
 import {
   KeepGraphError,
   KitStore,
+  type KitOptions,
   storeOperations,
   type ScoredId,
   type SearchOptions,
@@ -71,7 +72,7 @@ const OPERATIONS = storeOperations<StoreContext>()(
 export const DEFAULT_EXACT_SEARCH_THRESHOLD = 4_000;
 
 /** Options of createNeo4jStore. Give `uri` (the store owns its driver) or `driver` (the caller's). */
-export interface Neo4jStoreOptions {
+export interface Neo4jStoreOptions extends KitOptions {
   /** bolt:// or neo4j:// URI. */
   uri?: string;
   user?: string;
@@ -102,7 +103,7 @@ export class Neo4jMemoryStore extends KitStore<StoreContext> {
   private readonly ownsDriver: boolean;
 
   constructor(private readonly opts: Neo4jStoreOptions) {
-    super(OPERATIONS);
+    super(OPERATIONS, opts);
     if (opts.driver) {
       this.driver = opts.driver;
       this.ownsDriver = false;

@@ -1,6 +1,7 @@
 // The session buffer (short-term memory) and the read log: small owner-
 // scoped nodes written outside the big write batch.
 import type {
+  AuditEventInput,
   OwnerResidue,
   ReadLogEntry,
   ReadLogQuery,
@@ -8,6 +9,7 @@ import type {
   SessionScope,
   SessionSummary,
 } from '@keepgraph/core';
+import { appendAuditEvents } from './audit-log.ts';
 import { toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, readRows, rows } from './transactions.ts';
@@ -122,22 +124,31 @@ export async function deleteOwnerResidue(
   });
 }
 
-/** Record which memories were served to whom. */
-export async function logRead(ctx: StoreContext, entry: ReadLogEntry): Promise<void> {
-  await inWrite(ctx, (tx) =>
-    tx.run(
-      `CREATE (:ReadLog {ownerId: $ownerId, requestId: $requestId, principal: $principal,
-                         sessionId: $sessionId, memoryIds: $memoryIds, at: $at})`,
-      {
-        ownerId: entry.ownerId,
-        requestId: entry.requestId,
-        principal: entry.principal,
-        sessionId: entry.sessionId,
-        memoryIds: JSON.stringify(entry.memoryIds),
-        at: entry.at,
-      },
-    ),
-  );
+/** Record which memories were served to whom, and their audit events, in one transaction. */
+export async function logReads(
+  ctx: StoreContext,
+  reads: readonly ReadLogEntry[],
+  audit: readonly AuditEventInput[],
+): Promise<void> {
+  await inWrite(ctx, async (tx) => {
+    if (reads.length > 0)
+      await tx.run(
+        `UNWIND $reads AS r
+         CREATE (:ReadLog {ownerId: r.ownerId, requestId: r.requestId, principal: r.principal,
+                           sessionId: r.sessionId, memoryIds: r.memoryIds, at: r.at})`,
+        {
+          reads: reads.map((entry) => ({
+            ownerId: entry.ownerId,
+            requestId: entry.requestId,
+            principal: entry.principal,
+            sessionId: entry.sessionId,
+            memoryIds: JSON.stringify(entry.memoryIds),
+            at: entry.at,
+          })),
+        },
+      );
+    await appendAuditEvents(tx, audit);
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 // The session buffer (short-term memory) and the read log: small owner-
 // scoped tables written outside the big write batch.
 import type {
+  AuditEventInput,
   OwnerResidue,
   ReadLogEntry,
   ReadLogQuery,
@@ -8,6 +9,7 @@ import type {
   SessionScope,
   SessionSummary,
 } from '@keepgraph/core';
+import { appendAuditEvents } from './audit-log.ts';
 import { toMs } from './row-mapping.ts';
 import { deleteOwnerPasses } from './scheduled-passes.ts';
 import type { StoreContext } from './store-context.ts';
@@ -98,21 +100,30 @@ export function deleteOwnerResidue(ctx: StoreContext, ownerId: string): OwnerRes
   })();
 }
 
-/** Record which memories were served to whom. */
-export function logRead(ctx: StoreContext, entry: ReadLogEntry): void {
-  ctx.st
-    .sql(
-      `INSERT INTO read_log (owner_id, request_id, principal, session_id, memory_ids_json, at)
-       VALUES (?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      entry.ownerId,
-      entry.requestId,
-      entry.principal,
-      entry.sessionId,
-      JSON.stringify(entry.memoryIds),
-      entry.at,
-    );
+/** Record which memories were served to whom, and their audit events, in one transaction. */
+export function logReads(
+  ctx: StoreContext,
+  reads: readonly ReadLogEntry[],
+  audit: readonly AuditEventInput[],
+): void {
+  const insert = ctx.st.sql(
+    `INSERT INTO read_log (owner_id, request_id, principal, session_id, memory_ids_json, at)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+  );
+  ctx.db
+    .transaction(() => {
+      for (const entry of reads)
+        insert.run(
+          entry.ownerId,
+          entry.requestId,
+          entry.principal,
+          entry.sessionId,
+          JSON.stringify(entry.memoryIds),
+          entry.at,
+        );
+      appendAuditEvents(ctx.st, audit);
+    })
+    .immediate();
 }
 
 /**

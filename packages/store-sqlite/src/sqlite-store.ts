@@ -2,7 +2,7 @@
 // the graph as tables, the sqlite-vec vector index and the FTS5 index. The
 // operations live in their own modules; this class opens, initialises and
 // closes the connection and maps errors at the boundary.
-import { KitStore, storeOperations } from '@keepgraph/core';
+import { KitStore, type KitOptions, storeOperations } from '@keepgraph/core';
 import * as apiKeys from './api-keys.ts';
 import { appendAuditEvents, listAuditEvents } from './audit-log.ts';
 import { deleteCascade } from './delete-cascade.ts';
@@ -58,7 +58,7 @@ const OPERATIONS = storeOperations<StoreContext>()(
 );
 
 /** Options of createSqliteStore. */
-export interface SqliteStoreOptions {
+export interface SqliteStoreOptions extends KitOptions {
   /** Database file (parent directories are created), or ':memory:'. */
   path: string;
   /** How long a write waits for another process's lock, in ms (default 5000). */
@@ -81,7 +81,7 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
   private readonly db: Db;
 
   constructor(private readonly opts: SqliteStoreOptions) {
-    super(OPERATIONS);
+    super(OPERATIONS, opts);
     this.db = openDatabase({
       path: opts.path,
       ...(opts.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: opts.busyTimeoutMs }),

@@ -250,6 +250,9 @@ export interface StoreLifecycle {
   readonly kind: string;
   /** Apply migrations; idempotent. `dimensions` sizes the vector index. */
   init(opts: { dimensions: number }): Promise<void>;
+  /** Write what `logReads` has accepted and not yet written. */
+  flush(): Promise<void>;
+  /** Flush, then release the connection. */
   close(): Promise<void>;
 }
 
@@ -350,7 +353,15 @@ export interface SessionBuffer {
 
 /** Which memories were served to whom (blast radius of a poisoned memory). */
 export interface ReadLog {
-  logRead(entry: ReadLogEntry): Promise<void>;
+  /**
+   * Record reads and the audit events that go with them, in one
+   * transaction. Through the store kit this is a group commit (see
+   * `ReadJournal`): it resolves once the entries are accepted, and they are
+   * written within the store's flush interval, before any other operation
+   * that writes or reads the read log or the audit, and on `flush()` and
+   * `close()`. A crash loses at most the last interval's reads.
+   */
+  logReads(reads: readonly ReadLogEntry[], audit: readonly AuditEventInput[]): Promise<void>;
   /**
    * The owner's read-log entries, newest first by `at` (entries of one
    * instant in no set order): which memories were served to whom. With

@@ -7,9 +7,10 @@
 // class holds no pass-through methods.
 import { KeepGraphError, type ErrorCode } from '../errors.ts';
 import type { MemoryStore, ReadLogQuery, StoreLifecycle } from './memory-store.ts';
+import { ReadJournal, DEFAULT_READ_FLUSH_MS } from './read-journal.ts';
 import { checkLimit, requireName, requireOwner } from './store-checks.ts';
 
-/** The port members a store implements as operations: all but the lifecycle. */
+/** The port members a store implements as operations: all but the lifecycle (flush is the kit's). */
 export type StoreOperationName = Exclude<keyof MemoryStore, keyof StoreLifecycle>;
 
 /** Each port member as a function of the store's context, synchronous or not. */
@@ -44,7 +45,7 @@ export const STORE_OPERATIONS = [
   'trimSession',
   'deleteSessionMessages',
   'deleteOwnerResidue',
-  'logRead',
+  'logReads',
   'readLog',
   'outboxPending',
   'outboxAck',
@@ -151,7 +152,9 @@ export const ARGUMENT_CHECKS: {
   trimSession: (ownerId, _s, keep) => ownerAndLimit(ownerId, { limit: keep }),
   deleteSessionMessages: owner,
   deleteOwnerResidue: owner,
-  logRead: (entry) => requireOwner(entry.ownerId),
+  logReads: (reads) => {
+    for (const r of reads) requireOwner(r.ownerId);
+  },
   readLog: readLogQuery,
   outboxPending: checkLimit,
   outboxAck: null,
@@ -180,6 +183,52 @@ export const ARGUMENT_CHECKS: {
   completeIdempotency: null,
   releaseIdempotency: null,
 };
+
+/**
+ * The operations that neither write anything nor read the read log or the
+ * audit: they run without waiting for the reads `logReads` has accepted
+ * (every other one flushes them first, so the audit chain's order and what
+ * it reads are as if each read had been written at once).
+ */
+export const JOURNAL_FREE: ReadonlySet<StoreOperationName> = new Set<StoreOperationName>([
+  'getById',
+  'getByIds',
+  'getByKey',
+  'findBySource',
+  'listIds',
+  'listOwners',
+  'countMemories',
+  'lowestValue',
+  'dueForExpiry',
+  'derivedFrom',
+  'nextInSession',
+  'relations',
+  'searchVector',
+  'searchText',
+  'searchEntities',
+  'listSessions',
+  'sessionMessages',
+  'observedIn',
+  'getEmbeddings',
+  'staleEmbeddings',
+  'getApiKey',
+  'listApiKeys',
+  'outboxPending',
+  'unreflectedEpisodes',
+  'countUnreflected',
+  'recentSources',
+  'duePasses',
+]);
+
+/** What every store built on the kit takes. */
+export interface KitOptions {
+  /**
+   * How long read-log entries and their audit events wait to be written
+   * together (group commit), in ms; 0 writes each before its recall
+   * answers. Default 100: a crash loses at most the last 100 ms of them.
+   */
+  readFlushMs?: number;
+}
 
 /** A KeepGraphError for a driver error, the driver's own error kept on `cause` for logs. */
 export function storeError(code: ErrorCode, message: string, cause: unknown): KeepGraphError {
@@ -266,18 +315,38 @@ export abstract class KitStore<C> {
   // ES private fields: a store class's own fields can never collide with these.
   #ctx: C | null = null;
   #closed = false;
+  readonly #journal: ReadJournal;
 
-  constructor(operations: StoreOperations<C>) {
+  constructor(operations: StoreOperations<C>, kit: KitOptions = {}) {
     const self = this as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
     for (const name of STORE_OPERATIONS) {
       const op = operations[name] as (ctx: C, ...args: unknown[]) => unknown;
       const check = ARGUMENT_CHECKS[name] as ((...args: unknown[]) => void) | null;
-      self[name] = (...args: unknown[]) =>
-        this.run((c) => {
-          check?.(...args);
-          return op(c, ...args);
-        });
+      self[name] = JOURNAL_FREE.has(name)
+        ? (...args: unknown[]) =>
+            this.run((c) => {
+              check?.(...args);
+              return op(c, ...args);
+            })
+        : (...args: unknown[]) =>
+            this.run(async (c) => {
+              check?.(...args);
+              await this.#journal.flush();
+              return op(c, ...args);
+            });
     }
+    const writeReads = operations.logReads;
+    this.#journal = new ReadJournal(
+      (reads, audit) => this.run((c) => writeReads(c, reads, audit)),
+      kit.readFlushMs ?? DEFAULT_READ_FLUSH_MS,
+    );
+    // Accepting is the port's logReads; the journal writes through the store's own operation.
+    self.logReads = (...args: unknown[]) =>
+      this.run(() => {
+        const [reads, audit] = args as Parameters<MemoryStore['logReads']>;
+        ARGUMENT_CHECKS.logReads?.(reads, audit);
+        return this.#journal.accept(reads, audit);
+      });
   }
 
   /** Open what the operations need (migrations, statements); called once by init(). */
@@ -292,11 +361,24 @@ export abstract class KitStore<C> {
     this.#ctx = await this.#mapErrors(() => this.open(opts));
   }
 
+  /** Write the reads `logReads` has accepted and not yet written. */
+  flush(): Promise<void> {
+    return this.run(() => this.#journal.flush());
+  }
+
+  /**
+   * Flush, then release the connection. A flush that fails still closes
+   * the store, and close() then rejects with its error: those reads are lost.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
+    let lost: unknown = null;
+    if (this.#ctx !== null) await this.#journal.flush().catch((e: unknown) => (lost = e));
+    this.#journal.discardTimer();
     this.#closed = true;
     this.#ctx = null;
     await this.shutdown();
+    if (lost !== null) throw toStoreError(lost, (x) => this.driverError(x));
   }
 
   /** Run `fn` on the open context, errors mapped; for store-specific extras beside the port. */

@@ -199,21 +199,25 @@ export async function recall(
   // poisoned memory anywhere, and logging it would store whatever owner id a
   // caller asked about, one that the write gate refuses included.
   if (ids.length > 0) {
-    const logged = deps.store.logRead({
-      ownerId,
-      requestId,
-      principal: caller.principal,
-      sessionId: sessionIdHash,
-      memoryIds: ids,
-      at: clockNow.toISOString(),
-    });
-    const audited = deps.store.appendAudit([
-      auditEvent(caller, 'read', clockNow.toISOString(), ownerId, {
-        memoryIds: ids,
-        details: { requestId, sessionIdHash },
-      }),
-    ]);
-    await Promise.all([logged, audited]);
+    // Accepted, not awaited to disk: the store writes reads in groups (see ReadJournal).
+    await deps.store.logReads(
+      [
+        {
+          ownerId,
+          requestId,
+          principal: caller.principal,
+          sessionId: sessionIdHash,
+          memoryIds: ids,
+          at: clockNow.toISOString(),
+        },
+      ],
+      [
+        auditEvent(caller, 'read', clockNow.toISOString(), ownerId, {
+          memoryIds: ids,
+          details: { requestId, sessionIdHash },
+        }),
+      ],
+    );
   }
   return {
     requestId,

@@ -1,0 +1,90 @@
+// What a recall records (the read-log entry of what it served, and its
+// audit event) is written in groups after the answer, not before it (see
+// core's ReadJournal). The promise to users: a clean stop loses none of
+// them, and a crash loses at most those of the last flush interval (100 ms
+// by default). Here `keepgraph start` as shipped is stopped with SIGTERM
+// right after a recall's answer, then killed with SIGKILL a second after
+// another's, and a new process over the same data finds both reads, their
+// audit events, and an unbroken chain.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_READ_FLUSH_MS } from '@keepgraph/core';
+import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { storeEnv } from './stores.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
+
+for (const store of ['sqlite', 'neo4j'] as const) {
+  describe(`the reads a recall served, across a clean stop and a crash (${store})`, () => {
+    const started: KeepGraphProcess[] = [];
+    let dir = '';
+
+    afterAll(async () => {
+      await Promise.all(started.map((p) => p.stop()));
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it('keeps every read on SIGTERM, and those older than the flush interval on SIGKILL', async () => {
+      dir = await mkdtemp(join(tmpdir(), `keepgraph-reads-${store}-`));
+      const data = join(dir, 'data');
+      const env = { KEEPGRAPH_RATE_LIMIT: '0', ...storeEnv(store) };
+      const start = async () => {
+        const kg = await startKeepGraph(data, env);
+        started.push(kg);
+        return kg;
+      };
+      const owner = `reads-${randomUUID()}`;
+      const send = async (kg: KeepGraphProcess, method: string, path: string, body?: unknown) => {
+        const r = await fetch(`${kg.base}/v1${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${kg.operatorKey}`,
+            ...(body !== undefined && { 'content-type': 'application/json' }),
+          },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        });
+        const json = (await r.json()) as any;
+        expect(r.status, JSON.stringify(json)).toBeLessThan(300);
+        return json;
+      };
+      const recall = async (kg: KeepGraphProcess) => {
+        const r = await send(kg, 'POST', `/owners/${owner}/recall`, { query: 'the harbour ferry' });
+        expect(r.results.length).toBeGreaterThan(0);
+        return r.requestId as string;
+      };
+      const readsNow = async (kg: KeepGraphProcess) => ({
+        reads: (await send(kg, 'GET', `/owners/${owner}/reads?limit=10`)).reads.map(
+          (r: any) => r.requestId,
+        ),
+        audited: (await send(kg, 'GET', `/audit?ownerId=${owner}&limit=1000`)).events
+          .filter((e: any) => e.type === 'read')
+          .map((e: any) => e.details.requestId),
+      });
+
+      let kg = await start();
+      await send(kg, 'POST', `/owners/${owner}/memories`, {
+        kind: 'fact',
+        text: 'The harbour ferry leaves at seven every morning',
+        origin: { sessionId: 'travel' },
+      });
+      const first = await recall(kg);
+      // A clean stop straight after the answer: the close writes what is pending.
+      await kg.stop();
+
+      kg = await start();
+      expect(await readsNow(kg)).toEqual({ reads: [first], audited: [first] });
+      const second = await recall(kg);
+      // Ten intervals, then a crash: the timer has written it.
+      await sleep(DEFAULT_READ_FLUSH_MS * 10);
+      await kg.kill();
+
+      kg = await start();
+      expect(await readsNow(kg)).toEqual({ reads: [second, first], audited: [first, second] });
+      expect((await send(kg, 'GET', '/audit/verify')).ok).toBe(true);
+    }, 300_000);
+  });
+}
