@@ -26,26 +26,30 @@ export function searchVector(
   checkQueryVector(vector, ctx.dimensions);
   if (limit === 0) return [];
   // Superseded memories are filtered after the KNN, so fetch more than
-  // asked and widen until enough survive or k reaches sqlite-vec's cap.
-  const knn = (k: number) =>
-    indexedNearest(ctx, ownerId, vector, k, nowMs, limit) ??
-    (ctx.st.file('search-vector').all({ ownerId, vector, k, nowMs, limit }) as {
-      id: string;
-      distance: number;
-    }[]);
+  // asked and widen until enough survive or k reaches sqlite-vec's cap
+  // (or the owner's index has returned every vector it holds).
+  const knn = (k: number): { rows: { id: string; distance: number }[]; exhausted: boolean } =>
+    indexedNearest(ctx, ownerId, vector, k, nowMs, limit) ?? {
+      rows: ctx.st.file('search-vector').all({ ownerId, vector, k, nowMs, limit }) as {
+        id: string;
+        distance: number;
+      }[],
+      exhausted: false,
+    };
   let k = Math.min(MAX_K, Math.max(limit * 4, 32));
-  let rows = knn(k);
-  while (rows.length < limit && k < MAX_K) {
+  let found = knn(k);
+  while (found.rows.length < limit && !found.exhausted && k < MAX_K) {
     k = Math.min(MAX_K, k * 4);
-    rows = knn(k);
+    found = knn(k);
   }
-  return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
+  return found.rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
 }
 
 /**
  * The same answer as search-vector through the owner's in-memory index,
  * or null when the owner has none (below its size threshold). Ties keep
- * search-vector's order: the newer memory first.
+ * search-vector's order: the newer memory first. `exhausted`: the index
+ * holds no vector beyond those returned, so a wider k finds nothing more.
  */
 function indexedNearest(
   ctx: StoreContext,
@@ -54,7 +58,7 @@ function indexedNearest(
   k: number,
   nowMs: number,
   limit: number,
-): { id: string; distance: number }[] | null {
+): { rows: { id: string; distance: number }[]; exhausted: boolean } | null {
   const hits = ctx.vectors.search(ownerId, vector, k, nowMs);
   if (hits === null) return null;
   const live = new Map(
@@ -67,11 +71,12 @@ function indexedNearest(
       }[]
     ).map((r) => [r.id, r.rid]),
   );
-  return hits
+  const rows = hits
     .filter((h) => live.has(h.id))
     .map((h) => ({ id: h.id, distance: 1 - h.score, rid: live.get(h.id)! }))
     .sort((a, b) => a.distance - b.distance || b.rid - a.rid)
     .slice(0, limit);
+  return { rows, exhausted: hits.length < k };
 }
 
 /**
