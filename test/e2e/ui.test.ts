@@ -17,6 +17,11 @@ import { launchChromium } from './chromium.ts';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv, type StoreName } from './stores.ts';
 
+// What the page shows after a request to the server and a re-render: on a
+// loaded 2-core machine (Neo4j, the server and Chromium sharing it) that
+// has taken longer than expect.poll's default second.
+const SERVER_ROUND = { timeout: 15_000 };
+
 const root = resolve(import.meta.dirname, '../..');
 const SCREENSHOT_DIR = join(root, '.tmp/ui-screenshots');
 const VIEWPORTS = [
@@ -199,7 +204,7 @@ describe.each<StoreName>(['sqlite', 'neo4j'])('the web UI on %s', (store) => {
       `source?owner=${s.owner}&kind=url&value=${encodeURIComponent(PAGE_URL)}`,
     );
     await expect
-      .poll(() => page.textContent('[data-testid=source-count]'))
+      .poll(() => page.textContent('[data-testid=source-count]'), SERVER_ROUND)
       .toMatch(/^2 memories held/); // the page and the summary drawn from it
     await page.click('button:has-text("Revoke this url")');
     await page.waitForSelector('#preview-h');
@@ -210,9 +215,11 @@ describe.each<StoreName>(['sqlite', 'neo4j'])('the web UI on %s', (store) => {
       (await api(kg, kg.operatorKey, 'GET', `/owners/${s.owner}/memories/${s.summary}`)).status,
     ).toBe(200);
     await page.click('button:has-text("Delete 2 memories")');
-    await expect.poll(() => page.textContent('[data-testid=receipt-deleted]')).toBe('2');
     await expect
-      .poll(() => page.textContent('[data-testid=source-count]'))
+      .poll(() => page.textContent('[data-testid=receipt-deleted]'), SERVER_ROUND)
+      .toBe('2');
+    await expect
+      .poll(() => page.textContent('[data-testid=source-count]'), SERVER_ROUND)
       .toMatch(/^0 memories held/);
     for (const id of [s.page, s.summary])
       expect(
@@ -227,7 +234,7 @@ describe.each<StoreName>(['sqlite', 'neo4j'])('the web UI on %s', (store) => {
     expect(await analyst.textContent('[data-testid=identity]')).toMatch(/analyst/);
     await open(analyst, kg.base, `source?owner=${s.owner}&kind=session&value=planning-1`);
     await expect
-      .poll(() => analyst.textContent('[data-testid=source-count]'))
+      .poll(() => analyst.textContent('[data-testid=source-count]'), SERVER_ROUND)
       .toMatch(/^3 memories held/); // the episode, the rule and the preference
     await analyst.waitForSelector('[data-testid=read-only]');
     expect(await analyst.locator('button:has-text("Revoke")').count()).toBe(0);
@@ -275,7 +282,7 @@ describe.each<StoreName>(['sqlite', 'neo4j'])('the web UI on %s', (store) => {
   it('the blast radius lists the answers that served a memory', async () => {
     await open(page, kg.base, `reads?owner=${s.owner}&id=${s.episode}`);
     await expect
-      .poll(() => page.textContent('[data-testid=reads-count]'))
+      .poll(() => page.textContent('[data-testid=reads-count]'), SERVER_ROUND)
       .toMatch(/^[1-9]\d* answers? served this memory/);
   });
 
