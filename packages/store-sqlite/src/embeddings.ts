@@ -17,10 +17,11 @@ export function staleEmbeddings(
 }
 
 /**
- * Replace vectors and embedding_model in one IMMEDIATE transaction. The vec0
- * row is deleted and inserted again (its metadata copied from the memory),
- * which also gives a vector to a memory stored without one. Ids the owner
- * lacks are skipped before vec0 is touched, so no other owner's vector moves.
+ * Replace vectors and embedding_model in one IMMEDIATE transaction. The
+ * vector row is deleted and inserted again (its validity copied from the
+ * memory), which also gives a vector to a memory stored without one. Ids the
+ * owner lacks are skipped before the table is touched, so no other owner's
+ * vector moves.
  */
 export function replaceEmbeddings(
   ctx: StoreContext,
@@ -39,7 +40,6 @@ export function replaceEmbeddings(
       'UPDATE memories SET embedding_model = ? WHERE owner_id = ? AND id = ?',
     );
     const del = ctx.st.sql(`DELETE FROM ${VECTOR_TABLE} WHERE memory_id = ?`);
-    // vec0 metadata columns insist on SQLite integers, hence BigInt.
     const insert = ctx.st.sql(
       `INSERT INTO ${VECTOR_TABLE} (memory_id, owner_id, embedding, expires_ms, valid_from_ms) VALUES (?, ?, ?, ?, ?)`,
     );
@@ -47,7 +47,7 @@ export function replaceEmbeddings(
       const m = row.get(ownerId, u.id) as { expires_ms: number; valid_from_ms: number } | undefined;
       if (!m) continue;
       if (del.run(u.id).changes > 0) change.removed.push(u.id);
-      insert.run(u.id, ownerId, u.embedding, BigInt(m.expires_ms), BigInt(m.valid_from_ms));
+      insert.run(u.id, ownerId, u.embedding, m.expires_ms, m.valid_from_ms);
       change.added.push({
         id: u.id,
         vector: u.embedding,
@@ -65,9 +65,9 @@ export function replaceEmbeddings(
 const GET_BATCH = 10_000;
 
 /**
- * The owner's stored vectors of these memories, one point lookup in vec0 per
- * id the owner has. sqlite-vec hands the vector back as a float32 BLOB; it is
- * copied into its own (aligned) buffer, since a Buffer may sit at any offset.
+ * The owner's stored vectors of these memories, one primary-key lookup per
+ * id the owner has. Each comes back as a float32 BLOB; it is copied into its
+ * own (aligned) buffer, since a Buffer may sit at any offset.
  */
 export function getEmbeddings(
   ctx: StoreContext,

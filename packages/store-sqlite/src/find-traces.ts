@@ -79,7 +79,7 @@ export function findTraces(
     }
   }
 
-  // The vector index, by its primary key (a point lookup in vec0).
+  // The vector table, by its primary key, and the owner's in-memory index.
   const vec = ctx.st.sql(`SELECT memory_id, owner_id FROM ${VECTOR_TABLE} WHERE memory_id = ?`);
   for (const id of new Set(ids)) {
     const row = vec.get(id) as { memory_id: string; owner_id: string } | undefined;

@@ -8,7 +8,7 @@ import { toFtsMatch } from './fts-query.ts';
 import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 
-/** sqlite-vec's cap on k in one KNN query. */
+/** The widest k tried: a search stops widening past this many neighbours. */
 const MAX_K = 4096;
 
 function checkOptions(opts: SearchOptions): { limit: number; nowMs: number } {
@@ -26,8 +26,8 @@ export function searchVector(
   checkQueryVector(vector, ctx.dimensions);
   if (limit === 0) return [];
   // Superseded memories are filtered after the KNN, so fetch more than
-  // asked and widen until enough survive or k reaches sqlite-vec's cap
-  // (or the owner's index has returned every vector it holds).
+  // asked and widen until enough survive or k reaches MAX_K (or the owner's
+  // index has returned every vector it holds).
   const knn = (k: number): { rows: { id: string; distance: number }[]; exhausted: boolean } =>
     indexedNearest(ctx, ownerId, vector, k, nowMs, limit) ?? {
       rows: ctx.st.file('search-vector').all({ ownerId, vector, k, nowMs, limit }) as {

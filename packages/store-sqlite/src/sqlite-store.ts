@@ -67,10 +67,15 @@ export interface SqliteStoreOptions extends KitOptions {
   migrationsDir?: string;
   /**
    * Owners with at least this many vectors are searched through an
-   * in-memory index instead of sqlite-vec's exact scan (default 10,000;
-   * 0 indexes every owner, which the tests use).
+   * in-memory index instead of an exact scan of the vector table (default
+   * 2,000; 0 indexes every owner, which the tests use).
    */
   vectorIndexMinVectors?: number;
+  /**
+   * Bytes the in-memory indexes may hold together before the least recently
+   * searched are let go (default 512 MiB; a 100k owner takes about 150 MiB).
+   */
+  vectorIndexMaxBytes?: number;
 }
 
 /** The SQLite MemoryStore, with the extras tests and the CLI use. */
@@ -103,6 +108,7 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
         st,
         opts.dimensions,
         this.opts.vectorIndexMinVectors,
+        this.opts.vectorIndexMaxBytes,
       ),
       afterDelete: (result) => {
         this.checkpoint();

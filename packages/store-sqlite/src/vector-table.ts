@@ -1,32 +1,25 @@
-// The sqlite-vec index of memory embeddings. Its dimension is only known at
-// init() time, so it is created here rather than in a numbered migration,
-// and the dimension is recorded in `meta` so a reopen with another model's
-// dimension is refused instead of silently mixing vector spaces.
+// The memory embeddings table (migration 0011). Its dimension is only known
+// at init() time, so it is recorded in `meta` then, and a reopen with
+// another model's dimension is refused instead of silently mixing vector
+// spaces. A store made before 0011 kept its vectors in a sqlite-vec vec0
+// table; they are moved here on the first open and that table is dropped.
 import { KeepGraphError } from '@keepgraph/core';
 import type { Db } from './open-database.ts';
 
-/** Name of the vec0 virtual table. */
-export const VECTOR_TABLE = 'memory_vec';
+/** Name of the embeddings table. */
+export const VECTOR_TABLE = 'memory_vectors';
 
-/** sqlite-vec's upper bound on vector length. */
+/** The vec0 table of stores made before migration 0011. */
+const LEGACY_VEC0_TABLE = 'memory_vec';
+
+/** sqlite-vec's upper bound on vector length (its distance functions refuse longer). */
 export const MAX_DIMENSIONS = 8192;
 
 const META_KEY = 'vector_dimensions';
 
 /**
- * Vectors per vec0 chunk. Each owner (partition) gets whole chunks, so
- * vec0's default of 1024 gave every small owner 1.5 MB of 384-d slots: 300
- * owners of 10 memories beside one of 50k made a 538 MiB file; 256 makes it
- * 196 MiB at the same KNN and delete speed (64 is smaller still but slows a
- * 50k owner's KNN by half). Stores created before keep their chunk size.
- */
-const CHUNK_SIZE = 256;
-
-/**
- * Create the vec0 table for `dimensions`, or check that the existing one
- * has that dimension. The owner is the partition key, so a KNN query only
- * ever scans one owner's vectors; expiry and validity are metadata columns
- * so the KNN can skip expired or not-yet-valid memories itself.
+ * Record `dimensions` for a new store, or check that an existing one has
+ * that dimension; then move a legacy vec0 table's vectors, if any.
  */
 export function ensureVectorTable(db: Db, dimensions: number): void {
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_DIMENSIONS) {
@@ -48,21 +41,30 @@ export function ensureVectorTable(db: Db, dimensions: number): void {
           { existing, requested: dimensions },
         );
       }
-      return;
+    } else {
+      db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(META_KEY, String(dimensions));
     }
-    // `dimensions` is a validated integer: the only value spliced into DDL,
-    // because virtual-table arguments cannot be bound as parameters.
-    db.exec(`CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0 (
-      memory_id TEXT PRIMARY KEY,
-      owner_id TEXT PARTITION KEY,
-      embedding FLOAT[${dimensions}] DISTANCE_METRIC=cosine,
-      expires_ms INTEGER,
-      valid_from_ms INTEGER,
-      chunk_size = ${CHUNK_SIZE}
-    )`);
-    db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(META_KEY, String(dimensions));
+    moveLegacyVectors(db);
   });
   run.immediate();
+}
+
+/**
+ * Copy a vec0 table's rows into memory_vectors and drop it, in the caller's
+ * transaction: a crash leaves either the old layout or the new one. Dropping
+ * frees its pages, which secure_delete zeroes, so no moved vector lingers in
+ * the file. Reading vec0 whole costs about 60 µs a row (6 s at 100k), once.
+ */
+function moveLegacyVectors(db: Db): void {
+  const legacy = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+    .get(LEGACY_VEC0_TABLE);
+  if (!legacy) return;
+  db.prepare(
+    `INSERT INTO ${VECTOR_TABLE} (memory_id, owner_id, embedding, expires_ms, valid_from_ms)
+       SELECT memory_id, owner_id, embedding, expires_ms, valid_from_ms FROM ${LEGACY_VEC0_TABLE}`,
+  ).run();
+  db.exec(`DROP TABLE ${LEGACY_VEC0_TABLE}`);
 }
 
 /** The dimension recorded for this store, or null before init. */

@@ -30,12 +30,11 @@ function insertMemory(ctx: StoreContext, w: MemoryWrite, vectors: VectorChanges)
     )
     .run(rid, m.text, ftsOwnerKey(m.ownerId), m.ownerId, m.id, m.contentHash);
   if (w.embedding) {
-    // vec0 metadata columns insist on SQLite integers, hence BigInt.
     ctx.st
       .sql(
         `INSERT INTO ${VECTOR_TABLE} (memory_id, owner_id, embedding, expires_ms, valid_from_ms) VALUES (?, ?, ?, ?, ?)`,
       )
-      .run(m.id, m.ownerId, w.embedding, BigInt(params.expires_ms), BigInt(params.valid_from_ms));
+      .run(m.id, m.ownerId, w.embedding, params.expires_ms, params.valid_from_ms);
     vectors.change(m.ownerId).added.push({
       id: m.id,
       vector: w.embedding,

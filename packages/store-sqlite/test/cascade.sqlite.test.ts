@@ -98,7 +98,7 @@ describe('deleteCascade', () => {
     const places = new Set(before.map((t) => t.where));
     for (const where of [
       'memories',
-      'memory_vec',
+      'memory_vectors',
       'memory_fts_owned',
       'derived_from',
       'memory_about',

@@ -6,9 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSqliteStore, type IndexEntry, type SqliteMemoryStore } from '../src/index.ts';
-import { Statements } from '../src/queries.ts';
-import { fromChunks, throughVec0 } from '../src/vector-index/vec0-chunks.ts';
+import { createSqliteStore, type SqliteMemoryStore } from '../src/index.ts';
 import {
   DIM,
   NOW,
@@ -133,38 +131,95 @@ describe('vector index in the SQLite store', () => {
     expect((await store.searchVector(owner, v, opts)).map((h) => h.id)).not.toContain(fresh.id);
   });
 
-  it('reads vec0 chunk tables whole exactly as vec0 reads them row by row', async () => {
+  it('moves the vectors of a store made with a vec0 table into memory_vectors when it opens', async () => {
     const path = join(dir, 'kg.db');
-    const store = await storeAt(path, 0);
+    const first = await storeAt(path);
     const owner = newOwner();
-    const other = newOwner();
-    // Three owners' writes interleaved, several chunks each, holes from deletions.
-    const mine: string[] = [];
-    for (let b = 0; b < 4; b++) {
-      const ms = Array.from({ length: 150 }, (_, i) =>
-        makeMemory(owner, {
-          text: `mine ${b} ${i}`,
-          expiresAt: `2031-01-0${1 + (i % 9)}T00:00:00.000Z`,
-        }),
-      );
-      mine.push(...ms.map((m) => m.id));
-      await store.write(batchOf(ms));
-      await store.write(batchOf([makeMemory(other, { text: `theirs ${b}` })]));
-    }
-    for (const id of [mine[0]!, mine[300]!, mine[599]!]) await forget(store, owner, id);
-    const db = new Database(path, { readonly: true });
+    const ms = Array.from({ length: 40 }, (_, i) => ({
+      memory: makeMemory(owner, {
+        text: `old ${i}`,
+        expiresAt: `2031-01-0${1 + (i % 9)}T00:00:00.000Z`,
+      }),
+      embedding: randomUnitVector(),
+    }));
+    await first.write(batchOf(ms));
+    await first.close();
+    open.splice(0);
+
+    // The layout before migration 0011: the vectors in a vec0 table.
+    const db = new Database(path);
     sqliteVec.load(db);
-    const st = new Statements(db);
-    const byId = (xs: IndexEntry[]) => [...xs].sort((a, b) => a.id.localeCompare(b.id));
-    const fast = fromChunks(st, owner, DIM)!;
-    expect(fast).toHaveLength(597);
-    expect(byId(fast)).toEqual(byId(throughVec0(st, owner)));
+    const rows = db.prepare('SELECT * FROM memory_vectors').all() as {
+      memory_id: string;
+      owner_id: string;
+      embedding: Buffer;
+      expires_ms: number;
+      valid_from_ms: number;
+    }[];
+    db.exec(`CREATE VIRTUAL TABLE memory_vec USING vec0 (
+      memory_id TEXT PRIMARY KEY, owner_id TEXT PARTITION KEY,
+      embedding FLOAT[${DIM}] DISTANCE_METRIC=cosine,
+      expires_ms INTEGER, valid_from_ms INTEGER, chunk_size = 256)`);
+    const put = db.prepare(
+      'INSERT INTO memory_vec (memory_id, owner_id, embedding, expires_ms, valid_from_ms) VALUES (?, ?, ?, ?, ?)',
+    );
+    for (const r of rows)
+      put.run(r.memory_id, r.owner_id, r.embedding, BigInt(r.expires_ms), BigInt(r.valid_from_ms));
+    db.exec('DROP TABLE memory_vectors');
+    db.prepare('DELETE FROM schema_migrations WHERE version = 11').run();
     db.close();
-    await store.searchVector(owner, randomUnitVector(), opts);
-    expect((await store.heldVectorIndex(owner))!.size).toBe(597);
+
+    const again = await storeAt(path);
+    const check = new Database(path, { readonly: true });
+    const moved = check
+      .prepare(
+        'SELECT memory_id, owner_id, embedding, expires_ms, valid_from_ms FROM memory_vectors',
+      )
+      .all();
+    const sort = (xs: unknown[]) =>
+      [...(xs as { memory_id: string }[])].sort((a, b) => a.memory_id.localeCompare(b.memory_id));
+    expect(sort(moved)).toEqual(sort(rows));
+    expect(
+      check
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE name LIKE 'memory_vec%' AND name != 'memory_vectors' AND name NOT LIKE 'memory_vectors_%'",
+        )
+        .all(),
+    ).toEqual([]);
+    check.close();
+    const target = ms[17]!;
+    expect((await again.searchVector(owner, target.embedding, opts))[0]!.id).toBe(target.memory.id);
   });
 
-  it('keeps small owners on sqlite-vec by default', async () => {
+  it('lets the least recently searched index go once the indexes hold more than their budget', async () => {
+    const path = join(dir, 'kg.db');
+    // One owner's index of three 8-d vectors takes a few hundred bytes: a
+    // budget of one byte holds only the index just searched.
+    const store = createSqliteStore({ path, vectorIndexMinVectors: 0, vectorIndexMaxBytes: 1 });
+    await store.init({ dimensions: DIM });
+    open.push(store);
+    const a = await seeded(store);
+    const b = await seeded(store);
+    expect((await store.searchVector(a.owner, a.ms[0]!.v, opts))[0]!.id).toBe(a.ms[0]!.memory.id);
+    expect(await store.heldVectorIndex(a.owner)).not.toBeNull();
+    expect((await store.searchVector(b.owner, b.ms[1]!.v, opts))[0]!.id).toBe(b.ms[1]!.memory.id);
+    expect(await store.heldVectorIndex(b.owner)).not.toBeNull();
+    expect(await store.heldVectorIndex(a.owner)).toBeNull();
+    // Searched again, the owner's index is rebuilt and answers as before.
+    expect((await store.searchVector(a.owner, a.ms[2]!.v, opts))[0]!.id).toBe(a.ms[2]!.memory.id);
+    expect(await store.heldVectorIndex(b.owner)).toBeNull();
+
+    // A budget that holds both keeps both.
+    const roomy = createSqliteStore({ path, vectorIndexMinVectors: 0 });
+    await roomy.init({ dimensions: DIM });
+    open.push(roomy);
+    await roomy.searchVector(a.owner, a.ms[0]!.v, opts);
+    await roomy.searchVector(b.owner, b.ms[0]!.v, opts);
+    expect(await roomy.heldVectorIndex(a.owner)).not.toBeNull();
+    expect(await roomy.heldVectorIndex(b.owner)).not.toBeNull();
+  });
+
+  it('keeps small owners on the exact scan by default', async () => {
     const store = await storeAt(join(dir, 'kg.db'));
     const { owner, ms } = await seeded(store);
     expect((await store.searchVector(owner, ms[2]!.v, opts))[0]!.id).toBe(ms[2]!.memory.id);

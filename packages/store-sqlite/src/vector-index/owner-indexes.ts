@@ -1,8 +1,9 @@
 // Which owners get an in-memory vector index, and keeping each in step with
-// SQLite. sqlite-vec's KNN is an exact scan, fine for small owners and about
-// 100-140 ms at 100k vectors; owners with at least `minVectors` vectors are
+// SQLite. The table's exact scan costs about 3 µs a vector (30 ms at 10k),
+// fine for small owners; owners with at least `minVectors` vectors are
 // searched through a FlatVectorIndex instead, built from the vector table
-// on first use. SQLite stays the source of truth: every transaction that
+// on first use, and the least recently searched indexes are let go once
+// they hold more than `maxBytes` together. SQLite stays the source of truth: every transaction that
 // changes an owner's vectors raises the owner's epoch (owner_vectors), the
 // process that wrote applies its own change to its index after the commit,
 // and a search that finds another epoch than its index's (another process
@@ -10,11 +11,20 @@
 import type { Db } from '../open-database.ts';
 import type { Statements } from '../queries.ts';
 import { VECTOR_TABLE } from '../vector-table.ts';
-import { readOwnerVectors } from './vec0-chunks.ts';
 import { FlatVectorIndex, type IndexEntry } from './flat-index.ts';
 
-/** Owners with at least this many vectors are searched through the index. */
-export const DEFAULT_MIN_VECTORS = 10_000;
+/**
+ * Owners with at least this many vectors are searched through the index:
+ * below it the exact scan takes at most ~6 ms, and an index would cost a
+ * build (~35 µs a vector) and 1.6 KB a vector of memory.
+ */
+export const DEFAULT_MIN_VECTORS = 2_000;
+
+/**
+ * Bytes of index arrays held at once before the least recently searched
+ * owners' indexes are let go (a 100k owner takes about 150 MiB).
+ */
+export const DEFAULT_MAX_INDEX_BYTES = 512 * 1024 * 1024;
 
 const EPOCH_KEY = 'vector_epoch';
 const SEEDED_KEY = 'owner_vectors_seeded';
@@ -52,6 +62,7 @@ export class OwnerVectorIndexes {
     private readonly st: Statements,
     private readonly dimensions: number,
     readonly minVectors: number = DEFAULT_MIN_VECTORS,
+    readonly maxBytes: number = DEFAULT_MAX_INDEX_BYTES,
   ) {}
 
   /**
@@ -140,8 +151,15 @@ export class OwnerVectorIndexes {
       return null;
     }
     const held = this.held.get(ownerId);
-    if (held && held.epoch === row.epoch) return held.index;
-    return this.build(ownerId).index;
+    if (held && held.epoch === row.epoch) {
+      // Most recently used last: Map keeps insertion order.
+      this.held.delete(ownerId);
+      this.held.set(ownerId, held);
+      return held.index;
+    }
+    const built = this.build(ownerId);
+    this.evictBeyondBudget(ownerId);
+    return built.index;
   }
 
   /** Whether an index held in memory still has this id (for trace probes). */
@@ -196,6 +214,17 @@ export class OwnerVectorIndexes {
     return { owners: this.held.size, vectors, bytes };
   }
 
+  /** Let the least recently used indexes go until the rest fit; `keep` stays. */
+  private evictBeyondBudget(keep: string): void {
+    let bytes = this.stats().bytes;
+    for (const [ownerId, { index }] of this.held) {
+      if (bytes <= this.maxBytes) return;
+      if (ownerId === keep) continue;
+      bytes -= index.byteLength;
+      this.drop(ownerId);
+    }
+  }
+
   /** Wipe the owner's index, if held, and let it go. */
   private drop(ownerId: string): void {
     this.held.get(ownerId)?.index.wipe();
@@ -209,10 +238,30 @@ export class OwnerVectorIndexes {
       const row = this.st
         .sql('SELECT epoch, vectors FROM owner_vectors WHERE owner_id = ?')
         .get(ownerId) as { epoch: number; vectors: number };
-      const entries = readOwnerVectors(this.st, ownerId, this.dimensions, row.vectors);
+      const entries = readOwnerVectors(this.st, ownerId);
       return { epoch: row.epoch, index: FlatVectorIndex.build(this.dimensions, entries) };
     })();
     this.held.set(ownerId, held);
     return held;
   }
+}
+
+/** The owner's vectors with their validity window, copied into aligned arrays. */
+function readOwnerVectors(st: Statements, ownerId: string): IndexEntry[] {
+  const rows = st
+    .sql(
+      `SELECT memory_id, embedding, expires_ms, valid_from_ms FROM ${VECTOR_TABLE} WHERE owner_id = ?`,
+    )
+    .all(ownerId) as {
+    memory_id: string;
+    embedding: Buffer;
+    expires_ms: number;
+    valid_from_ms: number;
+  }[];
+  return rows.map((r) => ({
+    id: r.memory_id,
+    vector: new Float32Array(new Uint8Array(r.embedding).buffer),
+    expiresMs: r.expires_ms,
+    validFromMs: r.valid_from_ms,
+  }));
 }
