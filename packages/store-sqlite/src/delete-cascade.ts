@@ -53,7 +53,9 @@ function deleteClosure(
 
   const removed = st
     .sql(
-      `DELETE FROM ${VECTOR_TABLE} WHERE owner_id = @ownerId AND memory_id IN (SELECT value FROM json_each(@ids))
+      // `+owner_id`: looked up by primary key, not through the owner's index
+      // (which the planner otherwise picks, visiting every vector of the owner).
+      `DELETE FROM ${VECTOR_TABLE} WHERE +owner_id = @ownerId AND memory_id IN (SELECT value FROM json_each(@ids))
        RETURNING memory_id`,
     )
     .pluck()
@@ -82,7 +84,7 @@ function deleteClosure(
   ).run(p);
   const relationEdgesDeleted = st
     .sql(
-      `DELETE FROM relations WHERE owner_id = @ownerId AND id IN (SELECT value FROM json_each(@rel))
+      `DELETE FROM relations WHERE +owner_id = @ownerId AND id IN (SELECT value FROM json_each(@rel))
          AND NOT EXISTS (SELECT 1 FROM relation_assertions a WHERE a.relation_id = relations.id)`,
     )
     .run({ ownerId, rel: JSON.stringify(touchedRelations.map((r) => r.id)) }).changes;
@@ -114,17 +116,23 @@ function deleteClosure(
   )
     .filter((m) => wanted.has(contentHash(m.text)))
     .map((m) => m.seq);
-  const sessionMessagesDeleted = st
-    .sql(
-      `DELETE FROM session_messages WHERE owner_id = @ownerId
-         AND (memory_id IN (SELECT value FROM json_each(@ids)) OR seq IN (SELECT value FROM json_each(@copies)))`,
-    )
-    .run({ ...p, copies: JSON.stringify(copies) }).changes;
+  // Each delete by its own index (an OR of the two would walk the owner's rows).
+  const sessionMessagesDeleted =
+    st
+      .sql(
+        'DELETE FROM session_messages WHERE +owner_id = @ownerId AND memory_id IN (SELECT value FROM json_each(@ids))',
+      )
+      .run(p).changes +
+    st
+      .sql(
+        'DELETE FROM session_messages WHERE +owner_id = @ownerId AND seq IN (SELECT value FROM json_each(@copies))',
+      )
+      .run({ ownerId, copies: JSON.stringify(copies) }).changes;
 
-  st.sql(
-    `DELETE FROM derived_from WHERE owner_id = @ownerId
-       AND (child_id IN (SELECT value FROM json_each(@ids)) OR source_id IN (SELECT value FROM json_each(@ids)))`,
-  ).run(p);
+  for (const column of ['child_id', 'source_id'])
+    st.sql(
+      `DELETE FROM derived_from WHERE owner_id = @ownerId AND ${column} IN (SELECT value FROM json_each(@ids))`,
+    ).run(p);
 
   // Survivors that pointed at a deleted version keep their validity window
   // (a superseded claim stays superseded) but lose the dangling id.
