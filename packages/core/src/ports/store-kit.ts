@@ -185,40 +185,67 @@ export const ARGUMENT_CHECKS: {
 };
 
 /**
- * The operations that neither write anything nor read the read log or the
- * audit: they run without waiting for the reads `logReads` has accepted
- * (every other one flushes them first, so the audit chain's order and what
- * it reads are as if each read had been written at once).
+ * How each operation stands to the reads `logReads` has accepted and not yet
+ * written. `free`: it neither writes anything nor reads the read log or the
+ * audit, so it runs without waiting for them. `flushes`: it writes them
+ * first, so the audit chain's order and what it reads are as if each read
+ * had been written at once. `accepts`: logReads itself. A record rather than
+ * a list, so that tsc makes every new operation choose.
  */
-export const JOURNAL_FREE: ReadonlySet<StoreOperationName> = new Set<StoreOperationName>([
-  'getById',
-  'getByIds',
-  'getByKey',
-  'findBySource',
-  'listIds',
-  'listOwners',
-  'countMemories',
-  'lowestValue',
-  'dueForExpiry',
-  'derivedFrom',
-  'nextInSession',
-  'relations',
-  'searchVector',
-  'searchText',
-  'searchEntities',
-  'listSessions',
-  'sessionMessages',
-  'observedIn',
-  'getEmbeddings',
-  'staleEmbeddings',
-  'getApiKey',
-  'listApiKeys',
-  'outboxPending',
-  'unreflectedEpisodes',
-  'countUnreflected',
-  'recentSources',
-  'duePasses',
-]);
+export const READ_JOURNAL_USE: Readonly<
+  Record<StoreOperationName, 'free' | 'flushes' | 'accepts'>
+> = {
+  write: 'flushes',
+  deleteCascade: 'flushes',
+  getById: 'free',
+  getByIds: 'free',
+  getByKey: 'free',
+  findBySource: 'free',
+  listIds: 'free',
+  listOwners: 'free',
+  countMemories: 'free',
+  lowestValue: 'free',
+  dueForExpiry: 'free',
+  derivedFrom: 'free',
+  nextInSession: 'free',
+  relations: 'free',
+  searchVector: 'free',
+  searchText: 'free',
+  searchEntities: 'free',
+  listSessions: 'free',
+  sessionMessages: 'free',
+  trimSession: 'flushes',
+  deleteSessionMessages: 'flushes',
+  deleteOwnerResidue: 'flushes',
+  logReads: 'accepts',
+  readLog: 'flushes',
+  outboxPending: 'free',
+  outboxAck: 'flushes',
+  unreflectedEpisodes: 'free',
+  countUnreflected: 'free',
+  recentSources: 'free',
+  duePasses: 'free',
+  staleEmbeddings: 'free',
+  replaceEmbeddings: 'flushes',
+  getEmbeddings: 'free',
+  appendAudit: 'flushes',
+  listAudit: 'flushes',
+  findTraces: 'flushes',
+  counts: 'flushes',
+  saveApiKey: 'flushes',
+  getApiKey: 'free',
+  listApiKeys: 'free',
+  revokeApiKey: 'flushes',
+  observedIn: 'free',
+  claimIdempotency: 'flushes',
+  completeIdempotency: 'flushes',
+  releaseIdempotency: 'flushes',
+};
+
+/** The operations that run without flushing the accepted reads (see READ_JOURNAL_USE). */
+export const JOURNAL_FREE: ReadonlySet<StoreOperationName> = new Set(
+  STORE_OPERATIONS.filter((name) => READ_JOURNAL_USE[name] === 'free'),
+);
 
 /** What every store built on the kit takes. */
 export interface KitOptions {
@@ -320,20 +347,23 @@ export abstract class KitStore<C> {
   constructor(operations: StoreOperations<C>, kit: KitOptions = {}) {
     const self = this as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
     for (const name of STORE_OPERATIONS) {
+      // logReads is bound below, once the journal exists.
+      if (READ_JOURNAL_USE[name] === 'accepts') continue;
       const op = operations[name] as (ctx: C, ...args: unknown[]) => unknown;
       const check = ARGUMENT_CHECKS[name] as ((...args: unknown[]) => void) | null;
-      self[name] = JOURNAL_FREE.has(name)
-        ? (...args: unknown[]) =>
-            this.run((c) => {
-              check?.(...args);
-              return op(c, ...args);
-            })
-        : (...args: unknown[]) =>
-            this.run(async (c) => {
-              check?.(...args);
-              await this.#journal.flush();
-              return op(c, ...args);
-            });
+      self[name] =
+        READ_JOURNAL_USE[name] === 'free'
+          ? (...args: unknown[]) =>
+              this.run((c) => {
+                check?.(...args);
+                return op(c, ...args);
+              })
+          : (...args: unknown[]) =>
+              this.run(async (c) => {
+                check?.(...args);
+                await this.#journal.flush();
+                return op(c, ...args);
+              });
     }
     const writeReads = operations.logReads;
     this.#journal = new ReadJournal(
