@@ -7,7 +7,9 @@
 // bench/perf-stores.ts does): the model embeds ~100 texts/s, which would make
 // 100k+ infeasible. Two databases grow in phases:
 //   mixed:  target owners of 100, 1k, 10k (and 100k for size large) among
-//           filler owners of 1k, measured at each total (10k, 100k, 1M);
+//           filler owners of 1k, measured at each total (10k, 100k, 1M; the
+//           1M phase fills with owners of 80, so that store holds about 10k
+//           owners, as many as issue 17 asks of it);
 //   single: one owner, measured at 10k and 100k (the "100k memories in one
 //           owner" target; 1M in one owner is past the default policy cap).
 import type { Caller, Embedder, Engine, MemoryStore } from '@keepgraph/core';
@@ -34,8 +36,10 @@ export interface RecallResult {
 
 interface Phase {
   total: number;
-  /** Owners to add in this phase: [name, size]; fillers of 1k make up the rest. */
+  /** Owners to add in this phase: [name, size]; fillers make up the rest. */
   targets: [string, number][];
+  /** Memories per filler owner (default 1,000). */
+  fillerSize?: number;
   /** Owner sizes to measure at this total. */
   measure: number[];
 }
@@ -171,7 +175,11 @@ export async function recallStep(
       }
       while (total < phase.total) {
         const id = `${db.ownerPrefix}filler-${fillers++}`;
-        const l = new OwnerLoader(id, Math.min(1000, phase.total - total), ++seed);
+        const l = new OwnerLoader(
+          id,
+          Math.min(phase.fillerSize ?? 1000, phase.total - total),
+          ++seed,
+        );
         loadSec += await load(db, l, l.size, `recall/${dbName}`);
         total += l.size;
       }
@@ -220,6 +228,7 @@ export async function recallStep(
     mixed.push({
       total: 1_000_000,
       targets: [['owner-100k', 100_000]],
+      fillerSize: 80,
       measure: [100, 1_000, 10_000, 100_000],
     });
   const single: Phase[] = [
