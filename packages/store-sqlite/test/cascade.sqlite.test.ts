@@ -6,7 +6,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Memory } from '@keepgraph/core';
 import type { SqliteMemoryStore } from '../src/index.ts';
 import { rawContent, rawFilesAsIs } from '../src/testing.ts';
-import { FAR, NOW, T0, auditEvent, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
+import {
+  DIM,
+  FAR,
+  NOW,
+  T0,
+  auditEvent,
+  batchOf,
+  makeMemory,
+  newOwner,
+  openStore,
+} from './helpers.ts';
 
 let store: SqliteMemoryStore;
 let path: string;
@@ -270,6 +280,42 @@ describe('deleteCascade', () => {
     expect(bytes.includes(secret)).toBe(false);
     expect(bytes.includes(secret.slice(0, 10))).toBe(false);
     expect(bytes.includes('gardening')).toBe(true);
+  });
+
+  it('leaves no copy of a deleted vector in the database file or the WAL', async () => {
+    const owner = newOwner();
+    const vectorOf = (seed: number) =>
+      Float32Array.from({ length: DIM }, (_, i) => Math.sin(seed * 7.31 + i * 1.7));
+    const bytes = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+    const gone = vectorOf(1);
+    const kept = vectorOf(2);
+    const m = makeMemory(owner, { text: 'a memory whose vector must go' });
+    const keep = makeMemory(owner, { text: 'a memory whose vector stays' });
+    await store.write(
+      batchOf([
+        { memory: m, embedding: gone },
+        { memory: keep, embedding: kept },
+      ]),
+    );
+    expect(rawFilesAsIs(store).includes(bytes(gone))).toBe(true);
+    store.checkpoint();
+    expect(readFileSync(path).includes(bytes(gone))).toBe(true);
+
+    await store.deleteCascade({
+      ownerId: owner,
+      rootIds: [m.id],
+      reason: 'forget',
+      at: NOW,
+      audit: [],
+    });
+    const after = rawFilesAsIs(store);
+    expect(after.includes(bytes(gone))).toBe(false);
+    // Half of it would do to recognise it: none of it is left.
+    expect(after.includes(bytes(gone).subarray(0, (DIM * 4) / 2))).toBe(false);
+    expect(after.includes(bytes(kept))).toBe(true);
+    expect(
+      (await store.searchVector(owner, gone, { limit: 5, now: NOW })).map((h) => h.id),
+    ).toEqual([keep.id]);
   });
 
   it('leaves no copy of deleted text in the WAL either, without waiting for a checkpoint', async () => {
