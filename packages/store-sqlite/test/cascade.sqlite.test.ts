@@ -93,6 +93,10 @@ async function buildDag(owner: string) {
 
 const ids = (ms: Memory[]) => ms.map((m) => m.id);
 
+/** A cascade from one root with no audit event of the caller's. */
+const forgetOne = (ownerId: string, rootId: string, reason: 'forget' | 'cap' = 'forget') =>
+  store.deleteCascade({ ownerId, rootIds: [rootId], reason, at: NOW, audit: [] });
+
 describe('deleteCascade', () => {
   it('deletes the inbound closure and everything hanging off it, and lists what to re-derive', async () => {
     const owner = newOwner();
@@ -188,15 +192,10 @@ describe('deleteCascade', () => {
     const owner = newOwner();
     const { e1 } = await buildDag(owner);
     const stranger = newOwner();
-    await expect(
-      store.deleteCascade({
-        ownerId: stranger,
-        rootIds: [e1.id],
-        reason: 'forget',
-        at: NOW,
-        audit: [],
-      }),
-    ).rejects.toMatchObject({ name: 'KeepGraphError', code: 'not_found' });
+    await expect(forgetOne(stranger, e1.id)).rejects.toMatchObject({
+      name: 'KeepGraphError',
+      code: 'not_found',
+    });
     expect(await store.getById(owner, e1.id)).not.toBeNull();
     expect(await store.countMemories(owner)).toBe(10);
   });
@@ -205,13 +204,7 @@ describe('deleteCascade', () => {
     const owner = newOwner();
     const m = makeMemory(owner);
     await store.write(batchOf([m]));
-    await store.deleteCascade({
-      ownerId: owner,
-      rootIds: [m.id],
-      reason: 'cap',
-      at: NOW,
-      audit: [],
-    });
+    await forgetOne(owner, m.id, 'cap');
     const last = (await store.listAudit({ ownerId: owner, limit: 10 })).at(-1)!;
     expect(last).toMatchObject({
       type: 'evict',
@@ -229,13 +222,7 @@ describe('deleteCascade', () => {
     await store.write(
       batchOf([newer], { supersede: [{ ownerId: owner, id: old.id, by: newer.id, at: T0 }] }),
     );
-    await store.deleteCascade({
-      ownerId: owner,
-      rootIds: [newer.id],
-      reason: 'forget',
-      at: NOW,
-      audit: [],
-    });
+    await forgetOne(owner, newer.id);
     expect(await store.findTraces(owner, [newer.id], [newer.contentHash])).toEqual([]);
     expect(await store.getById(owner, old.id)).toMatchObject({ supersededBy: null, validTo: T0 });
     expect(await store.searchText(owner, 'Paris', { limit: 5, now: NOW })).toEqual([]);
@@ -267,13 +254,7 @@ describe('deleteCascade', () => {
     store.checkpoint();
     expect(readFileSync(path).includes(secret)).toBe(true);
 
-    await store.deleteCascade({
-      ownerId: owner,
-      rootIds: [m.id],
-      reason: 'forget',
-      at: NOW,
-      audit: [],
-    });
+    await forgetOne(owner, m.id);
     expect((await rawContent(store)).includes(secret)).toBe(false);
     await store.close();
     const bytes = readFileSync(path);
@@ -301,13 +282,7 @@ describe('deleteCascade', () => {
     store.checkpoint();
     expect(readFileSync(path).includes(bytes(gone))).toBe(true);
 
-    await store.deleteCascade({
-      ownerId: owner,
-      rootIds: [m.id],
-      reason: 'forget',
-      at: NOW,
-      audit: [],
-    });
+    await forgetOne(owner, m.id);
     const after = rawFilesAsIs(store);
     expect(after.includes(bytes(gone))).toBe(false);
     // Half of it would do to recognise it: none of it is left.
@@ -327,13 +302,7 @@ describe('deleteCascade', () => {
     // Written and read: the text is in the WAL (no checkpoint has run).
     expect(await store.searchText(owner, secret, { limit: 5, now: NOW })).toHaveLength(1);
     expect(rawFilesAsIs(store).includes(secret)).toBe(true);
-    await store.deleteCascade({
-      ownerId: owner,
-      rootIds: [m.id],
-      reason: 'forget',
-      at: NOW,
-      audit: [],
-    });
+    await forgetOne(owner, m.id);
     const bytes = rawFilesAsIs(store);
     expect(bytes.includes(secret)).toBe(false);
     expect(bytes.includes('cabin roof')).toBe(true);
