@@ -3,11 +3,12 @@
 // fine for small owners; owners with at least `minVectors` vectors are
 // searched through a FlatVectorIndex instead, built from the vector table
 // on first use, and the least recently searched indexes are let go once
-// they hold more than `maxBytes` together. SQLite stays the source of truth: every transaction that
-// changes an owner's vectors raises the owner's epoch (owner_vectors), the
-// process that wrote applies its own change to its index after the commit,
-// and a search that finds another epoch than its index's (another process
-// wrote, or a change was rolled back mid-way) rebuilds the index first.
+// they hold more than `maxBytes` together. SQLite stays the source of
+// truth: every transaction that changes an owner's vectors raises the
+// owner's epoch (owner_vectors), the process that wrote applies its own
+// change to its index after the commit, and a search that finds another
+// epoch than its index's (another process wrote, or a change was rolled
+// back mid-way) rebuilds the index first.
 import type { Db } from '../open-database.ts';
 import type { Statements } from '../queries.ts';
 import { VECTOR_TABLE } from '../vector-table.ts';
@@ -235,11 +236,12 @@ export class OwnerVectorIndexes {
     this.drop(ownerId);
     // One read transaction: the epoch and the vectors it stands for.
     const held = this.db.transaction((): Held => {
-      const row = this.st
-        .sql('SELECT epoch, vectors FROM owner_vectors WHERE owner_id = ?')
-        .get(ownerId) as { epoch: number; vectors: number };
+      const epoch = this.st
+        .sql('SELECT epoch FROM owner_vectors WHERE owner_id = ?')
+        .pluck()
+        .get(ownerId) as number;
       const entries = readOwnerVectors(this.st, ownerId);
-      return { epoch: row.epoch, index: FlatVectorIndex.build(this.dimensions, entries) };
+      return { epoch, index: FlatVectorIndex.build(this.dimensions, entries) };
     })();
     this.held.set(ownerId, held);
     return held;
