@@ -67,7 +67,7 @@ function deleteClosure(
   // a savepoint. Row by row, each statement flushed the queue, and 1,000
   // rows took 55-150 ms instead of 3-6 (bench/README, cascade).
   const fullTextEntriesDeleted = st
-    .sql('DELETE FROM memory_fts_owned WHERE rowid IN (SELECT value FROM json_each(?))')
+    .sql('DELETE FROM memory_fts_terms WHERE rowid IN (SELECT value FROM json_each(?))')
     .run(JSON.stringify(rows.map((r) => r.rid))).changes;
 
   // Relation edges: drop this closure's assertions, then the edges no

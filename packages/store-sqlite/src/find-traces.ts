@@ -44,8 +44,8 @@ const PROBES: Probe[] = [
            WHERE owner_id = @ownerId AND (supersedes IN ${IN_IDS} OR superseded_by IN ${IN_IDS})`,
   },
   {
-    where: 'memory_fts_owned',
-    sql: `SELECT memory_id AS id, 'rowid ' || rowid AS detail FROM memory_fts_owned
+    where: 'memory_fts_terms',
+    sql: `SELECT memory_id AS id, 'rowid ' || rowid AS detail FROM memory_fts_terms
            WHERE owner_id = @ownerId AND (memory_id IN ${IN_IDS} OR content_hash IN ${IN_HASHES})`,
   },
   {

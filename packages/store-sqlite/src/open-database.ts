@@ -1,10 +1,11 @@
 // Opens the SQLite file (or ':memory:') with the settings every KeepGraph
 // connection needs: WAL, foreign keys, a busy timeout, secure delete, and
-// the sqlite-vec extension loaded.
+// the sqlite-vec extension loaded, and the store's own SQL function.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
+import { registerOwnerTaggedText } from './owner-terms.ts';
 
 /** The better-sqlite3 connection type, named once for the other modules. */
 export type Db = Database.Database;
@@ -37,6 +38,7 @@ export function openDatabase(opts: OpenOptions): Db {
     // cannot be read back from free pages of the file (invariant 7).
     db.pragma('secure_delete = ON');
     sqliteVec.load(db);
+    registerOwnerTaggedText(db);
   } catch (e) {
     db.close();
     throw e;

@@ -82,11 +82,12 @@ function indexedNearest(
 /**
  * Full text ranks the newest this many matches of a query, not all of them.
  * Measured at 100k memories in one owner (bench/README): a query's words
- * match ~12k rows there, and ranking all of them took 80 / 180 ms p50 / p95;
- * the newest 1,000 take about 17 / 20 ms (8 ms of it FTS5 counting each
- * term's rows for its IDF, whatever the window). Owners whose query matches
- * fewer rows are ranked whole, as before. Older memories stay reachable by
- * meaning and by entity.
+ * match ~8-12k rows there, and ranking all of them took 80 / 180 ms p50 /
+ * p95; the newest 1,000 took about 17 / 20 ms with the owner-key term of
+ * migration 0004, and take about 4-6 / 8-9 ms with owner-tagged terms (0014;
+ * the rest is FTS5 counting each term's rows for its IDF, whatever the
+ * window). Owners whose query matches fewer rows are ranked whole, as
+ * before. Older memories stay reachable by meaning and by entity.
  */
 export const FULL_TEXT_WINDOW = 1000;
 
@@ -104,7 +105,7 @@ export function searchText(
   // without ranking them, so finding it costs about 1 ms at 100k.
   const edge = ctx.st
     .sql(
-      'SELECT rowid FROM memory_fts_owned WHERE memory_fts_owned MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?',
+      'SELECT rowid FROM memory_fts_terms WHERE memory_fts_terms MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?',
     )
     .pluck()
     .get(match, FULL_TEXT_WINDOW - 1) as number | undefined;

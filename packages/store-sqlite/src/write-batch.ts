@@ -8,7 +8,7 @@ import type { MemoryWrite, WriteBatch } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { linkDerivedFrom, linkEntities, linkSources } from './graph-links.ts';
 import { recordJobs } from './outbox.ts';
-import { ftsOwnerKey } from './owner-key.ts';
+import { ownerTaggedText } from './owner-terms.ts';
 import { markReflected } from './reflection.ts';
 import { recordPasses } from './scheduled-passes.ts';
 import { memoryToParams, toMs } from './row-mapping.ts';
@@ -26,9 +26,9 @@ function insertMemory(ctx: StoreContext, w: MemoryWrite, vectors: VectorChanges)
   const { rid } = ctx.st.file('insert-memory').get(params) as { rid: number };
   ctx.st
     .sql(
-      'INSERT INTO memory_fts_owned (rowid, text, owner_key, owner_id, memory_id, content_hash) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO memory_fts_terms (rowid, text, owner_id, memory_id, content_hash) VALUES (?, ?, ?, ?, ?)',
     )
-    .run(rid, m.text, ftsOwnerKey(m.ownerId), m.ownerId, m.id, m.contentHash);
+    .run(rid, ownerTaggedText(m.ownerId, m.text), m.ownerId, m.id, m.contentHash);
   if (w.embedding) {
     ctx.st
       .sql(

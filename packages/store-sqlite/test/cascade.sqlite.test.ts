@@ -113,7 +113,7 @@ describe('deleteCascade', () => {
     for (const where of [
       'memories',
       'memory_vectors',
-      'memory_fts_owned',
+      'memory_fts_terms',
       'derived_from',
       'memory_about',
       'relation_assertions',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isKeepGraphError } from '@keepgraph/core';
+import type { Memory, MemoryStore } from '@keepgraph/core';
 import { memoryFixture } from '@keepgraph/core/testing';
 import { SQLITE_MIGRATIONS_DIR } from '@keepgraph/graph-schema';
 import { createSqliteStore, migrate, readMigrations } from '../src/index.ts';
@@ -15,6 +16,16 @@ const cleanups: (() => void)[] = [];
 afterEach(() => {
   while (cleanups.length) cleanups.pop()?.();
 });
+
+/** Write memories without embeddings, as a store made before a migration held them. */
+async function writeMemories(store: MemoryStore, memories: Memory[]): Promise<void> {
+  await store.write({
+    memories: memories.map((memory) => ({ memory, embedding: null })),
+    supersede: [],
+    sessionMessages: [],
+    audit: [],
+  });
+}
 
 function scratch(): string {
   const t = tempDir();
@@ -134,12 +145,10 @@ describe('0009 passes due', () => {
     const path = join(scratch(), 'f.db');
     const store = createSqliteStore({ path });
     await store.init({ dimensions: 8 });
-    await store.write({
-      memories: ['owner-a', 'owner-b'].map((o) => ({ memory: memoryFixture(o), embedding: null })),
-      supersede: [],
-      sessionMessages: [],
-      audit: [],
-    });
+    await writeMemories(
+      store,
+      ['owner-a', 'owner-b'].map((o) => memoryFixture(o)),
+    );
     await store.close();
     // The database as it was before 0009: no passes_due table, the ledger at 8.
     const db = openDatabase({ path });
@@ -157,6 +166,51 @@ describe('0009 passes due', () => {
       ]);
     } finally {
       db.close();
+    }
+  });
+});
+
+describe('0014 owner-tagged terms', () => {
+  it('re-indexes the full text of a store made with the owner-key column, tagged by owner', async () => {
+    const path = join(scratch(), 'g.db');
+    const store = createSqliteStore({ path });
+    await store.init({ dimensions: 8 });
+    const a = { ...memoryFixture('owner-a'), text: 'Runners crossed the old bridge' };
+    const b = { ...memoryFixture('owner-b'), text: 'Runners crossed the old bridge' };
+    await writeMemories(store, [a, b]);
+    await store.close();
+    // The database as it was before 0014: its full text in 0004's table.
+    const db = openDatabase({ path });
+    try {
+      db.exec(`CREATE VIRTUAL TABLE memory_fts_owned USING fts5 (
+        text, owner_key, owner_id UNINDEXED, memory_id UNINDEXED, content_hash UNINDEXED,
+        tokenize = 'porter unicode61 remove_diacritics 2')`);
+      db.exec(`INSERT INTO memory_fts_owned (rowid, text, owner_key, owner_id, memory_id, content_hash)
+               SELECT rid, text, 'zz' || hex(owner_id), owner_id, id, content_hash FROM memories`);
+      db.exec('DROP TABLE memory_fts_terms');
+      db.prepare('DELETE FROM schema_migrations WHERE version = 14').run();
+      expect(migrate(db).applied).toEqual([14]);
+      expect(
+        db
+          .prepare("SELECT count(*) FROM sqlite_master WHERE name = 'memory_fts_owned'")
+          .pluck()
+          .get(),
+      ).toBe(0);
+    } finally {
+      db.close();
+    }
+    const reopened = createSqliteStore({ path });
+    await reopened.init({ dimensions: 8 });
+    try {
+      const opts = { limit: 5, now: new Date().toISOString() };
+      expect(
+        (await reopened.searchText('owner-a', 'running bridges', opts)).map((h) => h.id),
+      ).toEqual([a.id]);
+      expect((await reopened.searchText('owner-b', 'bridge', opts)).map((h) => h.id)).toEqual([
+        b.id,
+      ]);
+    } finally {
+      await reopened.close();
     }
   });
 });

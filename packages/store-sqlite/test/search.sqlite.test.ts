@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqliteMemoryStore } from '../src/index.ts';
 import { toFtsMatch } from '../src/index.ts';
 import { FULL_TEXT_WINDOW } from '../src/search.ts';
+import { ownerTag, ownerTaggedText } from '../src/owner-terms.ts';
 import { DIM, NOW, T0, axis, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
 
 let store: SqliteMemoryStore;
@@ -125,11 +126,34 @@ describe('searchText', () => {
     expect(await store.countMemories(o)).toBe(1);
   });
 
-  it('builds an OR of quoted tokens', () => {
+  it("builds an OR of the owner's quoted, tagged tokens", () => {
+    const t = ownerTag('o');
+    expect(t).toMatch(/^[bcdfghjkmnpqrtvw]{12}$/);
     expect(toFtsMatch('Hello, "world" NEAR(x*)', 'o')).toBe(
-      'owner_key:"zzjw" AND ("hello" OR "world" OR "near" OR "x")',
+      `"${t}hello" OR "${t}world" OR "${t}near" OR "${t}x"`,
     );
     expect(toFtsMatch('!!!', 'o')).toBeNull();
+  });
+
+  it('tags every word of the indexed text with its owner, and stems tagged words as bare ones', async () => {
+    expect(ownerTag('alex')).not.toBe(ownerTag('bob'));
+    expect(ownerTaggedText('o', "Ünïcode café, don't 42!")).toBe(
+      ['Ünïcode', ' ', 'café', ', ', 'don', "'", 't', ' ', '42', '!']
+        .map((w) => (/[\p{L}\p{N}]/u.test(w) ? ownerTag('o') + w : w))
+        .join(''),
+    );
+    const a = newOwner();
+    const b = newOwner();
+    const ma = makeMemory(a, { text: 'The runners kept running past the café' });
+    const mb = makeMemory(b, { text: 'The runners kept running past the café' });
+    await store.write(batchOf([ma, mb]));
+    // porter: "run" finds "runners"/"running"; diacritics folded; never another owner's.
+    for (const q of ['run', 'RUNNING', 'cafe'])
+      expect(
+        (await store.searchText(a, q, opts)).map((h) => h.id),
+        q,
+      ).toEqual([ma.id]);
+    expect((await store.searchText(b, 'run', opts)).map((h) => h.id)).toEqual([mb.id]);
   });
 
   it('ranks only the newest FULL_TEXT_WINDOW matches of a query, and every match of a smaller owner', async () => {

@@ -1,4 +1,4 @@
--- insert-memory: one Memory node; RETURNING the rowid shared with memory_fts_owned.
+-- insert-memory: one Memory node; RETURNING the rowid shared with memory_fts_terms.
 -- params: every column of memories except rid, by name (see MemoryParams in
 --         row-mapping.ts): @id, @owner_id, @kind, @text, @key, ...
 INSERT INTO memories (
