@@ -103,9 +103,12 @@ export async function recall(
   const at = now.toISOString();
   const search = { limit: config.candidates, now: at };
 
-  const [vector] = await deps.embedder.embed([query], 'query');
+  // Full text and entities need no vector: they are asked while the query is
+  // embedded, so a store on another process (Neo4j) answers them meanwhile.
   const [vec, text, entity] = await Promise.all([
-    vector ? deps.store.searchVector(ownerId, vector, search) : Promise.resolve([]),
+    deps.embedder
+      .embed([query], 'query')
+      .then(([vector]) => (vector ? deps.store.searchVector(ownerId, vector, search) : [])),
     deps.store.searchText(ownerId, query, search),
     config.weights.entity > 0
       ? deps.store.searchEntities(ownerId, entityCandidates(query), search)
