@@ -1,0 +1,166 @@
+// Where one recall's time goes, at one owner of N memories: every store call
+// engine.recall makes is timed (a timing wrapper around the store), and the
+// query embedding too, over the same queries as `pnpm bench`'s recall step.
+//   pnpm -s tsx bench/recall-breakdown.ts [--store sqlite|neo4j] [--size 100000]
+//        [--queries 200] [--keep DIR]
+// --keep DIR: SQLite keeps the loaded database in DIR/breakdown-<size>.db and
+// reuses it on the next run with the same size (loading 100k takes ~20 s);
+// Neo4j (with NEO4J_URI) keeps the owner breakdown-<size> on that server.
+// Prints a table of p50 / p95 per call, and the recall's own, on stdout.
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Caller, Embedder, MemoryStore } from '@keepgraph/core';
+import { createTransformersEmbedder } from '@keepgraph/embedder';
+import { createNeo4jStore } from '@keepgraph/store-neo4j';
+import { createSqliteStore } from '@keepgraph/store-sqlite';
+import { jitter, workloadMemory } from './bench-memory.ts';
+import { BenchContext, embedAll, latencySummary, type StoreKind } from './steps/context.ts';
+import { machineInfo } from './machine.ts';
+import { rng, syntheticQueries, syntheticTexts } from './synthetic.ts';
+import { generateWorkload } from './workload/generator.ts';
+
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string', default: 'sqlite' },
+    size: { type: 'string', default: '100000' },
+    queries: { type: 'string', default: '200' },
+    keep: { type: 'string' },
+    'neo4j-port': { type: 'string', default: '17695' },
+    /** Run the timed calls one at a time (each call's own cost, not its wait for the others). */
+    serial: { type: 'boolean', default: false },
+  },
+});
+const storeKind = values.store as StoreKind;
+const size = Number(values.size);
+const nQueries = Number(values.queries);
+const caller: Caller = { role: 'user', owners: 'all', principal: 'bench' };
+
+const embedder = await createTransformersEmbedder();
+const ctx = new BenchContext(storeKind, embedder, {
+  neo4jPort: Number(values['neo4j-port']),
+  neo4jUri: process.env.NEO4J_URI,
+});
+
+/** Wall time of every call, by store method, while `recording` is on. */
+const calls = new Map<string, number[]>();
+let recording = false;
+let queue: Promise<void> = Promise.resolve();
+function timed<T extends object>(target: T, prefix = ''): T {
+  return new Proxy(target, {
+    get(t, key, receiver) {
+      const v = Reflect.get(t, key, receiver);
+      if (typeof v !== 'function') return v;
+      return async (...args: unknown[]) => {
+        let release = () => {};
+        if (values.serial) {
+          const before = queue;
+          queue = new Promise<void>((r) => (release = r));
+          await before;
+        }
+        const t0 = performance.now();
+        const out = v.apply(t, args);
+        const done = () => {
+          if (recording) {
+            const name = prefix + String(key);
+            const list = calls.get(name) ?? [];
+            list.push(performance.now() - t0);
+            calls.set(name, list);
+          }
+        };
+        try {
+          return await out;
+        } finally {
+          done();
+          release();
+        }
+      };
+    },
+  });
+}
+
+async function openStore(): Promise<{ store: MemoryStore; owner: string; close(): Promise<void> }> {
+  if (storeKind === 'sqlite' && values.keep) {
+    const dir = resolve(values.keep);
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, `breakdown-${size}.db`);
+    const fresh = !existsSync(path);
+    const store = createSqliteStore({ path });
+    await store.init({ dimensions: embedder.dimensions });
+    if (fresh) await load(store, 'single');
+    return { store, owner: 'single', close: () => store.close() };
+  }
+  if (storeKind === 'neo4j' && values.keep && process.env.NEO4J_URI) {
+    const store = createNeo4jStore({ uri: process.env.NEO4J_URI });
+    await store.init({ dimensions: embedder.dimensions });
+    const owner = `breakdown-${size}`;
+    if ((await store.countMemories(owner)) < size) await load(store, owner);
+    return { store, owner, close: () => store.close() };
+  }
+  const db = await ctx.freshStore('breakdown');
+  const owner = `${db.ownerPrefix}single`;
+  await load(db.store, owner);
+  return { store: db.store, owner, close: () => db.close() };
+}
+
+async function load(store: MemoryStore, owner: string): Promise<void> {
+  const pool = await embedAll(embedder, syntheticTexts(1000, 7), 'document');
+  const r = rng(11);
+  const at = new Date().toISOString();
+  const expiresAt = new Date(Date.now() + 60 * 86_400_000).toISOString();
+  const t0 = performance.now();
+  let batch: Parameters<MemoryStore['write']>[0]['memories'] = [];
+  const flush = async () => {
+    await store.write({ memories: batch, supersede: [], sessionMessages: [], audit: [] });
+    batch = [];
+  };
+  for (const rec of generateWorkload({
+    owners: 1,
+    memories: size,
+    seed: 5,
+    ownerName: () => owner,
+    secretRate: 0,
+    personalRate: 0,
+  })) {
+    batch.push({
+      memory: workloadMemory(rec, at, expiresAt),
+      embedding: jitter(pool[rec.seq % pool.length]!, r),
+    });
+    if (batch.length === 500) {
+      await flush();
+      ctx.progress(`loaded ${rec.seq + 1}/${size}`);
+    }
+  }
+  if (batch.length > 0) await flush();
+  ctx.log(`loaded ${size} memories in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+const { store, owner, close } = await openStore();
+try {
+  const queries = syntheticQueries(nQueries);
+  const timedEmbedder: Embedder = timed(embedder, 'embed:');
+  const engine = ctx.engine(timed(store), { embedder: timedEmbedder });
+  for (const q of queries.slice(0, 10)) await engine.recall(caller, owner, q);
+  const total: number[] = [];
+  recording = true;
+  for (const q of queries) {
+    const t0 = performance.now();
+    await engine.recall(caller, owner, q);
+    total.push(performance.now() - t0);
+  }
+  recording = false;
+  const rows: [string, ReturnType<typeof latencySummary>][] = [
+    ['recall', latencySummary(total)],
+    ...[...calls.entries()].map(([k, v]): [string, ReturnType<typeof latencySummary>] => [
+      k,
+      latencySummary(v),
+    ]),
+  ];
+  console.log(`# recall breakdown: ${storeKind}, one owner of ${size}, ${nQueries} queries`);
+  console.log(JSON.stringify(machineInfo()));
+  console.log('| call | n | p50 | p95 | mean |\n|---|---|---|---|---|');
+  for (const [k, s] of rows) console.log(`| ${k} | ${s.n} | ${s.p50} | ${s.p95} | ${s.mean} |`);
+} finally {
+  await close();
+  await ctx.close();
+}
