@@ -45,6 +45,8 @@ const ctx = new BenchContext(storeKind, embedder, {
 /** Wall time of every call, by store method, while `recording` is on. */
 const calls = new Map<string, number[]>();
 let recording = false;
+/** The calls of the recall being timed, for the slowest ones' listing. */
+let perRecall: string[] = [];
 let queue: Promise<void> = Promise.resolve();
 function timed<T extends object>(target: T, prefix = ''): T {
   return new Proxy(target, {
@@ -66,6 +68,7 @@ function timed<T extends object>(target: T, prefix = ''): T {
             const list = calls.get(name) ?? [];
             list.push(performance.now() - t0);
             calls.set(name, list);
+            perRecall.push(`${name} ${(performance.now() - t0).toFixed(1)}`);
           }
         };
         try {
@@ -142,11 +145,14 @@ try {
   const engine = ctx.engine(timed(store), { embedder: timedEmbedder });
   for (const q of queries.slice(0, 10)) await engine.recall(caller, owner, q);
   const total: number[] = [];
+  const each: { ms: number; query: string; calls: string[] }[] = [];
   recording = true;
   for (const q of queries) {
+    perRecall = [];
     const t0 = performance.now();
     await engine.recall(caller, owner, q);
     total.push(performance.now() - t0);
+    each.push({ ms: total.at(-1)!, query: q, calls: perRecall });
   }
   recording = false;
   const rows: [string, ReturnType<typeof latencySummary>][] = [
@@ -160,6 +166,9 @@ try {
   console.log(JSON.stringify(machineInfo()));
   console.log('| call | n | p50 | p95 | mean |\n|---|---|---|---|---|');
   for (const [k, s] of rows) console.log(`| ${k} | ${s.n} | ${s.p50} | ${s.p95} | ${s.mean} |`);
+  console.log('\nslowest recalls (ms, then each call):');
+  for (const r of each.sort((a, b) => b.ms - a.ms).slice(0, 10))
+    console.log(`- ${r.ms.toFixed(1)} "${r.query}": ${r.calls.join(', ')}`);
 } finally {
   await close();
   await ctx.close();

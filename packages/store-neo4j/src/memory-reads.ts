@@ -144,11 +144,6 @@ export function countMemories(ctx: StoreContext, ownerId: string): Promise<numbe
   return readCount(ctx, 'MATCH (m:Memory {ownerId: $ownerId}) RETURN count(m) AS n', ownerId);
 }
 
-/** The owner's memory counter (O(1)); the vector search picks its strategy by it. */
-export function ownerSize(ctx: StoreContext, ownerId: string): Promise<number> {
-  return readCount(ctx, 'MATCH (o:Owner {id: $ownerId}) RETURN o.memoryCount AS n', ownerId);
-}
-
 /** A query of one owner returning one number `n` (0 when it returns no row). */
 async function readCount(ctx: StoreContext, query: string, ownerId: string): Promise<number> {
   const [row] = await readRows<{ n: unknown }>(ctx, query, { ownerId });

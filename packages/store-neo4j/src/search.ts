@@ -5,7 +5,6 @@ import { checkQueryVector } from '@keepgraph/core';
 import type { ScoredId, SearchOptions } from '@keepgraph/core';
 import { NEO4J_INDEXES, normalizeEntityName } from '@keepgraph/graph-schema';
 import { toLuceneQuery } from './fulltext-query.ts';
-import { ownerSize } from './memory-reads.ts';
 import { cypher } from './queries.ts';
 import { ownerKey, toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
@@ -76,10 +75,9 @@ export async function searchVectorIndex(
   vector: number[],
   limit: number,
   nowMs: number,
-  owner: number,
+  sizes: StoreSizes,
 ): Promise<ScoredId[]> {
-  const [total] = await readRows<{ n: unknown }>(ctx, 'MATCH (m:Memory) RETURN count(m) AS n', {});
-  const share = Math.max(1, num(total?.n ?? 0)) / Math.max(1, owner);
+  const share = Math.max(1, sizes.total) / Math.max(1, sizes.owner);
   let k = Math.min(MAX_INDEX_K, Math.max(limit * 4, 32, Math.ceil(limit * share * 2)));
   for (;;) {
     const [page] = await readRows<IndexPage>(ctx, cypher('search-vector-index'), {
@@ -109,12 +107,33 @@ export async function searchVector(
   checkQueryVector(vector, ctx.dimensions);
   if (limit === 0) return [];
   const v = Array.from(vector);
-  const size = await ownerSize(ctx, ownerId);
-  if (size === 0) return [];
-  const chosen = path ?? chooseVectorPath(ctx, size);
+  const sizes = await storeSizes(ctx, ownerId);
+  if (sizes.owner === 0) return [];
+  const chosen = path ?? chooseVectorPath(ctx, sizes.owner);
   return chosen === 'exact'
     ? searchVectorExact(ctx, ownerId, v, limit, nowMs)
-    : searchVectorIndex(ctx, ownerId, v, limit, nowMs, size);
+    : searchVectorIndex(ctx, ownerId, v, limit, nowMs, sizes);
+}
+
+/** The owner's memory count and the store's, which size the vector search. */
+export interface StoreSizes {
+  owner: number;
+  total: number;
+}
+
+/**
+ * Both counts in one round trip (they were two): the owner's counter, and
+ * the count of all Memory nodes, which Neo4j answers from its count store.
+ */
+async function storeSizes(ctx: StoreContext, ownerId: string): Promise<StoreSizes> {
+  const [row] = await readRows<{ owner: unknown; total: unknown }>(
+    ctx,
+    `CALL () { MATCH (m:Memory) RETURN count(m) AS total }
+     OPTIONAL MATCH (o:Owner {id: $ownerId})
+     RETURN o.memoryCount AS owner, total`,
+    { ownerId },
+  );
+  return { owner: num(row?.owner ?? 0), total: num(row?.total ?? 0) };
 }
 
 /** BM25 hits for the words of `query`; an empty or punctuation-only query finds nothing. */
