@@ -117,21 +117,67 @@ export function searchText(
   return rows.map((r) => ({ id: r.id, score: r.score }));
 }
 
-/** Live memories about (or relating) any of the named entities; score 1 each. */
+/**
+ * How an entity search finds its newest hits: 'hits' looks every hit up and
+ * sorts them (search-entities), 'walk' walks the owner's memories newest
+ * first until enough are hits (search-entities-newest). Same answer.
+ */
+export type EntityPlan = 'hits' | 'walk';
+
+/**
+ * 'walk' when the named entities are hubs: looking up h hits costs about h
+ * row reads, the walk about limit x owner / h, so the walk wins once h^2
+ * passes limit x owner (twice that, as a margin: a walk that misses is the
+ * costlier mistake). The owner's size is its vector count (owner_vectors,
+ * one key lookup); h counts ABOUT links only, relations being few.
+ */
+function chooseEntityPlan(
+  ctx: StoreContext,
+  ownerId: string,
+  names: string,
+  limit: number,
+): EntityPlan {
+  const hits = ctx.st
+    .sql(
+      `SELECT count(*) FROM memory_about WHERE entity_id IN (
+         SELECT id FROM entities WHERE owner_id = ? AND name_norm IN (SELECT value FROM json_each(?)))`,
+    )
+    .pluck()
+    .get(ownerId, names) as number;
+  const vectors =
+    (ctx.st.sql('SELECT vectors FROM owner_vectors WHERE owner_id = ?').pluck().get(ownerId) as
+      number | undefined) ?? 0;
+  return hits * hits > 2 * limit * Math.max(vectors, hits) ? 'walk' : 'hits';
+}
+
+/** Live memories about (or relating) any of the named entities; score 1 each, newest first. */
 export function searchEntities(
   ctx: StoreContext,
   ownerId: string,
   names: readonly string[],
   opts: SearchOptions,
 ): ScoredId[] {
+  return searchEntitiesWithPlan(ctx, ownerId, names, opts).hits;
+}
+
+/** searchEntities, by `plan` when given (else the chosen one); says which plan ran. */
+export function searchEntitiesWithPlan(
+  ctx: StoreContext,
+  ownerId: string,
+  names: readonly string[],
+  opts: SearchOptions,
+  plan?: EntityPlan,
+): { hits: ScoredId[]; chosen: EntityPlan } {
   const { limit, nowMs } = checkOptions(opts);
   const normalized = [...new Set(names.map(normalizeEntityName).filter((n) => n !== ''))];
-  if (normalized.length === 0 || limit === 0) return [];
+  if (normalized.length === 0 || limit === 0) return { hits: [], chosen: plan ?? 'hits' };
+  const namesJson = JSON.stringify(normalized);
+  const chosen = plan ?? chooseEntityPlan(ctx, ownerId, namesJson, limit);
   const rows = ctx.st
-    .file('search-entities')
-    .all({ ownerId, names: JSON.stringify(normalized), nowMs, limit }) as {
+    .file(chosen === 'walk' ? 'search-entities-newest' : 'search-entities')
+    .all({ ownerId, names: namesJson, nowMs, limit }) as {
     id: string;
     score: number;
   }[];
-  return rows.map((r) => ({ id: r.id, score: r.score }));
+  return { hits: rows.map((r) => ({ id: r.id, score: r.score })), chosen };
 }

@@ -3,6 +3,7 @@
 // operations live in their own modules; this class opens, initialises and
 // closes the connection and maps errors at the boundary.
 import { KitStore, type KitOptions, storeOperations } from '@keepgraph/core';
+import type { ScoredId, SearchOptions } from '@keepgraph/core';
 import * as apiKeys from './api-keys.ts';
 import { appendAuditEvents, listAuditEvents } from './audit-log.ts';
 import { deleteCascade } from './delete-cascade.ts';
@@ -22,6 +23,7 @@ import * as sessions from './session-buffer.ts';
 import { sqliteDriverError } from './sqlite-errors.ts';
 import type { StoreContext } from './store-context.ts';
 import { ensureVectorTable } from './vector-table.ts';
+import type { EntityPlan } from './search.ts';
 import type { FlatVectorIndex } from './vector-index/flat-index.ts';
 import { OwnerVectorIndexes } from './vector-index/owner-indexes.ts';
 import { writeBatch } from './write-batch.ts';
@@ -135,6 +137,19 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
       ctx.vectors.dropStale();
       return ctx.vectors.heldIndex(ownerId);
     });
+  }
+
+  /**
+   * searchEntities through a chosen plan, and the plan it would choose: for
+   * tests that hold both plans to the same answer.
+   */
+  searchEntitiesVia(
+    plan: EntityPlan | undefined,
+    ownerId: string,
+    names: readonly string[],
+    opts: SearchOptions,
+  ): Promise<{ hits: ScoredId[]; chosen: EntityPlan }> {
+    return this.run((ctx) => search.searchEntitiesWithPlan(ctx, ownerId, names, opts, plan));
   }
 
   /** Owners indexed in memory, their vectors and the bytes the index arrays take. */
