@@ -29,6 +29,8 @@ const { values } = parseArgs({
     'neo4j-port': { type: 'string', default: '17695' },
     /** Run the timed calls one at a time (each call's own cost, not its wait for the others). */
     serial: { type: 'boolean', default: false },
+    /** The model's intra-op threads (the embedder's default when not given). */
+    threads: { type: 'string' },
   },
 });
 const storeKind = values.store as StoreKind;
@@ -36,7 +38,9 @@ const size = Number(values.size);
 const nQueries = Number(values.queries);
 const caller: Caller = { role: 'user', owners: 'all', principal: 'bench' };
 
-const embedder = await createTransformersEmbedder();
+const embedder = await createTransformersEmbedder(
+  values.threads ? { threads: Number(values.threads) } : {},
+);
 const ctx = new BenchContext(storeKind, embedder, {
   neo4jPort: Number(values['neo4j-port']),
   neo4jUri: process.env.NEO4J_URI,
