@@ -9,8 +9,12 @@
 //
 // The tag is 12 letters from SHA-256 of the owner id, spelt with the
 // consonants b c d f g h j k m n p q r t v w only: no vowel and no y, so
-// the porter stemmer measures a tagged word exactly as the bare word (the
-// tag joins its leading consonants) and stems it the same. Two owners
+// the porter stemmer measures a tagged word as the bare word (the tag joins
+// its leading consonants) and stems it the same ("yelling", "agreed",
+// "years" checked), with one exception: porter leaves words of one or two
+// letters alone, and tagged they are long enough to stem, so "is", "as" and
+// "us" index as "i", "a" and "u". Queries are tagged alike, so such a word
+// still finds itself, and may also find the letter it shares. Two owners
 // sharing a tag (48 bits: about one pair in 10^7 at 10k owners) would only
 // share term statistics: every search still joins on memories.owner_id.
 import { createHash } from 'node:crypto';
