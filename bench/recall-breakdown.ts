@@ -10,11 +10,11 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Caller, Embedder, MemoryStore } from '@keepgraph/core';
+import type { Caller, Embedder, MemoryStore, MemoryWrite } from '@keepgraph/core';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
-import { jitter, workloadMemory } from './bench-memory.ts';
+import { jitter, workloadMemory, writeInBatches } from './bench-memory.ts';
 import { BenchContext, embedAll, latencySummary, type StoreKind } from './steps/context.ts';
 import { machineInfo } from './machine.ts';
 import { rng, syntheticQueries, syntheticTexts } from './synthetic.ts';
@@ -37,6 +37,7 @@ const storeKind = values.store as StoreKind;
 const size = Number(values.size);
 const nQueries = Number(values.queries);
 const caller: Caller = { role: 'user', owners: 'all', principal: 'bench' };
+const LOAD_CHUNK = 5_000;
 
 const embedder = await createTransformersEmbedder(
   values.threads ? { threads: Number(values.threads) } : {},
@@ -65,20 +66,15 @@ function timed<T extends object>(target: T, prefix = ''): T {
           await before;
         }
         const t0 = performance.now();
-        const out = v.apply(t, args);
-        const done = () => {
+        try {
+          return await v.apply(t, args);
+        } finally {
           if (recording) {
             const name = prefix + String(key);
-            const list = calls.get(name) ?? [];
-            list.push(performance.now() - t0);
-            calls.set(name, list);
-            perRecall.push(`${name} ${(performance.now() - t0).toFixed(1)}`);
+            const ms = performance.now() - t0;
+            calls.set(name, [...(calls.get(name) ?? []), ms]);
+            perRecall.push(`${name} ${ms.toFixed(1)}`);
           }
-        };
-        try {
-          return await out;
-        } finally {
-          done();
           release();
         }
       };
@@ -116,11 +112,8 @@ async function load(store: MemoryStore, owner: string): Promise<void> {
   const at = new Date().toISOString();
   const expiresAt = new Date(Date.now() + 60 * 86_400_000).toISOString();
   const t0 = performance.now();
-  let batch: Parameters<MemoryStore['write']>[0]['memories'] = [];
-  const flush = async () => {
-    await store.write({ memories: batch, supersede: [], sessionMessages: [], audit: [] });
-    batch = [];
-  };
+  // Written a chunk at a time, so a large owner's vectors are never all held at once.
+  let chunk: MemoryWrite[] = [];
   for (const rec of generateWorkload({
     owners: 1,
     memories: size,
@@ -129,16 +122,17 @@ async function load(store: MemoryStore, owner: string): Promise<void> {
     secretRate: 0,
     personalRate: 0,
   })) {
-    batch.push({
+    chunk.push({
       memory: workloadMemory(rec, at, expiresAt),
       embedding: jitter(pool[rec.seq % pool.length]!, r),
     });
-    if (batch.length === 500) {
-      await flush();
+    if (chunk.length === LOAD_CHUNK) {
+      await writeInBatches(store, chunk);
+      chunk = [];
       ctx.progress(`loaded ${rec.seq + 1}/${size}`);
     }
   }
-  if (batch.length > 0) await flush();
+  await writeInBatches(store, chunk);
   ctx.log(`loaded ${size} memories in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 

@@ -11,12 +11,15 @@ export const MAX_QUERY_TERMS = 64;
 
 const STOP = new Set(ENGLISH_STOP_WORDS);
 
+/**
+ * A word as full-text search cuts one: a run of letters, marks and digits.
+ * A store that rewrites indexed text word by word (SQLite's owner-tagged
+ * terms) cuts it with this too, so both sides agree on where words are.
+ */
+export const SEARCH_WORD = /[\p{L}\p{M}\p{N}]+/gu;
+
 export function queryTerms(query: string): string[] {
-  const tokens =
-    query
-      .normalize('NFKC')
-      .toLowerCase()
-      .match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+  const tokens = query.normalize('NFKC').toLowerCase().match(SEARCH_WORD) ?? [];
   const unique = [...new Set(tokens)];
   const content = unique.filter((t) => !STOP.has(t));
   // A query made only of stop words ("who was it?") still searches for them.

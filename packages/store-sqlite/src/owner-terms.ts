@@ -19,16 +19,10 @@
 // share term statistics: every search still joins on memories.owner_id.
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { SEARCH_WORD } from '@keepgraph/core';
 
 const LETTERS = 'bcdfghjkmnpqrtvw';
 const TAG_BYTES = 6;
-
-/**
- * A word as queryTerms (core) cuts one: a run of letters, marks and digits.
- * The index tags each such run and a query tags each of its terms, so both
- * sides hand FTS5's tokenizer the same tagged words.
- */
-const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
 /** The owner's tag: 12 consonants. */
 export function ownerTag(ownerId: string): string {
@@ -38,14 +32,18 @@ export function ownerTag(ownerId: string): string {
   return tag;
 }
 
-/** `text` as indexed for `ownerId`: each word prefixed with the owner's tag, separators kept. */
+/**
+ * `text` as indexed for `ownerId`: each word (as queryTerms cuts them, so a
+ * query's tagged terms are the index's) prefixed with the owner's tag,
+ * separators kept.
+ */
 export function ownerTaggedText(ownerId: string, text: string): string {
   const tag = ownerTag(ownerId);
-  return text.replace(WORD, (word) => tag + word);
+  return text.replace(SEARCH_WORD, (word) => tag + word);
 }
 
 /** The SQL function migration 0014 tags the existing rows with. */
-export const OWNER_TAGGED_TEXT_SQL = 'keepgraph_owner_tagged_text';
+const OWNER_TAGGED_TEXT_SQL = 'keepgraph_owner_tagged_text';
 
 /** Make `keepgraph_owner_tagged_text(owner_id, text)` callable on this connection. */
 export function registerOwnerTaggedText(db: Database.Database): void {

@@ -129,7 +129,8 @@ export type EntityPlan = 'hits' | 'walk';
  * row reads, the walk about limit x owner / h, so the walk wins once h^2
  * passes limit x owner (twice that, as a margin: a walk that misses is the
  * costlier mistake). The owner's size is its vector count (owner_vectors,
- * one key lookup); h counts ABOUT links only, relations being few.
+ * one key lookup, in the same statement as the count); h counts ABOUT links
+ * only, relations being few.
  */
 function chooseEntityPlan(
   ctx: StoreContext,
@@ -137,16 +138,15 @@ function chooseEntityPlan(
   names: string,
   limit: number,
 ): EntityPlan {
-  const hits = ctx.st
+  const { hits, vectors } = ctx.st
     .sql(
-      `SELECT count(*) FROM memory_about WHERE entity_id IN (
-         SELECT id FROM entities WHERE owner_id = ? AND name_norm IN (SELECT value FROM json_each(?)))`,
+      `SELECT (SELECT count(*) FROM memory_about WHERE entity_id IN (
+                 SELECT id FROM entities
+                  WHERE owner_id = @ownerId AND name_norm IN (SELECT value FROM json_each(@names))))
+                AS hits,
+              coalesce((SELECT vectors FROM owner_vectors WHERE owner_id = @ownerId), 0) AS vectors`,
     )
-    .pluck()
-    .get(ownerId, names) as number;
-  const vectors =
-    (ctx.st.sql('SELECT vectors FROM owner_vectors WHERE owner_id = ?').pluck().get(ownerId) as
-      number | undefined) ?? 0;
+    .get({ ownerId, names }) as { hits: number; vectors: number };
   return hits * hits > 2 * limit * Math.max(vectors, hits) ? 'walk' : 'hits';
 }
 
