@@ -8,6 +8,7 @@ import { cascadeAuditEvents, cascadeReceipt, rederiveJob } from '@keepgraph/core
 import { KeepGraphError, contentHash } from '@keepgraph/core';
 import type { CascadeRequest, DeletionReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
+import { addOwnerTextRows, tokensOfRows } from './full-text-statistics.ts';
 import { recordJobs } from './outbox.ts';
 import type { Statements } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
@@ -66,9 +67,12 @@ function deleteClosure(
   // queues its terms' deletions, applied once when the next statement opens
   // a savepoint. Row by row, each statement flushed the queue, and 1,000
   // rows took 55-150 ms instead of 3-6 (bench/README, cascade).
+  const rids = rows.map((r) => r.rid);
+  const tokens = tokensOfRows(st, rids);
   const fullTextEntriesDeleted = st
     .sql('DELETE FROM memory_fts_terms WHERE rowid IN (SELECT value FROM json_each(?))')
-    .run(JSON.stringify(rows.map((r) => r.rid))).changes;
+    .run(JSON.stringify(rids)).changes;
+  addOwnerTextRows(st, new Map([[ownerId, { rows: -fullTextEntriesDeleted, tokens: -tokens }]]));
 
   // Relation edges: drop this closure's assertions, then the edges no
   // surviving memory asserts.

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
+import { registerRowTokens } from './full-text-statistics.ts';
 import { registerOwnerTaggedText } from './owner-terms.ts';
 
 /** The better-sqlite3 connection type, named once for the other modules. */
@@ -39,6 +40,7 @@ export function openDatabase(opts: OpenOptions): Db {
     db.pragma('secure_delete = ON');
     sqliteVec.load(db);
     registerOwnerTaggedText(db);
+    registerRowTokens(db);
   } catch (e) {
     db.close();
     throw e;

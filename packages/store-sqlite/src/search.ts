@@ -4,9 +4,10 @@
 import { checkQueryVector } from '@keepgraph/core';
 import type { ScoredId, SearchOptions } from '@keepgraph/core';
 import { normalizeEntityName } from '@keepgraph/graph-schema';
-import { toFtsMatch } from './fts-query.ts';
 import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
+
+export { FULL_TEXT_WINDOW, searchText } from './search-text.ts';
 
 /** The widest k tried: a search stops widening past this many neighbours. */
 const MAX_K = 4096;
@@ -77,44 +78,6 @@ function indexedNearest(
     .sort((a, b) => a.distance - b.distance || b.rid - a.rid)
     .slice(0, limit);
   return { rows, exhausted: hits.length < k };
-}
-
-/**
- * Full text ranks the newest this many matches of a query, not all of them.
- * Measured at 100k memories in one owner (bench/README): a query's words
- * match ~8-12k rows there, and ranking all of them took 80 / 180 ms p50 /
- * p95; the newest 1,000 took about 17 / 20 ms with the owner-key term of
- * migration 0004, and take about 4-6 / 8-9 ms with owner-tagged terms (0014;
- * the rest is FTS5 counting each term's rows for its IDF, whatever the
- * window). Owners whose query matches fewer rows are ranked whole, as
- * before. Older memories stay reachable by meaning and by entity.
- */
-export const FULL_TEXT_WINDOW = 1000;
-
-/** BM25 hits for the words of `query`; an empty or punctuation-only query finds nothing. */
-export function searchText(
-  ctx: StoreContext,
-  ownerId: string,
-  query: string,
-  opts: SearchOptions,
-): ScoredId[] {
-  const { limit, nowMs } = checkOptions(opts);
-  const match = toFtsMatch(query, ownerId);
-  if (match === null || limit === 0) return [];
-  // The rowid of the window's oldest match: FTS5 walks matches newest first
-  // without ranking them, so finding it costs about 1 ms at 100k.
-  const edge = ctx.st
-    .sql(
-      'SELECT rowid FROM memory_fts_terms WHERE memory_fts_terms MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?',
-    )
-    .pluck()
-    .get(match, FULL_TEXT_WINDOW - 1) as number | undefined;
-  const minRid = edge ?? 0;
-  const rows = ctx.st.file('search-text').all({ ownerId, match, nowMs, limit, minRid }) as {
-    id: string;
-    score: number;
-  }[];
-  return rows.map((r) => ({ id: r.id, score: r.score }));
 }
 
 /**

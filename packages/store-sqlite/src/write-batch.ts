@@ -6,6 +6,7 @@
 import { checkKeyExpectation, checkWriteBatch, outboxRecordedAt } from '@keepgraph/core';
 import type { MemoryWrite, WriteBatch } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
+import { addOwnerTextRows, tokensOfRows } from './full-text-statistics.ts';
 import { linkDerivedFrom, linkEntities, linkSources } from './graph-links.ts';
 import { recordJobs } from './outbox.ts';
 import { ownerTaggedText } from './owner-terms.ts';
@@ -20,7 +21,7 @@ function validate(ctx: StoreContext, batch: WriteBatch): void {
   checkWriteBatch(batch, ctx.dimensions);
 }
 
-function insertMemory(ctx: StoreContext, w: MemoryWrite, vectors: VectorChanges): void {
+function insertMemory(ctx: StoreContext, w: MemoryWrite, vectors: VectorChanges): number {
   const m = w.memory;
   const params = memoryToParams(m);
   const { rid } = ctx.st.file('insert-memory').get(params) as { rid: number };
@@ -44,6 +45,15 @@ function insertMemory(ctx: StoreContext, w: MemoryWrite, vectors: VectorChanges)
   }
   linkEntities(ctx.st, m);
   linkSources(ctx.st, m);
+  return rid;
+}
+
+/** Count the batch's full-text rows and tokens for their owners (full-text-statistics.ts). */
+function countTextRows(ctx: StoreContext, inserted: ReadonlyMap<string, number[]>): void {
+  const changes = new Map<string, { rows: number; tokens: number }>();
+  for (const [ownerId, rids] of inserted)
+    changes.set(ownerId, { rows: rids.length, tokens: tokensOfRows(ctx.st, rids) });
+  addOwnerTextRows(ctx.st, changes);
 }
 
 /** Apply a WriteBatch atomically. */
@@ -58,7 +68,13 @@ export function writeBatch(ctx: StoreContext, batch: WriteBatch): void {
     );
     for (const k of batch.keys ?? [])
       checkKeyExpectation(k.currentIds, current.pluck().all(k.ownerId, k.key) as string[]);
-    for (const w of batch.memories) insertMemory(ctx, w, vectors);
+    const inserted = new Map<string, number[]>();
+    for (const w of batch.memories) {
+      const rids = inserted.get(w.memory.ownerId) ?? [];
+      rids.push(insertMemory(ctx, w, vectors));
+      inserted.set(w.memory.ownerId, rids);
+    }
+    countTextRows(ctx, inserted);
     // Edges after all inserts, so a batch may hold a summary and its sources.
     for (const w of batch.memories) linkDerivedFrom(ctx.st, w.memory);
 

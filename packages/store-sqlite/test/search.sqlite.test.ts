@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqliteMemoryStore } from '../src/index.ts';
 import { toFtsMatch } from '../src/index.ts';
-import { FULL_TEXT_WINDOW } from '../src/search.ts';
+import { FULL_TEXT_WINDOW } from '../src/search-text.ts';
 import { ownerTag, ownerTaggedText } from '../src/owner-terms.ts';
 import { DIM, FAR, NOW, T0, axis, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
 

@@ -1,0 +1,198 @@
+// Full text ranks each owner with the owner's own statistics: what other
+// owners write changes neither the order nor the scores of an owner's hits,
+// and the per-owner counts behind that stay equal to the rows themselves
+// through writes, cascades and the migration that introduced them.
+import { describe, expect, it } from 'vitest';
+import type { Memory } from '@keepgraph/core';
+import { migrate } from '../src/index.ts';
+import { openDatabase } from '../src/open-database.ts';
+import { FULL_TEXT_WINDOW } from '../src/search-text.ts';
+import { readVarints, rowTokens } from '../src/full-text-statistics.ts';
+import type { SqliteMemoryStore } from '../src/index.ts';
+import { NOW, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
+
+/**
+ * An owner whose best match depends on the IDF's row count: "apple" is
+ * rare in the owner (1 of 12 rows), "pear" common (5 of 12). Counted
+ * within the owner, one "apple" outranks a row that says "pear" three
+ * times; counted over a table of 1,000 rows, both words are rare and the
+ * three pears win.
+ */
+function ownerRows(owner: string, window = 0): Memory[] {
+  const texts = [
+    'an apple on the kitchen table',
+    'pear pear pear',
+    'a pear for lunch and a long walk by the river in the afternoon sun',
+    'pear cake',
+    'pear juice',
+    'pear tree',
+    ...Array.from({ length: 6 }, (_, i) => `the weather report number ${i} said rain`),
+  ];
+  const common = Array.from(
+    { length: window },
+    (_, i) => `a note number ${i} about the weather and the garden`,
+  );
+  // The padding first: the rows that rank are the newest, inside the window.
+  return [...common, ...texts].map((text) => makeMemory(owner, { text }));
+}
+
+/** Other owners' rows: many, and longer or shorter on average than the owner's. */
+function otherRows(n: number): Memory[] {
+  const owners = Array.from({ length: 20 }, () => newOwner());
+  return Array.from({ length: n }, (_, i) =>
+    makeMemory(owners[i % owners.length]!, {
+      text:
+        i % 2 === 0
+          ? 'apple pear'
+          : `pear apple orchard notes ${i} with many more words than the owner ever writes in one row`,
+    }),
+  );
+}
+
+async function hits(store: SqliteMemoryStore, owner: string, query: string) {
+  return store.searchText(owner, query, { limit: 20, now: NOW });
+}
+
+describe('full-text statistics per owner', () => {
+  it.each([
+    ['every match ranked', 0],
+    ['the newest FULL_TEXT_WINDOW matches ranked', FULL_TEXT_WINDOW + 50],
+  ])('ranks an owner the same beside 1,000 rows of other owners (%s)', async (_, window) => {
+    const owner = newOwner();
+    const alone = await openStore();
+    const beside = await openStore();
+    try {
+      await alone.store.write(batchOf(ownerRows(owner, window)));
+      // Beside: other owners' rows before and after, so rowids interleave.
+      await beside.store.write(batchOf(otherRows(500)));
+      await beside.store.write(batchOf(ownerRows(owner, window)));
+      await beside.store.write(batchOf(otherRows(500)));
+      for (const query of ['apple pear', 'pear', 'weather apple', 'the river walk']) {
+        const a = await hits(alone.store, owner, query);
+        const b = await hits(beside.store, owner, query);
+        const text = async (s: SqliteMemoryStore, id: string) =>
+          (await s.getByIds(owner, [id]))[0]!.text;
+        expect(
+          await Promise.all(b.map((h) => text(beside.store, h.id))),
+          query,
+        ).toEqual(await Promise.all(a.map((h) => text(alone.store, h.id))));
+        b.forEach((h, i) => expect(h.score, `${query} #${i}`).toBeCloseTo(a[i]!.score, 9));
+      }
+      if (window > 0) return;
+      // The owner's IDF, not the table's: one rare apple beats three common pears.
+      const [best] = await hits(beside.store, owner, 'apple pear');
+      expect((await beside.store.getByIds(owner, [best!.id]))[0]!.text).toBe(
+        'an apple on the kitchen table',
+      );
+    } finally {
+      await alone.done();
+      await beside.done();
+    }
+  });
+
+  it('keeps each owner’s row and token counts equal to its full-text rows through writes and cascades', async () => {
+    const { store, path, done } = await openStore();
+    try {
+      const a = newOwner();
+      const b = newOwner();
+      const ma = ownerRows(a);
+      await store.write(batchOf([...ma, ...ownerRows(b)]));
+      await store.deleteCascade({
+        ownerId: a,
+        rootIds: [ma[0]!.id, ma[2]!.id],
+        reason: 'forget',
+        at: NOW,
+        audit: [],
+      });
+      const all = ownerRows(a);
+      await store.write(batchOf(all));
+      await store.deleteCascade({
+        ownerId: a,
+        rootIds: [...ma, ...all].map((m) => m.id),
+        reason: 'forget',
+        at: NOW,
+        audit: [],
+      });
+      const db = openDatabase({ path });
+      try {
+        const recount = db
+          .prepare(
+            `SELECT f.owner_id AS owner, count(*) AS rows, group_concat(hex(d.sz)) AS sizes
+               FROM memory_fts_terms f JOIN memory_fts_terms_docsize d ON d.id = f.rowid
+              GROUP BY f.owner_id ORDER BY 1`,
+          )
+          .all() as { owner: string; rows: number; sizes: string }[];
+        const kept = db
+          .prepare('SELECT owner_id AS owner, rows, tokens FROM owner_text_rows ORDER BY 1')
+          .all();
+        expect(kept).toEqual(
+          recount.map((r) => ({
+            owner: r.owner,
+            rows: r.rows,
+            tokens: r.sizes
+              .split(',')
+              .reduce((s, hex) => s + rowTokens(Buffer.from(hex, 'hex')), 0),
+          })),
+        );
+        // a's rows are all gone, and so is its count.
+        expect(kept.map((k) => (k as { owner: string }).owner)).toEqual([b]);
+        // FTS5's own totals, read as the search reads them, agree with the table.
+        const totals = readVarints(
+          db.prepare('SELECT block FROM memory_fts_terms_data WHERE id = 1').pluck().get() as Buffer,
+        );
+        expect(totals[0]).toBe(db.prepare('SELECT count(*) FROM memory_fts_terms').pluck().get());
+      } finally {
+        db.close();
+      }
+    } finally {
+      await done();
+    }
+  });
+
+  it('0015 counts the rows of a store made before it', async () => {
+    const { store, path, done } = await openStore();
+    try {
+      const a = newOwner();
+      const b = newOwner();
+      await store.write(batchOf([...ownerRows(a), ...ownerRows(b).slice(0, 3)]));
+      const db = openDatabase({ path });
+      try {
+        const before = db.prepare('SELECT * FROM owner_text_rows ORDER BY 1').all();
+        expect(before).toHaveLength(2);
+        db.exec('DROP TABLE owner_text_rows');
+        db.prepare('DELETE FROM schema_migrations WHERE version = 15').run();
+        expect(migrate(db).applied).toEqual([15]);
+        expect(db.prepare('SELECT * FROM owner_text_rows ORDER BY 1').all()).toEqual(before);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await done();
+    }
+  });
+});
+
+describe('readVarints', () => {
+  it('reads SQLite varints of one to nine bytes', () => {
+    expect(readVarints(Uint8Array.from([0x00, 0x7f, 0x81, 0x00, 0xff, 0x7f]))).toEqual([
+      0, 127, 128, 16383,
+    ]);
+    // Nine bytes: eight of seven bits, then all eight bits of the last.
+    expect(
+      readVarints(Uint8Array.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x81, 0x05, 0x02])),
+    ).toEqual([261, 2]);
+  });
+});
+
+describe('rowTokens', () => {
+  it('sums the varints of a docsize record as readVarints reads them', () => {
+    const records = [
+      [0x05, 0x00, 0x00],
+      [0x81, 0x00, 0x02],
+      [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x81, 0x05, 0x7f],
+      [],
+    ].map((r) => Uint8Array.from(r));
+    for (const r of records)
+      expect(rowTokens(r)).toBe(readVarints(r).reduce((a, b) => a + b, 0));
+  });
+});
