@@ -6,13 +6,13 @@
 // add(infer:false) of the text our engine embeds for an episode
 // ("Speaker: text", core's embeddingText) with metadata {turnId}; each
 // question is one search (topK k, threshold 0), timed as one retrieval call.
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { embeddingText } from '@keepgraph/core';
 import {
   checkResultsFile,
+  evalOwnerId,
   formatMetricsTable,
   MIN_TURN_IDS,
   scoreResults,
@@ -48,7 +48,7 @@ let ingestMs = 0;
 let metadataMismatches = 0;
 
 for (const conv of dataset.conversations) {
-  const ownerId = `eval-${conv.id}-${randomBytes(4).toString('hex')}`;
+  const ownerId = evalOwnerId(conv.id);
   const t0 = performance.now();
   // One add per turn (each carries its own metadata); the peer embeds the
   // conversation's texts as documents in one batched model call first.

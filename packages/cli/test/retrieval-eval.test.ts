@@ -11,7 +11,8 @@ import type { BenchRecallReport } from '../src/commands/bench-recall.ts';
 import type { Io } from '../src/io.ts';
 import { runCli } from '../src/run.ts';
 import { checkResultsFile } from '../src/retrieval-eval/check.ts';
-import { padWithUnretrieved } from '../src/retrieval-eval/run-eval.ts';
+import { evalOwnerId, padWithUnretrieved } from '../src/retrieval-eval/run-eval.ts';
+import { defaultPolicy, evaluateStoredFields } from '@keepgraph/core';
 import { parseDataset, type Dataset } from '../src/retrieval-eval/dataset.ts';
 import { formatResults, type ResultLine } from '../src/retrieval-eval/results.ts';
 import { percentile, scoreResults } from '../src/retrieval-eval/score.ts';
@@ -417,5 +418,19 @@ describe('keepgraph bench recall', { timeout: 120_000 }, () => {
     expect(report.paddedQuestions).toBeGreaterThan(0);
     expect(await checkResultsFile(dataset, resultsPath)).toEqual([]);
     expect(report.overall.hit[5]).toBeGreaterThan(0);
+  });
+});
+
+describe('evalOwnerId', () => {
+  it('never names an owner the default policy refuses (random digits read as a phone number)', async () => {
+    const policy = defaultPolicy();
+    const ids = Array.from({ length: 2000 }, () => evalOwnerId('conv-26'));
+    expect(new Set(ids).size).toBe(ids.length);
+    const refused = (
+      await Promise.all(
+        ids.map((value) => evaluateStoredFields(policy, [{ path: 'ownerId', value }])),
+      )
+    ).filter((r) => r !== null);
+    expect(refused).toEqual([]);
   });
 });

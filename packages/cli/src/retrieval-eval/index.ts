@@ -23,6 +23,7 @@ export {
   type RecallMetrics,
 } from './score.ts';
 export {
+  evalOwnerId,
   ingestConversation,
   answerQuestions,
   turnIdsOf,

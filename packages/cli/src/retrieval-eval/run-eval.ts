@@ -36,6 +36,18 @@ export interface IngestedConversation {
  * the policy are counted by code and not retried: a refused turn is simply
  * not retrievable, which is the engine's honest behaviour.
  */
+/**
+ * A fresh owner id for a conversation: its id and eight random letters
+ * (a-p). Not hex: about one hex suffix in fifty is all digits, and
+ * "eval-conv-26-23284388" reads as a phone number, so the policy refused
+ * every write of that owner (an owner id cannot be redacted) and the run
+ * scored that conversation as empty.
+ */
+export function evalOwnerId(conversationId: string): string {
+  const letters = [...randomBytes(4)].map((b) => String.fromCharCode(97 + (b >> 4), 97 + (b & 15)));
+  return `eval-${conversationId}-${letters.join('')}`;
+}
+
 export async function ingestConversation(
   engine: Engine,
   caller: Caller,
@@ -43,7 +55,7 @@ export async function ingestConversation(
   batchSize = INGEST_BATCH,
 ): Promise<IngestedConversation> {
   // A fresh owner per run, so re-running on one data directory never mixes histories.
-  const ownerId = `eval-${conv.id}-${randomBytes(4).toString('hex')}`;
+  const ownerId = evalOwnerId(conv.id);
   const turnOf = new Map<string, string>();
   const summary: IngestSummary = {
     turns: conv.turns.length,
