@@ -23,6 +23,7 @@ import { idempotencySuite } from './invariants/17-idempotency.ts';
 import { graphReadsSuite } from './invariants/18-graph-reads.ts';
 import { readLogDryRunKpisSuite } from './invariants/19-read-log-dry-run-kpis.ts';
 import { scheduledPassesSuite } from './invariants/20-scheduled-passes.ts';
+import { ownerStatisticsSuite } from './invariants/21-owner-statistics.ts';
 import type { ConformanceOptions } from './harness.ts';
 
 export type { ConformanceOptions, StoreUnderTest } from './harness.ts';
@@ -48,4 +49,5 @@ export function runMemoryStoreConformance(opts: ConformanceOptions): void {
   readLogDryRunKpisSuite(opts);
   graphReadsSuite(opts);
   scheduledPassesSuite(opts);
+  ownerStatisticsSuite(opts);
 }

@@ -106,3 +106,29 @@ export function storeTestBatch(
     ...extra,
   };
 }
+
+/**
+ * Texts of an owner whose full-text order depends on whose statistics rank
+ * it: "apple" is rare in them (1 of 12), "pear" common (5 of 12). Counted
+ * within the owner, the one apple row outranks "pear pear pear" for
+ * "apple pear"; counted over a store where both words are rare (other
+ * owners' rows), the three pears win.
+ */
+export const OWNER_STATISTICS_TEXTS: readonly string[] = [
+  'an apple on the kitchen table',
+  'pear pear pear',
+  'a pear for lunch and a long walk by the river in the afternoon sun',
+  'pear cake',
+  'pear juice',
+  'pear tree',
+  ...Array.from({ length: 6 }, (_, i) => `the weather report number ${i} said rain`),
+];
+
+/** Other owners' texts for OWNER_STATISTICS_TEXTS: the same words, shorter and longer rows. */
+export function otherOwnersTexts(n: number): string[] {
+  return Array.from({ length: n }, (_, i) =>
+    i % 2 === 0
+      ? 'apple pear'
+      : `pear apple orchard notes ${i} with many more words than the owner ever writes in one row`,
+  );
+}

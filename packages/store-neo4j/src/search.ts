@@ -5,6 +5,7 @@ import { checkQueryVector } from '@keepgraph/core';
 import type { ScoredId, SearchOptions } from '@keepgraph/core';
 import { NEO4J_INDEXES, normalizeEntityName } from '@keepgraph/graph-schema';
 import { toLuceneQuery } from './fulltext-query.ts';
+import { scorePool } from './owner-bm25.ts';
 import { cypher } from './queries.ts';
 import { ownerKey, toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
@@ -37,6 +38,22 @@ interface IndexPage {
   fetched: unknown;
   live: Hit[];
 }
+
+/** search-text-pool's answer: the hits, with text when they are `whole`. */
+interface PoolPage {
+  asked: unknown;
+  whole: boolean;
+  owner: unknown;
+  hits: (Hit & { live: boolean; text: string | null })[];
+}
+
+/**
+ * An owner of at most this many memories has every full-text match of a
+ * query fetched, and ranked with its own statistics (owner-bm25.ts); a
+ * larger owner too when its matches fit the usual page. Otherwise the
+ * order is Lucene's, whose statistics are the whole index's.
+ */
+export const FULL_TEXT_POOL = 1000;
 
 /** Which vector search path serves an owner of this size. */
 export type VectorPath = 'exact' | 'index';
@@ -146,9 +163,51 @@ export async function searchText(
   const { limit, nowMs } = checkOptions(opts);
   const lucene = toLuceneQuery(ownerKey(ownerId), query);
   if (lucene === null || limit === 0) return [];
-  // Lucene already keeps to the owner; only expired or superseded hits are
-  // dropped afterwards, so oversample and widen while the index has more.
-  let k = Math.min(MAX_INDEX_K, Math.max(limit * 4, 32));
+  const k = Math.min(MAX_INDEX_K, Math.max(limit * 4, 32));
+  const [page] = await readRows<PoolPage>(ctx, cypher('search-text-pool'), {
+    index: NEO4J_INDEXES.memoryText,
+    query: lucene,
+    pool: int(FULL_TEXT_POOL),
+    k: int(k),
+    ownerId,
+    nowMs,
+  });
+  if (!page) return []; // no Owner node: the owner has no memories
+  if (page.whole) {
+    // Every match is here: rank them with the owner's own statistics.
+    const pool = page.hits.map((h) => ({ text: h.text ?? '', row: h }));
+    const scored = scorePool(query, pool, num(page.owner));
+    return ranked(
+      scored.filter((s) => s.row.live).map((s) => ({ ...s.row, score: s.score })),
+      limit,
+    );
+  }
+  const live = page.hits.filter((h) => h.live);
+  if (live.length >= limit) return ranked(live, limit);
+  return luceneRanked(
+    ctx,
+    lucene,
+    ownerId,
+    nowMs,
+    limit,
+    Math.min(MAX_INDEX_K, num(page.asked) * 4),
+  );
+}
+
+/**
+ * Lucene's own order, for an owner whose query matches more than one page:
+ * expired and superseded hits are dropped after the index answers, so
+ * oversample and widen while the index has more.
+ */
+async function luceneRanked(
+  ctx: StoreContext,
+  lucene: string,
+  ownerId: string,
+  nowMs: number,
+  limit: number,
+  from: number,
+): Promise<ScoredId[]> {
+  let k = from;
   for (;;) {
     const [page] = await readRows<IndexPage>(ctx, cypher('search-text'), {
       index: NEO4J_INDEXES.memoryText,

@@ -1,9 +1,13 @@
-// Full text ranks each owner with the owner's own statistics: what other
-// owners write changes neither the order nor the scores of an owner's hits,
-// and the per-owner counts behind that stay equal to the rows themselves
-// through writes, cascades and the migration that introduced them.
+// SQLite's per-owner full-text statistics (the conformance suite holds
+// every store to ranking an owner the same whatever others write): the
+// store ranks an owner alone in the table by FTS5's own statement and
+// beside others by per-term rescoring, and the two must agree, inside the
+// full-text window and when every match is ranked; the per-owner counts
+// behind it stay equal to the rows themselves through writes, cascades and
+// the migration that introduced them.
 import { describe, expect, it } from 'vitest';
 import type { Memory } from '@keepgraph/core';
+import { OWNER_STATISTICS_TEXTS, otherOwnersTexts } from '@keepgraph/core/testing';
 import { migrate } from '../src/index.ts';
 import { openDatabase } from '../src/open-database.ts';
 import { FULL_TEXT_WINDOW } from '../src/search-text.ts';
@@ -11,42 +15,19 @@ import { readVarints, rowTokens } from '../src/full-text-statistics.ts';
 import type { SqliteMemoryStore } from '../src/index.ts';
 import { NOW, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
 
-/**
- * An owner whose best match depends on the IDF's row count: "apple" is
- * rare in the owner (1 of 12 rows), "pear" common (5 of 12). Counted
- * within the owner, one "apple" outranks a row that says "pear" three
- * times; counted over a table of 1,000 rows, both words are rare and the
- * three pears win.
- */
+/** The owner's rows: `window` older padding rows first, then the fixture's (newest, so ranked). */
 function ownerRows(owner: string, window = 0): Memory[] {
-  const texts = [
-    'an apple on the kitchen table',
-    'pear pear pear',
-    'a pear for lunch and a long walk by the river in the afternoon sun',
-    'pear cake',
-    'pear juice',
-    'pear tree',
-    ...Array.from({ length: 6 }, (_, i) => `the weather report number ${i} said rain`),
-  ];
-  const common = Array.from(
+  const padding = Array.from(
     { length: window },
     (_, i) => `a note number ${i} about the weather and the garden`,
   );
-  // The padding first: the rows that rank are the newest, inside the window.
-  return [...common, ...texts].map((text) => makeMemory(owner, { text }));
+  return [...padding, ...OWNER_STATISTICS_TEXTS].map((text) => makeMemory(owner, { text }));
 }
 
 /** Other owners' rows: many, and longer or shorter on average than the owner's. */
 function otherRows(n: number): Memory[] {
   const owners = Array.from({ length: 20 }, () => newOwner());
-  return Array.from({ length: n }, (_, i) =>
-    makeMemory(owners[i % owners.length]!, {
-      text:
-        i % 2 === 0
-          ? 'apple pear'
-          : `pear apple orchard notes ${i} with many more words than the owner ever writes in one row`,
-    }),
-  );
+  return otherOwnersTexts(n).map((text, i) => makeMemory(owners[i % owners.length]!, { text }));
 }
 
 async function hits(store: SqliteMemoryStore, owner: string, query: string) {
@@ -72,10 +53,9 @@ describe('full-text statistics per owner', () => {
         const b = await hits(beside.store, owner, query);
         const text = async (s: SqliteMemoryStore, id: string) =>
           (await s.getByIds(owner, [id]))[0]!.text;
-        expect(
-          await Promise.all(b.map((h) => text(beside.store, h.id))),
-          query,
-        ).toEqual(await Promise.all(a.map((h) => text(alone.store, h.id))));
+        expect(await Promise.all(b.map((h) => text(beside.store, h.id))), query).toEqual(
+          await Promise.all(a.map((h) => text(alone.store, h.id))),
+        );
         b.forEach((h, i) => expect(h.score, `${query} #${i}`).toBeCloseTo(a[i]!.score, 9));
       }
       if (window > 0) return;
@@ -138,7 +118,10 @@ describe('full-text statistics per owner', () => {
         expect(kept.map((k) => (k as { owner: string }).owner)).toEqual([b]);
         // FTS5's own totals, read as the search reads them, agree with the table.
         const totals = readVarints(
-          db.prepare('SELECT block FROM memory_fts_terms_data WHERE id = 1').pluck().get() as Buffer,
+          db
+            .prepare('SELECT block FROM memory_fts_terms_data WHERE id = 1')
+            .pluck()
+            .get() as Buffer,
         );
         expect(totals[0]).toBe(db.prepare('SELECT count(*) FROM memory_fts_terms').pluck().get());
       } finally {
@@ -192,7 +175,6 @@ describe('rowTokens', () => {
       [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x81, 0x05, 0x7f],
       [],
     ].map((r) => Uint8Array.from(r));
-    for (const r of records)
-      expect(rowTokens(r)).toBe(readVarints(r).reduce((a, b) => a + b, 0));
+    for (const r of records) expect(rowTokens(r)).toBe(readVarints(r).reduce((a, b) => a + b, 0));
   });
 });
