@@ -6,7 +6,7 @@
 // what the other owners wrote. These read the owner's (owner_text_rows,
 // migration 0015) and the table's (FTS5's own records), so a search can
 // turn FTS5's score into the owner's (search-text.ts).
-import type Database from 'better-sqlite3';
+import { readVarints, rowTokens } from './fts-row-tokens.ts';
 import type { Statements } from './queries.ts';
 
 /** Row count and token total of the owner's full text and of the whole table's. */
@@ -35,58 +35,6 @@ export function textStatistics(st: Statements, ownerId: string): TextStatistics 
   };
 }
 
-/**
- * The SQLite varints of `bytes`, in order: big-endian, seven bits a byte
- * while the high bit is set, all eight bits of a ninth byte. Arithmetic in
- * doubles, exact to 2^53.
- */
-export function readVarints(bytes: Uint8Array): number[] {
-  const out: number[] = [];
-  let i = 0;
-  while (i < bytes.length) {
-    let v = 0;
-    for (let j = 0; ; j++) {
-      const b = bytes[i++]!;
-      if (j === 8) {
-        v = v * 256 + b;
-        break;
-      }
-      v = v * 128 + (b & 0x7f);
-      if (b < 0x80 || i >= bytes.length) break;
-    }
-    out.push(v);
-  }
-  return out;
-}
-
-/**
- * A full-text row's length in tokens (all columns), from its FTS5 docsize
- * record: the sum of its varints. Read for every ranked row, so summed in
- * place rather than through readVarints' array.
- */
-export function rowTokens(sz: Uint8Array): number {
-  let sum = 0;
-  let v = 0;
-  let j = 0;
-  for (let i = 0; i < sz.length; i++) {
-    const b = sz[i]!;
-    if (j === 8) {
-      sum += v * 256 + b;
-      v = 0;
-      j = 0;
-      continue;
-    }
-    v = v * 128 + (b & 0x7f);
-    j++;
-    if (b < 0x80) {
-      sum += v;
-      v = 0;
-      j = 0;
-    }
-  }
-  return sum + v;
-}
-
 /** Count full-text rows and tokens, added (or removed, when negative), for each owner. */
 export function addOwnerTextRows(
   st: Statements,
@@ -111,16 +59,6 @@ export function tokensOfRows(st: Statements, rowids: readonly number[]): number 
     .pluck()
     .all(JSON.stringify(rowids)) as Buffer[];
   return sizes.reduce((sum, sz) => sum + rowTokens(sz), 0);
-}
-
-/** The name migration 0015 counts the existing rows' tokens with. */
-const ROW_TOKENS_SQL = 'keepgraph_fts_row_tokens';
-
-/** Make `keepgraph_fts_row_tokens(sz)` callable on this connection. */
-export function registerRowTokens(db: Database.Database): void {
-  db.function(ROW_TOKENS_SQL, { deterministic: true }, (sz: unknown) =>
-    sz instanceof Uint8Array ? rowTokens(sz) : 0,
-  );
 }
 
 /** FTS5's bm25() constants (fts5_aux.c). */

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { registerRowTokens } from './full-text-statistics.ts';
+import { registerRowTokens } from './fts-row-tokens.ts';
 import { registerOwnerTaggedText } from './owner-terms.ts';
 
 /** The better-sqlite3 connection type, named once for the other modules. */

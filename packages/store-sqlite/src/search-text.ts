@@ -14,12 +14,12 @@ import { toFtsPhrases } from './fts-query.ts';
 import {
   bm25Idf,
   lengthFactor,
-  rowTokens,
   termFrequency,
   termWeight,
   textStatistics,
   type TextStatistics,
 } from './full-text-statistics.ts';
+import { rowTokens } from './fts-row-tokens.ts';
 import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 

@@ -11,7 +11,7 @@ import { OWNER_STATISTICS_TEXTS, otherOwnersTexts } from '@keepgraph/core/testin
 import { migrate } from '../src/index.ts';
 import { openDatabase } from '../src/open-database.ts';
 import { FULL_TEXT_WINDOW } from '../src/search-text.ts';
-import { readVarints, rowTokens } from '../src/full-text-statistics.ts';
+import { readVarints, rowTokens } from '../src/fts-row-tokens.ts';
 import type { SqliteMemoryStore } from '../src/index.ts';
 import { NOW, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
 

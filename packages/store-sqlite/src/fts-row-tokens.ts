@@ -1,0 +1,69 @@
+// Lengths of full-text rows from FTS5's own records: its docsize record
+// (one varint token count per column of a row) and its averages record
+// (the row count, then a token total per column), both SQLite varints.
+// Kept apart from full-text-statistics.ts because the connection registers
+// rowTokens as a SQL function before migrating (open-database.ts), and
+// that module reads through prepared statements.
+import type Database from 'better-sqlite3';
+
+/**
+ * The SQLite varints of `bytes`, in order: big-endian, seven bits a byte
+ * while the high bit is set, all eight bits of a ninth byte. Arithmetic in
+ * doubles, exact to 2^53.
+ */
+export function readVarints(bytes: Uint8Array): number[] {
+  const out: number[] = [];
+  let i = 0;
+  while (i < bytes.length) {
+    let v = 0;
+    for (let j = 0; ; j++) {
+      const b = bytes[i++]!;
+      if (j === 8) {
+        v = v * 256 + b;
+        break;
+      }
+      v = v * 128 + (b & 0x7f);
+      if (b < 0x80 || i >= bytes.length) break;
+    }
+    out.push(v);
+  }
+  return out;
+}
+
+/**
+ * A full-text row's length in tokens (all columns), from its FTS5 docsize
+ * record: the sum of its varints. Read for every ranked row, so summed in
+ * place rather than through readVarints' array.
+ */
+export function rowTokens(sz: Uint8Array): number {
+  let sum = 0;
+  let v = 0;
+  let j = 0;
+  for (let i = 0; i < sz.length; i++) {
+    const b = sz[i]!;
+    if (j === 8) {
+      sum += v * 256 + b;
+      v = 0;
+      j = 0;
+      continue;
+    }
+    v = v * 128 + (b & 0x7f);
+    j++;
+    if (b < 0x80) {
+      sum += v;
+      v = 0;
+      j = 0;
+    }
+  }
+  return sum + v;
+}
+
+/** The name migration 0015 counts the existing rows' tokens with. */
+const ROW_TOKENS_SQL = 'keepgraph_fts_row_tokens';
+
+/** Make `keepgraph_fts_row_tokens(sz)` callable on this connection. */
+export function registerRowTokens(db: Database.Database): void {
+  db.function(ROW_TOKENS_SQL, { deterministic: true }, (sz: unknown) =>
+    sz instanceof Uint8Array ? rowTokens(sz) : 0,
+  );
+}
