@@ -48,6 +48,16 @@ export default defineConfig({
           sequence: { groupOrder: 2 },
         },
       },
+      {
+        extends: true,
+        test: {
+          name: 'reliability',
+          include: ['test/reliability/**/*.test.ts'],
+          // Last: it kills servers mid-burst, and its relays read every
+          // owner's pending jobs, as the background project's do.
+          sequence: { groupOrder: 3 },
+        },
+      },
     ],
   },
 });

@@ -1,0 +1,215 @@
+// Crash during writes (issue 18, item 2): `keepgraph start` as shipped takes
+// a burst of 1,000 HTTP writes from 8 concurrent clients, one owner each,
+// and is killed with SIGKILL at a random moment of it (after a seeded
+// random number of acknowledged writes), then started again over the same
+// data; 20 rounds a store (KG_CRASH_ROUNDS to change it while working).
+// After each restart:
+// - every acknowledged write is there, its text as sent;
+// - every memory of those owners, acknowledged or not (a write may commit
+//   before its answer is lost), is whole: its row, its full-text entry and
+//   (SQLite) its vector, as verify-forgotten reports them, and an audit
+//   event naming it;
+// and at the end the audit chain verifies and the outbox drains.
+// Prints the figures: rounds, writes sent, acknowledged, found without an
+// acknowledgement, partial records.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { MemoryStore } from '@keepgraph/core';
+import { createNeo4jStore } from '@keepgraph/store-neo4j';
+import { createSqliteStore } from '@keepgraph/store-sqlite';
+import { inject } from 'vitest';
+import { startKeepGraph, type KeepGraphProcess } from '../e2e/keepgraph-process.ts';
+import { storeEnv } from '../e2e/stores.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
+
+const ROUNDS = Number(process.env.KG_CRASH_ROUNDS ?? 20);
+const BURST = 1000;
+const CLIENTS = 8;
+
+/** Where each store reports a memory's parts (find-traces of each store). */
+const WHOLE: Record<'sqlite' | 'neo4j', string[]> = {
+  sqlite: ['memories', 'memory_fts_terms', 'memory_vectors'],
+  neo4j: ['Memory', 'memory_text'],
+};
+
+/** A small seeded generator (mulberry32): the kill points repeat run to run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A number spelt in letters: texts carry no digit run a personal-data detector could read. */
+const spelt = (n: number) =>
+  [...n.toString(16)].map((d) => String.fromCharCode(97 + parseInt(d, 16))).join('');
+
+const THINGS = ['blue kettle', 'garden gate', 'spare key', 'old bicycle', 'red notebook'];
+const PLACES = ['back porch', 'kitchen shelf', 'attic', 'garage', 'front hall'];
+
+for (const store of ['sqlite', 'neo4j'] as const) {
+  describe(`kill -9 during a burst of writes (${store})`, () => {
+    const started: KeepGraphProcess[] = [];
+    let dir = '';
+
+    afterAll(async () => {
+      await Promise.all(started.map((p) => p.kill()));
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it(`keeps every acknowledged write, and no partial one, over ${ROUNDS} rounds`, async () => {
+      dir = await mkdtemp(join(tmpdir(), `keepgraph-crash-${store}-`));
+      const data = join(dir, 'data');
+      const env = { KEEPGRAPH_RATE_LIMIT: '0', ...storeEnv(store) };
+      const start = async () => {
+        const kg = await startKeepGraph(data, env);
+        started.push(kg);
+        return kg;
+      };
+      const send = async (kg: KeepGraphProcess, method: string, path: string, body?: unknown) => {
+        const r = await fetch(`${kg.base}/v1${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${kg.operatorKey}`,
+            ...(body !== undefined && { 'content-type': 'application/json' }),
+          },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        });
+        const json = (await r.json()) as any;
+        expect(r.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
+        return json;
+      };
+      /**
+       * Every memory the owner has now, acknowledged or not, and those of
+       * them that are not whole: a part missing where the store reports its
+       * parts (verify-forgotten), or no audit event naming it. The text of
+       * each acknowledged write is checked as sent.
+       */
+      const checkOwner = async (kg: KeepGraphProcess, owner: string, sent: Map<string, string>) => {
+        const held = new Map<string, string>();
+        let after: string | null = null;
+        do {
+          const page: any = await send(
+            kg,
+            'GET',
+            `/owners/${owner}/memories?limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+          );
+          for (const m of page.memories) held.set(m.id, m.text);
+          after = page.next;
+        } while (after !== null);
+        for (const [id, text] of held) if (sent.has(id)) expect(text, id).toBe(sent.get(id));
+        const ids = [...held.keys()];
+        const parts = new Map<string, Set<string>>(ids.map((id) => [id, new Set()]));
+        for (let i = 0; i < ids.length; i += 200) {
+          const check = await send(kg, 'POST', `/owners/${owner}/verify-forgotten`, {
+            ids: ids.slice(i, i + 200),
+          });
+          for (const t of check.traces) parts.get(t.id)?.add(t.where);
+        }
+        const audited = new Set<string>();
+        let afterSeq: number | undefined;
+        for (;;) {
+          const page: any = await send(
+            kg,
+            'GET',
+            `/audit?ownerId=${owner}&limit=1000${afterSeq !== undefined ? `&afterSeq=${afterSeq}` : ''}`,
+          );
+          for (const e of page.events) for (const id of e.memoryIds) audited.add(id);
+          if (page.events.length < 1000) break;
+          afterSeq = page.events.at(-1).seq;
+        }
+        const partial = ids.filter(
+          (id) => !WHOLE[store].every((w) => parts.get(id)!.has(w)) || !audited.has(id),
+        );
+        return { ids, partial };
+      };
+      const random = seeded(18);
+      const figures = { rounds: 0, sent: 0, acknowledged: 0, unacknowledgedFound: 0, partial: 0 };
+
+      let kg = await start();
+      for (let round = 0; round < ROUNDS; round++) {
+        // One owner a client: a burst of several tenants, none waiting on another's lock.
+        const owners = Array.from(
+          { length: CLIENTS },
+          () => `crash-${spelt(round)}-${randomUUID()}`,
+        );
+        const killAfter = 20 + Math.floor(random() * (BURST - 100));
+        const acknowledged = new Map<string, string>();
+        let next = 0;
+        let acks = 0;
+        let killing: Promise<void> | null = null;
+        const client = async (owner: string) => {
+          while (next < BURST && killing === null) {
+            const i = next++;
+            const place = PLACES[i % PLACES.length]!;
+            const text = `Round ${spelt(round)} note ${spelt(i)}: the ${THINGS[i % THINGS.length]} is by the ${place}`;
+            figures.sent++;
+            try {
+              const r = await fetch(`${kg.base}/v1/owners/${owner}/memories`, {
+                method: 'POST',
+                headers: {
+                  authorization: `Bearer ${kg.operatorKey}`,
+                  'content-type': 'application/json',
+                },
+                body: JSON.stringify({ kind: 'fact', text, origin: { sessionId: 'crash' } }),
+              });
+              const json = (await r.json()) as any;
+              // Before the kill every write is accepted: nothing here is refusable.
+              expect(r.status, JSON.stringify(json)).toBe(201);
+              acknowledged.set(json.memory.id, text);
+              if (++acks >= killAfter) killing ??= kg.kill();
+            } catch (e) {
+              // Once the kill is under way, a request may die with the process.
+              if (killing === null) throw e;
+            }
+          }
+        };
+        await Promise.all(owners.map(client));
+        await (killing ?? kg.kill());
+        kg = await start();
+        const ids: string[] = [];
+        for (const owner of owners) {
+          const found = await checkOwner(kg, owner, acknowledged);
+          ids.push(...found.ids);
+          figures.partial += found.partial.length;
+          expect(found.partial, `round ${round}: partial records of ${owner}`).toEqual([]);
+        }
+        const held = new Set(ids);
+        for (const id of acknowledged.keys()) expect(held.has(id), id).toBe(true);
+        figures.rounds++;
+        figures.acknowledged += acknowledged.size;
+        figures.unacknowledgedFound += ids.filter((id) => !acknowledged.has(id)).length;
+      }
+
+      expect((await send(kg, 'GET', '/audit/verify')).ok).toBe(true);
+      // The outbox drains: the restarted server relays what the killed ones had recorded.
+      const port: MemoryStore =
+        store === 'sqlite'
+          ? createSqliteStore({ path: join(data, 'keepgraph.db') })
+          : createNeo4jStore({ uri: inject('neo4jUri') });
+      await port.init({ dimensions: 384 });
+      try {
+        let pending = await port.outboxPending(100);
+        for (let waited = 0; pending.length > 0 && waited < 60_000; waited += 250) {
+          await sleep(250);
+          pending = await port.outboxPending(100);
+        }
+        expect(pending).toEqual([]);
+      } finally {
+        await port.close();
+      }
+      await kg.stop();
+      console.log(`crash during writes (${store}): ${JSON.stringify(figures)}`);
+      expect(figures.rounds).toBe(ROUNDS);
+    }, 1_800_000);
+  });
+}
