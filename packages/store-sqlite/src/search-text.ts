@@ -47,22 +47,26 @@ export function searchText(
   const phrases = toFtsPhrases(query, ownerId);
   if (phrases.length === 0 || limit === 0) return [];
   const match = phrases.join(' OR ');
-  // The rowid of the window's oldest match: FTS5 walks matches newest first
-  // without ranking them, so finding it costs about 1 ms at 100k.
-  const edge = ctx.st
-    .sql(
-      'SELECT rowid FROM memory_fts_terms WHERE memory_fts_terms MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?',
-    )
-    .pluck()
-    .get(match, FULL_TEXT_WINDOW - 1) as number | undefined;
-  const minRid = edge ?? 0;
-  const stats = textStatistics(ctx.st, ownerId);
-  if (stats.owner.rows === stats.table.rows) {
-    // The table is the owner's: FTS5's statistics are the owner's own.
-    return ctx.st.file('search-text').all({ ownerId, match, nowMs, limit, minRid }) as ScoredId[];
-  }
-  const scores = ownerScores(ctx, phrases, minRid, edge === undefined, stats);
-  return liveFirst(ctx, ownerId, scores, limit, nowMs);
+  // One read transaction: the window, the statistics and the scores all
+  // come from one snapshot, even while another process writes.
+  return ctx.db.transaction((): ScoredId[] => {
+    // The rowid of the window's oldest match: FTS5 walks matches newest first
+    // without ranking them, so finding it costs about 1 ms at 100k.
+    const edge = ctx.st
+      .sql(
+        'SELECT rowid FROM memory_fts_terms WHERE memory_fts_terms MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?',
+      )
+      .pluck()
+      .get(match, FULL_TEXT_WINDOW - 1) as number | undefined;
+    const minRid = edge ?? 0;
+    const stats = textStatistics(ctx.st, ownerId);
+    if (stats.owner.rows === stats.table.rows) {
+      // The table is the owner's: FTS5's statistics are the owner's own.
+      return ctx.st.file('search-text').all({ ownerId, match, nowMs, limit, minRid }) as ScoredId[];
+    }
+    const scores = ownerScores(ctx, phrases, minRid, edge === undefined, stats);
+    return liveFirst(ctx, ownerId, scores, limit, nowMs);
+  })();
 }
 
 /**
