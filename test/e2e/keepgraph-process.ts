@@ -4,6 +4,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { expect } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -119,4 +120,31 @@ export function createKey(
     { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' },
   );
   return JSON.parse(out) as { id: string; key: string; role: string; owners: 'all' | string[] };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are JSON read by shape
+type Json = any;
+
+/**
+ * One /v1 call with the server's operator key, a JSON body when given;
+ * expects a 2xx (the failure names the call and its answer) and returns the
+ * answer's JSON.
+ */
+export async function operatorCall(
+  kg: KeepGraphProcess,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Json> {
+  const r = await fetch(`${kg.base}/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${kg.operatorKey}`,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  const json = (await r.json()) as unknown;
+  expect(r.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
+  return json;
 }

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_READ_FLUSH_MS } from '@keepgraph/core';
-import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { operatorCall, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
@@ -38,35 +38,24 @@ for (const store of ['sqlite', 'neo4j'] as const) {
         return kg;
       };
       const owner = `reads-${randomUUID()}`;
-      const send = async (kg: KeepGraphProcess, method: string, path: string, body?: unknown) => {
-        const r = await fetch(`${kg.base}/v1${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${kg.operatorKey}`,
-            ...(body !== undefined && { 'content-type': 'application/json' }),
-          },
-          ...(body !== undefined && { body: JSON.stringify(body) }),
-        });
-        const json = (await r.json()) as any;
-        expect(r.status, JSON.stringify(json)).toBeLessThan(300);
-        return json;
-      };
       const recall = async (kg: KeepGraphProcess) => {
-        const r = await send(kg, 'POST', `/owners/${owner}/recall`, { query: 'the harbour ferry' });
+        const r = await operatorCall(kg, 'POST', `/owners/${owner}/recall`, {
+          query: 'the harbour ferry',
+        });
         expect(r.results.length).toBeGreaterThan(0);
         return r.requestId as string;
       };
       const readsNow = async (kg: KeepGraphProcess) => ({
-        reads: (await send(kg, 'GET', `/owners/${owner}/reads?limit=10`)).reads.map(
+        reads: (await operatorCall(kg, 'GET', `/owners/${owner}/reads?limit=10`)).reads.map(
           (r: any) => r.requestId,
         ),
-        audited: (await send(kg, 'GET', `/audit?ownerId=${owner}&limit=1000`)).events
+        audited: (await operatorCall(kg, 'GET', `/audit?ownerId=${owner}&limit=1000`)).events
           .filter((e: any) => e.type === 'read')
           .map((e: any) => e.details.requestId),
       });
 
       let kg = await start();
-      await send(kg, 'POST', `/owners/${owner}/memories`, {
+      await operatorCall(kg, 'POST', `/owners/${owner}/memories`, {
         kind: 'fact',
         text: 'The harbour ferry leaves at seven every morning',
         origin: { sessionId: 'travel' },
@@ -84,7 +73,7 @@ for (const store of ['sqlite', 'neo4j'] as const) {
 
       kg = await start();
       expect(await readsNow(kg)).toEqual({ reads: [second, first], audited: [first, second] });
-      expect((await send(kg, 'GET', '/audit/verify')).ok).toBe(true);
+      expect((await operatorCall(kg, 'GET', '/audit/verify')).ok).toBe(true);
     }, 300_000);
   });
 }

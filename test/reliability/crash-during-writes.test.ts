@@ -18,11 +18,11 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { MemoryStore } from '@keepgraph/core';
+import { seededRandom, type MemoryStore } from '@keepgraph/core';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { inject } from 'vitest';
-import { startKeepGraph, type KeepGraphProcess } from '../e2e/keepgraph-process.ts';
+import { operatorCall, startKeepGraph, type KeepGraphProcess } from '../e2e/keepgraph-process.ts';
 import { storeEnv } from '../e2e/stores.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
@@ -36,18 +36,6 @@ const WHOLE: Record<'sqlite' | 'neo4j', string[]> = {
   sqlite: ['memories', 'memory_fts_terms', 'memory_vectors'],
   neo4j: ['Memory', 'memory_text'],
 };
-
-/** A small seeded generator (mulberry32): the kill points repeat run to run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A number spelt in letters: texts carry no digit run a personal-data detector could read. */
 const spelt = (n: number) =>
@@ -75,19 +63,6 @@ for (const store of ['sqlite', 'neo4j'] as const) {
         started.push(kg);
         return kg;
       };
-      const send = async (kg: KeepGraphProcess, method: string, path: string, body?: unknown) => {
-        const r = await fetch(`${kg.base}/v1${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${kg.operatorKey}`,
-            ...(body !== undefined && { 'content-type': 'application/json' }),
-          },
-          ...(body !== undefined && { body: JSON.stringify(body) }),
-        });
-        const json = (await r.json()) as any;
-        expect(r.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
-        return json;
-      };
       /**
        * Every memory the owner has now, acknowledged or not, and those of
        * them that are not whole: a part missing where the store reports its
@@ -98,7 +73,7 @@ for (const store of ['sqlite', 'neo4j'] as const) {
         const held = new Map<string, string>();
         let after: string | null = null;
         do {
-          const page: any = await send(
+          const page: any = await operatorCall(
             kg,
             'GET',
             `/owners/${owner}/memories?limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`,
@@ -110,7 +85,7 @@ for (const store of ['sqlite', 'neo4j'] as const) {
         const ids = [...held.keys()];
         const parts = new Map<string, Set<string>>(ids.map((id) => [id, new Set()]));
         for (let i = 0; i < ids.length; i += 200) {
-          const check = await send(kg, 'POST', `/owners/${owner}/verify-forgotten`, {
+          const check = await operatorCall(kg, 'POST', `/owners/${owner}/verify-forgotten`, {
             ids: ids.slice(i, i + 200),
           });
           for (const t of check.traces) parts.get(t.id)?.add(t.where);
@@ -118,7 +93,7 @@ for (const store of ['sqlite', 'neo4j'] as const) {
         const audited = new Set<string>();
         let afterSeq: number | undefined;
         for (;;) {
-          const page: any = await send(
+          const page: any = await operatorCall(
             kg,
             'GET',
             `/audit?ownerId=${owner}&limit=1000${afterSeq !== undefined ? `&afterSeq=${afterSeq}` : ''}`,
@@ -132,7 +107,8 @@ for (const store of ['sqlite', 'neo4j'] as const) {
         );
         return { ids, partial };
       };
-      const random = seeded(18);
+      // Seeded: the kill points repeat run to run.
+      const random = seededRandom(18);
       const figures = { rounds: 0, sent: 0, acknowledged: 0, unacknowledgedFound: 0, partial: 0 };
 
       let kg = await start();
@@ -190,7 +166,7 @@ for (const store of ['sqlite', 'neo4j'] as const) {
         figures.unacknowledgedFound += ids.filter((id) => !acknowledged.has(id)).length;
       }
 
-      expect((await send(kg, 'GET', '/audit/verify')).ok).toBe(true);
+      expect((await operatorCall(kg, 'GET', '/audit/verify')).ok).toBe(true);
       // The outbox drains: the restarted server relays what the killed ones had recorded.
       const port: MemoryStore =
         store === 'sqlite'

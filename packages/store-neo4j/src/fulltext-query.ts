@@ -3,17 +3,19 @@
 // tokens as the SQLite store's toFtsMatch) and each is quoted, so `"`, `*`,
 // `~`, `:`, `AND`, `OR`, `(` or `field:` are only ever words. The owner is a
 // hashed key term, so the query is owner-scoped inside the index.
+import { SEARCH_WORD } from '@keepgraph/core';
+
 /** Most tokens used from one query: bounds the cost of a pasted essay. */
 export const MAX_QUERY_TOKENS = 64;
 
+/** The lower-case letter/digit words of a text, in order, repeats kept. */
+export function words(text: string): string[] {
+  return text.normalize('NFKC').toLowerCase().match(SEARCH_WORD) ?? [];
+}
+
 /** The unique lower-case letter/digit tokens of a query, in order. */
 export function queryTokens(query: string): string[] {
-  const tokens =
-    query
-      .normalize('NFKC')
-      .toLowerCase()
-      .match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
-  return [...new Set(tokens)].slice(0, MAX_QUERY_TOKENS);
+  return [...new Set(words(query))].slice(0, MAX_QUERY_TOKENS);
 }
 
 /**

@@ -16,8 +16,7 @@
 // PorterStemFilter implements too). Where the two differ on a word, Lucene
 // still decides what matches; this decides only the order.
 import { stemmer } from 'stemmer';
-import { SEARCH_WORD } from '@keepgraph/core';
-import { queryTokens } from './fulltext-query.ts';
+import { queryTokens, words } from './fulltext-query.ts';
 
 /** Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET): never indexed. */
 const STOP_WORDS = new Set(
@@ -53,7 +52,7 @@ function toTerms(words: Iterable<string>): string[] {
 
 /** The indexed terms of a text, in order, repeats kept. */
 export function indexedTerms(text: string): string[] {
-  return toTerms(text.normalize('NFKC').toLowerCase().match(SEARCH_WORD) ?? []);
+  return toTerms(words(text));
 }
 
 /** A pool row: its text, and what the ranking returns of it. */

@@ -7,12 +7,12 @@
 import type Database from 'better-sqlite3';
 
 /**
- * The SQLite varints of `bytes`, in order: big-endian, seven bits a byte
- * while the high bit is set, all eight bits of a ninth byte. Arithmetic in
- * doubles, exact to 2^53.
+ * Call `visit` with each SQLite varint of `bytes`, in order: big-endian,
+ * seven bits a byte while the high bit is set, all eight bits of a ninth
+ * byte. Arithmetic in doubles, exact to 2^53. A visitor rather than an
+ * array: rowTokens runs for every ranked row.
  */
-export function readVarints(bytes: Uint8Array): number[] {
-  const out: number[] = [];
+function eachVarint(bytes: Uint8Array, visit: (v: number) => void): void {
   let i = 0;
   while (i < bytes.length) {
     let v = 0;
@@ -25,37 +25,22 @@ export function readVarints(bytes: Uint8Array): number[] {
       v = v * 128 + (b & 0x7f);
       if (b < 0x80 || i >= bytes.length) break;
     }
-    out.push(v);
+    visit(v);
   }
+}
+
+/** The SQLite varints of `bytes`, in order. */
+export function readVarints(bytes: Uint8Array): number[] {
+  const out: number[] = [];
+  eachVarint(bytes, (v) => out.push(v));
   return out;
 }
 
-/**
- * A full-text row's length in tokens (all columns), from its FTS5 docsize
- * record: the sum of its varints. Read for every ranked row, so summed in
- * place rather than through readVarints' array.
- */
+/** A full-text row's length in tokens (all columns): the sum of its FTS5 docsize record's varints. */
 export function rowTokens(sz: Uint8Array): number {
   let sum = 0;
-  let v = 0;
-  let j = 0;
-  for (let i = 0; i < sz.length; i++) {
-    const b = sz[i]!;
-    if (j === 8) {
-      sum += v * 256 + b;
-      v = 0;
-      j = 0;
-      continue;
-    }
-    v = v * 128 + (b & 0x7f);
-    j++;
-    if (b < 0x80) {
-      sum += v;
-      v = 0;
-      j = 0;
-    }
-  }
-  return sum + v;
+  eachVarint(sz, (v) => (sum += v));
+  return sum;
 }
 
 /** The name migration 0015 counts the existing rows' tokens with. */
