@@ -1,16 +1,12 @@
 // The real Embedder: a local quantised BERT-family ONNX model run by
-// transformers.js on onnxruntime-node, loaded from disk only (never a hub).
+// transformers.js on onnxruntime-node, loaded from disk only (never a hub),
+// in the process's model thread (model-host.ts), off the event loop.
 
-import { setImmediate } from 'node:timers/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-// Values come from a dynamic import when the model loads: importing
-// transformers.js (and onnxruntime) costs about a second, which a command
-// that embeds nothing should not pay.
-import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers';
 import { KeepGraphError, type EmbedPurpose, type Embedder } from '@keepgraph/core';
+import { embedInWorker, type WorkerModelSpec } from './model-host.ts';
 import { resolveModelsDir } from './models-dir.ts';
-import { l2Normalize } from './vector-math.ts';
 
 /** The model ids scripts/setup-models.sh installs. */
 export type TransformersModelId = 'bge-small-en-v1.5-q' | 'all-minilm-l6-v2-q';
@@ -75,41 +71,6 @@ export interface TransformersEmbedderOptions {
   threads?: number;
 }
 
-interface LoadedModel {
-  tokenizer: PreTrainedTokenizer;
-  model: PreTrainedModel;
-  Tensor: typeof Tensor;
-}
-
-// transformers.js reads env.localModelPath while it loads, so loads that use
-// different folders must not interleave: chain them.
-let loadQueue: Promise<unknown> = Promise.resolve();
-
-async function loadModel(
-  modelsDir: string,
-  modelId: string,
-  threads: number | undefined,
-): Promise<LoadedModel> {
-  const load = async () => {
-    const { AutoModel, AutoTokenizer, Tensor, env } = await import('@huggingface/transformers');
-    env.allowRemoteModels = false;
-    env.allowLocalModels = true;
-    env.localModelPath = modelsDir;
-    const tokenizer = await AutoTokenizer.from_pretrained(modelId, { local_files_only: true });
-    // dtype q8 selects onnx/model_quantized.onnx, the file the jars ship.
-    const model = await AutoModel.from_pretrained(modelId, {
-      dtype: 'q8',
-      device: 'cpu',
-      local_files_only: true,
-      ...(threads ? { session_options: { intraOpNumThreads: threads } } : {}),
-    });
-    return { tokenizer, model, Tensor };
-  };
-  const result = loadQueue.then(load, load);
-  loadQueue = result.catch(() => undefined);
-  return result;
-}
-
 /**
  * Loads a local embedding model (see scripts/setup-models.sh) and returns an
  * {@link Embedder} over it. Throws, naming the setup script, when the model
@@ -151,44 +112,26 @@ export async function createTransformersEmbedder(
         'Run `bash scripts/setup-models.sh` (set KEEPGRAPH_MODELS_DIR to install elsewhere).',
     );
   }
-  // Loaded once; a failed lazy load is tried again on the next embed.
-  let loading: Promise<LoadedModel> | null = null;
-  const loaded = (): Promise<LoadedModel> =>
-    (loading ??= loadModel(modelsDir, modelId, opts.threads).catch((e: unknown) => {
-      loading = null;
+  const worker: WorkerModelSpec = {
+    key: JSON.stringify([modelsDir, modelId, opts.threads ?? null]),
+    modelsDir,
+    modelId,
+    threads: opts.threads,
+    pooling: spec.pooling,
+    maxTokens: spec.maxTokens,
+    dimensions: spec.dimensions,
+  };
+  const run = (texts: string[]): Promise<Float32Array[]> =>
+    embedInWorker(worker, texts).catch((e: unknown) => {
       const err = new KeepGraphError(
         'embedder_unavailable',
-        `could not load the embedding model ${modelId}: ${e instanceof Error ? e.message : String(e)}`,
+        `could not run the embedding model ${modelId}: ${e instanceof Error ? e.message : String(e)}`,
       );
       (err as Error).cause = e;
       throw err;
-    }));
-  if (!opts.lazy) await loaded();
-
-  const embedOne = async (
-    { tokenizer, model, Tensor }: LoadedModel,
-    text: string,
-  ): Promise<Float32Array> => {
-    let ids = tokenizer.encode(text); // [CLS] ... [SEP]
-    // Truncate the content, not the trailing [SEP] (transformers.js's own
-    // truncation would cut it off; HF Python and sentence-transformers keep it).
-    if (ids.length > spec.maxTokens)
-      ids = [...ids.slice(0, spec.maxTokens - 1), ids[ids.length - 1]!];
-    const n = ids.length;
-    const output = await model({
-      input_ids: new Tensor('int64', BigInt64Array.from(ids, BigInt), [1, n]),
-      attention_mask: new Tensor('int64', new BigInt64Array(n).fill(1n), [1, n]),
-      token_type_ids: new Tensor('int64', new BigInt64Array(n), [1, n]),
     });
-    const hidden = (output as { last_hidden_state: Tensor }).last_hidden_state.data as Float32Array;
-    const d = spec.dimensions;
-    if (spec.pooling === 'cls') return l2Normalize(hidden.slice(0, d));
-    // Mean over all tokens: with one unpadded text, every token is attended.
-    const v = new Float32Array(d);
-    for (let t = 0; t < n; t++) for (let j = 0; j < d; j++) v[j] = v[j]! + hidden[t * d + j]!;
-    for (let j = 0; j < d; j++) v[j] = v[j]! / n;
-    return l2Normalize(v);
-  };
+  // Zero texts loads the model; a failed load is tried again on the next embed.
+  if (!opts.lazy) await run([]);
 
   return {
     modelId,
@@ -196,14 +139,10 @@ export async function createTransformersEmbedder(
     async embed(texts: readonly string[], purpose: EmbedPurpose): Promise<Float32Array[]> {
       const prefix = purpose === 'query' ? spec.queryPrefix : '';
       const out: Float32Array[] = [];
-      if (texts.length === 0) return out;
-      const m = await loaded();
-      for (let i = 0; i < texts.length; i += batchSize) {
-        const chunk = texts.slice(i, i + batchSize);
-        out.push(...(await Promise.all(chunk.map((t) => embedOne(m, prefix + t)))));
-        // Tokenising is synchronous: between chunks, let other requests in.
-        await setImmediate();
-      }
+      // One chunk at a time: a query embedded meanwhile waits for one chunk,
+      // not for the whole batch.
+      for (let i = 0; i < texts.length; i += batchSize)
+        out.push(...(await run(texts.slice(i, i + batchSize).map((t) => prefix + t))));
       return out;
     },
   };

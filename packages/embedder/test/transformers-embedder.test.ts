@@ -2,6 +2,7 @@
 // `bash scripts/setup-models.sh` has run.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTransformersEmbedder, dot, TRANSFORMERS_MODEL_IDS } from '../src/index.ts';
@@ -117,5 +118,29 @@ describe('the intra-op thread count', () => {
       const [a, b] = await Promise.all([one.embed(texts, purpose), dflt.embed(texts, purpose)]);
       expect(a.map((v) => Array.from(v))).toEqual(b.map((v) => Array.from(v)));
     }
+  });
+});
+
+describe('the model thread', () => {
+  it('runs the model off the main thread: the ONNX binding is never loaded here', async () => {
+    // Loaded on this thread, onnxruntime-node would hold the event loop for
+    // each inference (and could not load in the model thread at all).
+    const e = await createTransformersEmbedder();
+    const [v] = await e.embed(['Where did I leave the spare key?'], 'query');
+    expect(v!.length).toBe(384);
+    const loadedHere = Object.keys(createRequire(import.meta.url).cache).filter((p) =>
+      p.includes('onnxruntime'),
+    );
+    expect(loadedHere).toEqual([]);
+  });
+
+  it('serves embedders of two models from the one thread, each its own vectors', async () => {
+    const [bge, mini] = await Promise.all(
+      TRANSFORMERS_MODEL_IDS.map((modelId) => createTransformersEmbedder({ modelId })),
+    );
+    const text = ['The user prefers aisle seats.'];
+    const [a, b] = await Promise.all([bge!.embed(text, 'document'), mini!.embed(text, 'document')]);
+    expect(dot(a[0]!, b[0]!)).toBeLessThan(0.99);
+    expect(Array.from((await bge!.embed(text, 'document'))[0]!)).toEqual(Array.from(a[0]!));
   });
 });
