@@ -58,7 +58,11 @@ function start(): Worker {
     } else p.ok(vectors!);
   });
   const gone = (e: Error) => {
-    // The next request starts a new worker (and loads its model again).
+    // The next request starts a new worker. Its model may fail to load:
+    // onnxruntime-node cannot be loaded again in a process once a thread
+    // that held it has gone, so embeddings then fail as unavailable until
+    // the process restarts. The worker answers its own errors as messages,
+    // so only a crash of the runtime itself ends it.
     if (worker === w) worker = null;
     failAll(e);
   };
