@@ -326,6 +326,7 @@ for (const run of RUNS) {
           owners: run.owners,
           recallProbes: sum((t) => t.recallProbes),
           memoriesChecked: sum((t) => t.memoriesChecked),
+          ownMarkersSeen: sum((t) => t.ownMarkersSeen),
           ops,
           statuses,
           fiveXX,
@@ -348,6 +349,8 @@ for (const run of RUNS) {
         };
         console.log(`load with leak probes (${run.store}): ${JSON.stringify(figures)}`);
 
+        // The scan sees markers at all (else it could never find a leak).
+        expect(figures.ownMarkersSeen).toBeGreaterThan(0);
         expect(tallies.flatMap((t) => t.leaks)).toEqual([]);
         expect(tallies.flatMap((t) => t.errors)).toEqual([]);
         expect(fiveXX).toBe(0);

@@ -45,6 +45,8 @@ export interface LoadClientTally {
   statuses: Record<string, number>;
   recallProbes: number;
   memoriesChecked: number;
+  /** Markers of the asking owner seen in answers: the scan finds markers at all. */
+  ownMarkersSeen: number;
   leaks: string[];
   crossOwnerRefused: number;
   crossOwnerServed: number;
@@ -125,6 +127,7 @@ async function main(configPath: string): Promise<void> {
     statuses: {},
     recallProbes: 0,
     memoriesChecked: 0,
+    ownMarkersSeen: 0,
     leaks: [],
     crossOwnerRefused: 0,
     crossOwnerServed: 0,
@@ -145,7 +148,8 @@ async function main(configPath: string): Promise<void> {
   /** Every marker in an answer must be the asking owner's. */
   const scan = (owner: LoadOwner, route: string, answer: unknown) => {
     for (const m of JSON.stringify(answer).match(markers) ?? [])
-      if (m !== owner.marker) tally.leaks.push(`${route}: ${owner.id} got ${m}`);
+      if (m === owner.marker) tally.ownMarkersSeen++;
+      else tally.leaks.push(`${route}: ${owner.id} got ${m}`);
   };
   const run = async (op: string, fn: () => Promise<void>) => {
     tally.ops[op] = (tally.ops[op] ?? 0) + 1;
