@@ -69,6 +69,8 @@ export interface TransformersEmbedderOptions {
    * what it changes.
    */
   threads?: number;
+  /** How many recent one-text queries keep their vector (default 1024; 0: none). */
+  queryCacheSize?: number;
 }
 
 /**
@@ -98,6 +100,11 @@ export async function createTransformersEmbedder(
     throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
   if (opts.threads !== undefined && (!Number.isInteger(opts.threads) || opts.threads < 1))
     throw new Error(`threads must be a positive integer, got ${opts.threads}`);
+  if (
+    opts.queryCacheSize !== undefined &&
+    (!Number.isInteger(opts.queryCacheSize) || opts.queryCacheSize < 0)
+  )
+    throw new Error(`queryCacheSize must be a whole number, got ${opts.queryCacheSize}`);
 
   const required = [
     'config.json',
@@ -133,10 +140,30 @@ export async function createTransformersEmbedder(
   // Zero texts loads the model; a failed load is tried again on the next embed.
   if (!opts.lazy) await run([]);
 
+  // Agents ask the same questions again (a context fetch each turn, a
+  // retried call): a repeated query costs a map look-up, not an inference.
+  // The vector is the model's (one text per run), so the cache changes no
+  // answer; copies go out, so a caller cannot change what is cached.
+  const queries = new Map<string, Float32Array>();
+  const cacheSize = opts.queryCacheSize ?? 1024;
+
   return {
     modelId,
     dimensions: spec.dimensions,
     async embed(texts: readonly string[], purpose: EmbedPurpose): Promise<Float32Array[]> {
+      if (purpose === 'query' && cacheSize > 0 && texts.length === 1) {
+        const text = texts[0]!;
+        const hit = queries.get(text);
+        if (hit) {
+          queries.delete(text); // most recently used last
+          queries.set(text, hit);
+          return [hit.slice()];
+        }
+        const [v] = await run([spec.queryPrefix + text]);
+        queries.set(text, v!.slice());
+        if (queries.size > cacheSize) queries.delete(queries.keys().next().value!);
+        return [v!];
+      }
       const prefix = purpose === 'query' ? spec.queryPrefix : '';
       const out: Float32Array[] = [];
       // One chunk at a time: a query embedded meanwhile waits for one chunk,

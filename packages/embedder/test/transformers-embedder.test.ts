@@ -144,3 +144,24 @@ describe('the model thread', () => {
     expect(Array.from((await bge!.embed(text, 'document'))[0]!)).toEqual(Array.from(a[0]!));
   });
 });
+
+describe('the query cache', () => {
+  it('gives a repeated query the vector of a fresh inference, and copies a caller cannot change', async () => {
+    await expect(createTransformersEmbedder({ queryCacheSize: -1 })).rejects.toThrow(
+      /queryCacheSize/,
+    );
+    const cached = await createTransformersEmbedder({ queryCacheSize: 2 });
+    const fresh = await createTransformersEmbedder({ queryCacheSize: 0 });
+    const qs = ['Which seat should I book?', 'Where is the spare key?', 'What does Alex eat?'];
+    for (const q of [...qs, ...qs, qs[2]!, qs[2]!]) {
+      const [a] = await cached.embed([q], 'query');
+      const [b] = await fresh.embed([q], 'query');
+      expect(Array.from(a!)).toEqual(Array.from(b!));
+      a!.fill(0); // the next answer for q must not see this
+    }
+    // A document of the same words is not a query: no prefix, another vector.
+    const [doc] = await cached.embed([qs[0]!], 'document');
+    const [query] = await cached.embed([qs[0]!], 'query');
+    expect(dot(doc!, query!)).toBeLessThan(0.999);
+  });
+});
