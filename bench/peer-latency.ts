@@ -116,7 +116,8 @@ export async function mem0SideBySide(opts: SideBySideOptions): Promise<Row[]> {
   const budgetSec = opts.mem0LoadBudgetSec ?? 900;
   const queryBudgetSec = opts.mem0QueryBudgetSec ?? 300;
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
-  const model = opts.embedder ?? (await createTransformersEmbedder());
+  // The model's own query cache off: useCache below decides, for both systems.
+  const model = opts.embedder ?? (await createTransformersEmbedder({ queryCacheSize: 0 }));
 
   // One embedder for both systems: the model, or (useCache) a memo of it.
   const cache = new Map<string, Float32Array>();

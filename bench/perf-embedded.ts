@@ -18,9 +18,11 @@ const { n, batch } = flags;
 const nq = flags.queries;
 
 const dir = mkdtempSync(join(tmpdir(), 'kg-bench-'));
-const embedder = await createTransformersEmbedder(
-  flags.model ? { modelId: flags.model as TransformersModelId } : {},
-);
+// The query cache off: every recall measured pays its embedding.
+const embedder = await createTransformersEmbedder({
+  queryCacheSize: 0,
+  ...(flags.model ? { modelId: flags.model as TransformersModelId } : {}),
+});
 const store = createSqliteStore({ path: join(dir, 'bench.db') });
 await store.init({ dimensions: embedder.dimensions });
 const engine = benchEngine(store, embedder);

@@ -22,7 +22,8 @@ const { total, owners } = flags;
 const nq = flags.queries;
 const poolSize = Math.min(flags.pool, total);
 
-const embedder = await createTransformersEmbedder();
+// The query cache off: every recall measured pays its embedding.
+const embedder = await createTransformersEmbedder({ queryCacheSize: 0 });
 const dir = mkdtempSync(join(tmpdir(), 'kg-bench-stores-'));
 let store: MemoryStore;
 if (flags.store === 'sqlite') store = createSqliteStore({ path: join(dir, 'bench.db') });
