@@ -6,6 +6,7 @@
 // many parallel repeats exactly one runs.
 import { z } from 'zod';
 import { KeepGraphError } from './errors.ts';
+import { inputProblem } from './input-shape.ts';
 import type { Clock } from './ports/clock.ts';
 import type { IdempotencyRecords, MemoryRecords } from './ports/memory-store.ts';
 import type { KeyedHash } from './audit.ts';
@@ -113,6 +114,13 @@ export async function answerOnce(
   if (!key.success)
     throw new KeepGraphError('invalid_input', `Idempotency-Key: ${key.error.issues[0]?.message}`, {
       issues: [{ path: 'headers.idempotency-key', message: key.error.issues[0]?.message }],
+    });
+  // The fingerprint walks the request: a nesting past the call stack is
+  // refused here, before the use-case's own parse would refuse it.
+  const shape = inputProblem(req.request);
+  if (shape?.kind === 'too_deep')
+    throw new KeepGraphError('invalid_input', `${shape.path}: ${shape.message}`, {
+      issues: [{ path: shape.path, message: shape.message }],
     });
   const { store, clock } = deps;
   const hash = requestHash(req.request, deps.keyedHash);

@@ -2,6 +2,7 @@
 // (STYLE habit 1). Also the caller, whose role is always explicit.
 import { z } from 'zod';
 import { KeepGraphError } from '../errors.ts';
+import { inputProblem } from '../input-shape.ts';
 import { OwnerIdSchema, ROLES, identifierSchema, type Role } from '../record.ts';
 import type { Policy } from '../policy/index.ts';
 import type { Clock } from '../ports/clock.ts';
@@ -121,39 +122,15 @@ export function requireRole(caller: Caller, allowed: readonly Role[], what: stri
 }
 
 /**
- * The path of the first string in `value` that is not well-formed UTF-16 (a
- * lone surrogate), or null. Such a string cannot be stored as it is: UTF-8
- * turns the surrogate into U+FFFD, so the stored text would not be the text
- * its content hash was computed from.
+ * Parse with zod and turn failures into `invalid_input` with readable paths.
+ * The value's shape is checked first (see input-shape.ts): zod would recurse
+ * into a deep nesting past the call stack.
  */
-// In a u-mode regex a surrogate pair is one code point: only lone halves are Cs.
-const LONE_SURROGATE = /\p{Cs}/u;
-
-function illFormedString(value: unknown, path: (string | number)[] = []): string | null {
-  if (typeof value === 'string')
-    return LONE_SURROGATE.test(value) ? path.join('.') || '(root)' : null;
-  if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) {
-      const p = illFormedString(v, [...path, i]);
-      if (p !== null) return p;
-    }
-  } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const p = illFormedString(v, [...path, k]);
-      if (p !== null) return p;
-    }
-  }
-  return null;
-}
-
-/** Parse with zod and turn failures into `invalid_input` with readable paths. */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  const bad = illFormedString(value);
+  const bad = inputProblem(value);
   if (bad !== null) {
-    const issues = [
-      { path: bad, message: 'must be well-formed Unicode (it holds a lone surrogate)' },
-    ];
-    throw new KeepGraphError('invalid_input', `${bad}: ${issues[0]!.message}`, { issues });
+    const issues = [{ path: bad.path, message: bad.message }];
+    throw new KeepGraphError('invalid_input', `${bad.path}: ${bad.message}`, { issues });
   }
   const r = schema.safeParse(value);
   if (!r.success) {
