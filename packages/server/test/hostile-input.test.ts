@@ -69,3 +69,34 @@ describe('deeply nested JSON', () => {
         expect(await runtime.store.listIds(o)).toEqual([]);
       });
 });
+
+describe('import line numbers', () => {
+  it('a first line whose numbers would pass 2^53 -> 400 invalid_input, nothing stored', async () => {
+    const o = owner();
+    const line = JSON.stringify({
+      kind: 'fact',
+      text: 'a line far down the file',
+      origin: { sessionId: 's' },
+    });
+    const r = await operator.inject({
+      method: 'POST',
+      url: `/v1/owners/${o}/import`,
+      payload: { lines: [line, '{"kind":"fact"}'], firstLine: Number.MAX_SAFE_INTEGER },
+    });
+    expect(r.statusCode, r.body.slice(0, 300)).toBe(400);
+    expect(r.json()).toMatchObject({ error: { code: 'invalid_input' } });
+    expect(await runtime.store.listIds(o)).toEqual([]);
+  });
+
+  it('the last first line allowed still reports every line by a safe number', async () => {
+    const o = owner();
+    const firstLine = Number.MAX_SAFE_INTEGER - 10_000;
+    const r = await operator.inject({
+      method: 'POST',
+      url: `/v1/owners/${o}/import`,
+      payload: { lines: ['{"kind":"fact"}'], firstLine },
+    });
+    expect(r.statusCode, r.body.slice(0, 300)).toBe(200);
+    expect(r.json().failures).toMatchObject([{ line: firstLine, code: 'invalid_input' }]);
+  });
+});

@@ -16,8 +16,16 @@ const BATCH = 64;
 
 export const ImportSchema = z.strictObject({
   lines: z.array(z.string().max(256 * 1024)).max(MAX_IMPORT_LINES),
-  /** The number of the first line, for the report (a chunk of a file). Default 1. */
-  firstLine: z.number().int().min(1).default(1),
+  /**
+   * The number of the first line, for the report (a chunk of a file).
+   * Default 1. Bounded so that every line's number is a safe integer.
+   */
+  firstLine: z
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER - MAX_IMPORT_LINES)
+    .default(1),
 });
 
 export const ImportArgs = [
