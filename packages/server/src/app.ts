@@ -28,7 +28,7 @@ import {
   callerOfRequest,
   type AuthenticationOptions,
 } from './auth/authenticate.ts';
-import { installErrorHandling, toHttpError } from './error-handler.ts';
+import { answerClientError, installErrorHandling, toHttpError } from './error-handler.ts';
 import { createServerMetrics, type ServerMetrics } from './metrics/server-metrics.ts';
 import { bullBoardPlugin } from './plugins/bull-board.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
@@ -163,6 +163,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       const m = toHttpError(err, BODY_LIMIT_BYTES);
       void (reply as FastifyReply).status(m.status).send(m.body);
     },
+    // And requests Node's HTTP parser refuses, before Fastify sees them.
+    clientErrorHandler: answerClientError,
   });
 
   app.setValidatorCompiler((route) =>

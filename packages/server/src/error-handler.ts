@@ -3,6 +3,8 @@
 // status comes from the HTTP_STATUS table. Bad input (Fastify's parser and
 // validation errors included) is always a 4xx; only genuine faults are 500,
 // and those answer with a generic message while the error is logged.
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isKeepGraphError, type ErrorCode } from '@keepgraph/core';
 import { HTTP_STATUS } from './http-status.ts';
@@ -86,6 +88,33 @@ export function toHttpError(err: unknown, bodyLimit: number): Mapped {
     return mapped('payload_too_large', e.message ?? 'payload too large', { limitBytes: bodyLimit });
   if (status >= 400 && status < 500) return mapped('invalid_input', e.message ?? 'invalid request');
   return { ...mapped('internal', 'internal error'), fault: true };
+}
+
+/** What Node's HTTP parser could not read, said for a client (its codes are internal names). */
+function clientErrorMessage(code: string | undefined): string {
+  if (code === 'HPE_HEADER_OVERFLOW') return 'the request headers are larger than the server takes';
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'the request did not arrive in time';
+  return 'the request is not valid HTTP/1.1 (its request line, a header or its framing)';
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses (a
+ * malformed request line or header, Content-Length beside
+ * Transfer-Encoding, a bad chunk, headers past the limit, a body cut
+ * short) reaches no route and no error handler, so it is answered here,
+ * in the same format as every other refusal, and the connection closed.
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const m = mapped('invalid_input', clientErrorMessage(err.code));
+  const body = JSON.stringify(m.body);
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${m.status} ${STATUS_CODES[m.status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  socket.destroy(err);
 }
 
 /** Install the error handler and the not-found handler on the root instance. */

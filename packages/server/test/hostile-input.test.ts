@@ -1,6 +1,8 @@
 // Hostile requests the HTTP fuzz (test/reliability/fuzz-http.test.ts) found
-// answered with a 500, each kept here as it was sent. Each must get a
-// typed 4xx and store nothing.
+// answered with a 500 or with an untyped error, each kept here as it was
+// sent: over inject() where Fastify reads the request, over a real socket
+// where Node's HTTP parser does. Each must get a typed 4xx and store nothing.
+import { connect } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,4 +101,73 @@ describe('import line numbers', () => {
     expect(r.statusCode, r.body.slice(0, 300)).toBe(200);
     expect(r.json().failures).toMatchObject([{ line: firstLine, code: 'invalid_input' }]);
   });
+});
+
+describe('requests Node refuses before any route', () => {
+  let port = 0;
+  beforeAll(async () => {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    port = (app.server.address() as { port: number }).port;
+  });
+
+  /** Send raw bytes; the first answer's status and body. */
+  const raw = (bytes: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      let data = '';
+      socket.on('data', (d: Buffer) => (data += d.toString('latin1')));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const [head = '', ...rest] = data.split('\r\n\r\n');
+        resolve({
+          status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0),
+          body: rest.join('\r\n\r\n'),
+        });
+      });
+      socket.end(bytes);
+    });
+  const body = '{"kind":"fact","text":"refused on the wire","origin":{"sessionId":"s"}}';
+  const head = (o: string) =>
+    `POST /v1/owners/${o}/memories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${operator.key}\r\nContent-Type: application/json\r\n`;
+
+  const cases: [string, (o: string) => string][] = [
+    [
+      'Content-Length and Transfer-Encoding together',
+      (o) =>
+        `${head(o)}Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body}`,
+    ],
+    [
+      'two Content-Lengths that differ',
+      (o) =>
+        `${head(o)}Content-Length: ${body.length}\r\nContent-Length: ${body.length + 1}\r\n\r\n${body}`,
+    ],
+    [
+      'a malformed chunk',
+      (o) => `${head(o)}Transfer-Encoding: chunked\r\n\r\nzz\r\n${body}\r\n0\r\n\r\n`,
+    ],
+    [
+      'headers past the limit',
+      (o) =>
+        `${head(o)}X-Filler: ${'h'.repeat(20_000)}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    ],
+    [
+      'a NUL in the request line',
+      (o) =>
+        head(o).replace('POST ', 'POST\u0000 ') + `Content-Length: ${body.length}\r\n\r\n${body}`,
+    ],
+    [
+      'a body shorter than its Content-Length',
+      (o) => `${head(o)}Content-Length: ${body.length + 50}\r\n\r\n${body}`,
+    ],
+  ];
+  for (const [what, request] of cases)
+    it(`${what} -> 400 invalid_input in the house format, nothing stored`, async () => {
+      const o = owner();
+      const r = await raw(request(o));
+      expect(r.status, r.body).toBe(400);
+      expect(JSON.parse(r.body)).toMatchObject({
+        error: { code: 'invalid_input', message: expect.any(String) },
+      });
+      expect(await runtime.store.listIds(o)).toEqual([]);
+    });
 });
