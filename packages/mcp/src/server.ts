@@ -7,11 +7,13 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -63,9 +65,79 @@ export function toolError(e: unknown): CallToolResult {
   };
 }
 
+/** JSON-RPC's code for a resource that does not exist (MCP's specification). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * A failure of a request (not of a tool call, which answers with a tool
+ * error) as a JSON-RPC error: a KeepGraph error the caller caused is
+ * -32602 Invalid params, its code in `data` (-32002 for a resource that
+ * does not exist); anything else is a fault, -32603 with no internals.
+ */
+export function protocolError(e: unknown, method: string): McpError {
+  if (e instanceof McpError) return e;
+  if (!isKeepGraphError(e) || e.code === 'internal')
+    return new McpError(ErrorCode.InternalError, 'internal error');
+  const code =
+    e.code === 'not_found' && method === 'resources/read'
+      ? RESOURCE_NOT_FOUND
+      : ErrorCode.InvalidParams;
+  return new McpError(code, `${e.code}: ${e.message}`, {
+    code: e.code,
+    ...(e.details && { details: e.details }),
+  });
+}
+
+/**
+ * The SDK's Server, answering bad requests as such. The SDK parses a
+ * request's params before any handler, and a parse failure (or any error a
+ * handler throws) becomes -32603 Internal error: so every handler, the
+ * SDK's own (initialize, ping) included, is registered with a schema that
+ * checks only the method, and parses its params here, where a failure is
+ * -32602 Invalid params; errors are mapped by protocolError.
+ */
+class KeepGraphMcpServer extends Server {
+  override setRequestHandler(
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the SDK's generic signature, narrowed by `schema`
+    schema: any,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    handler: (request: any, extra: any) => any,
+  ): void {
+    const method = (schema as z.ZodObject).shape.method as z.ZodLiteral<string>;
+    const name = method.value;
+    super.setRequestHandler(z.looseObject({ method: z.literal(name) }), async (request, extra) => {
+      const parsed = (schema as z.ZodType).safeParse(request);
+      if (!parsed.success)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `invalid ${name} request: ${z.prettifyError(parsed.error)}`,
+        );
+      try {
+        return await handler(parsed.data, extra);
+      } catch (e) {
+        throw protocolError(e, name);
+      }
+    });
+  }
+}
+
+/** The owner a profile resource URI names, or a refusal of the URI. */
+function profileOwner(uri: string): string {
+  const m = PROFILE_URI.exec(uri);
+  if (!m) throw new KeepGraphError('not_found', `no resource ${uri}`);
+  try {
+    return decodeURIComponent(m[1]!);
+  } catch {
+    throw new KeepGraphError(
+      'invalid_input',
+      `the owner in ${uri} is not a valid %-escaped string`,
+    );
+  }
+}
+
 export function createMcpServer(opts: McpServerOptions): Server {
   const { engine, caller } = opts;
-  const server = new Server(
+  const server = new KeepGraphMcpServer(
     { name: 'keepgraph', version: opts.version ?? '0.1.0' },
     {
       capabilities: { tools: {}, resources: {}, prompts: {} },
@@ -130,9 +202,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
   }));
 
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
-    const m = PROFILE_URI.exec(req.params.uri);
-    if (!m) throw new KeepGraphError('not_found', `no resource ${req.params.uri}`);
-    const page = await engine.listMemories(caller, decodeURIComponent(m[1]!), {
+    const page = await engine.listMemories(caller, profileOwner(req.params.uri), {
       filter: { kinds: [...PROFILE_KINDS] },
       limit: 100,
     });
