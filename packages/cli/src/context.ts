@@ -5,7 +5,7 @@
 // closes it.
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { StoreKind } from '@keepgraph/runtime';
+import type { EmbeddedRuntime, StoreKind } from '@keepgraph/runtime';
 import {
   KeepGraphError,
   type Caller,
@@ -122,6 +122,8 @@ export interface LocalRuntime {
   engine: Engine;
   caller: Caller;
   globals: GlobalOptions;
+  /** The runtime itself, for the commands that work below the engine (backup). */
+  runtime: EmbeddedRuntime;
 }
 
 /** Open the embedded runtime, run `fn`, and close the runtime whatever happens. */
@@ -165,6 +167,7 @@ export async function withRuntime<T>(
       engine: engineLimitedTo(runtime.engine, g.useCases),
       caller: callerOf(g),
       globals: g,
+      runtime,
     });
   } finally {
     await runtime.close();

@@ -4,6 +4,7 @@
 import { Command, Option } from 'commander';
 import { ROLES } from '@keepgraph/core';
 import { TRANSFORMERS_MODEL_IDS } from '@keepgraph/embedder';
+import { registerBackup, registerRestore } from './commands/backup.ts';
 import { registerBench } from './commands/bench-recall.ts';
 import { registerCorrect } from './commands/correct.ts';
 import { registerExport } from './commands/export.ts';
@@ -27,7 +28,8 @@ Roles:
   Local commands run in this process on the data directory, as --role
   (default user): whoever runs them on this machine chooses their role.
   audit, kpis, expire and keys run as operator unless --role is given,
-  since whoever holds the data directory is its operator. The HTTP server
+  and backup and restore always do, since whoever holds the data
+  directory is its operator. The HTTP server
   (keepgraph start) takes the role and owners of each request from its
   credential (Authorization: Bearer <API key or JWT>), never from the
   request; its first start over an empty store makes an operator key and
@@ -40,10 +42,12 @@ Exit codes:
 
 /**
  * Commands that run no use-case: they start the long-running processes
- * (the HTTP server, a BullMQ worker) whose requests and jobs do. Every other
- * command declares its use-cases (runsUseCases), which a test checks.
+ * (the HTTP server, a BullMQ worker) whose requests and jobs do, or work
+ * on the whole store below the engine as its operator (backup, restore).
+ * Every other command declares its use-cases (runsUseCases), which a test
+ * checks.
  */
-export const NOT_USE_CASE_COMMANDS = ['start', 'worker'] as const;
+export const NOT_USE_CASE_COMMANDS = ['start', 'worker', 'backup', 'restore'] as const;
 
 /** Build the `keepgraph` program. Errors surface as thrown exceptions (exitOverride). */
 export function buildProgram(io: Io): Command {
@@ -96,6 +100,8 @@ export function buildProgram(io: Io): Command {
   registerOwners(program, io);
   registerKeys(program, io);
   registerExpire(program, io);
+  registerBackup(program, io);
+  registerRestore(program, io);
   registerWorker(program, io);
   registerMcp(program, io);
   registerBench(program, io);

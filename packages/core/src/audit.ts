@@ -19,6 +19,9 @@ export const AUDIT_TYPES = [
   'key_created',
   'key_revoked',
   'corrected',
+  // A backup taken of the store, and a restore into it (what it wrote and removed).
+  'backup',
+  'restore',
 ] as const;
 export type AuditType = (typeof AUDIT_TYPES)[number];
 

@@ -58,3 +58,7 @@ export * from './jobs/in-process-runner.ts';
 export * from './jobs/background.ts';
 export * from './seeded-random.ts';
 export * from './liveness.ts';
+export * from './backup/backup-format.ts';
+export * from './backup/backup-jsonl.ts';
+export * from './backup/store-source.ts';
+export * from './backup/restore.ts';

@@ -342,7 +342,8 @@ export function redisConnection(url: string): {
 
 /** Which store to open, as the runtime takes it. */
 export type StoreSelection =
-  | { kind: 'sqlite' }
+  /** `path`: the database file; DATA_DIR/keepgraph.db when absent (restore works on copies beside it). */
+  | { kind: 'sqlite'; path?: string }
   | { kind: 'neo4j'; uri: string; user?: string; password?: string; database?: string };
 
 export function storeSelection(config: ServerConfig): StoreSelection {

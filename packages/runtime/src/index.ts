@@ -20,3 +20,5 @@ export {
   type EmbeddedRuntimeOptions,
 } from './runtime.ts';
 export { OPERATOR_KEY_FILE, ensureOperatorKey, readOperatorKey } from './operator-key.ts';
+export { BACKUP_FORMATS, backupStore, type BackupFormat, type BackupResult } from './backup.ts';
+export { restoreStore, type RestoreRequest, type RestoreResult } from './restore.ts';

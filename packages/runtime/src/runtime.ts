@@ -75,6 +75,8 @@ export interface EmbeddedRuntime {
   /** The in-process background (relay, runner, schedules); null when jobs run elsewhere. */
   background: InProcessBackground | null;
   dataDir: string;
+  /** The audit secret the engine hashes with (a backup carries it: see backup.ts). */
+  auditSecret: string;
   /** Stop the background (waiting for running jobs), then close the store. Idempotent. */
   close(): Promise<void>;
 }
@@ -128,7 +130,7 @@ async function openStore(selection: StoreSelection, dataDir: string): Promise<Me
   switch (selection.kind) {
     case 'sqlite':
       await mkdir(dataDir, { recursive: true });
-      return createSqliteStore({ path: join(dataDir, SQLITE_FILE_NAME) });
+      return createSqliteStore({ path: selection.path ?? join(dataDir, SQLITE_FILE_NAME) });
     case 'neo4j':
       return createNeo4jStore({
         uri: selection.uri,
@@ -226,6 +228,7 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     store,
     background,
     dataDir: opts.dataDir,
+    auditSecret,
     close() {
       // Both Fastify's onClose and a signal handler may call this.
       closing ??= (async () => {

@@ -13,6 +13,7 @@ export const DELETION_AUDIT_TYPE: Readonly<Record<DeletionReason, AuditType>> = 
   forget_owner: 'forget_owner',
   correct: 'delete',
   forget_session: 'delete',
+  restore: 'restore',
 };
 
 function union(a: readonly string[], b: readonly string[]): string[] {

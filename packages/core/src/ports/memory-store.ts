@@ -104,6 +104,8 @@ export const DELETION_REASONS = [
   'forget_session',
   // What was derived from a corrected memory (re-derived from the correction).
   'correct',
+  // A restore replacing a store's memories with a backup's (not a forgetting: never applied again).
+  'restore',
 ] as const;
 export type DeletionReason = (typeof DELETION_REASONS)[number];
 
