@@ -32,8 +32,13 @@ export const ERROR_CODES = [
   'refused_missing_sources',
   // configuration / infrastructure
   'invalid_policy',
+  // the store cannot be reached, or another process holds its write lock past the wait
   'store_unavailable',
+  // the store's disk is full: nothing of the request was written; free space, then retry
+  'store_full',
   'embedder_unavailable',
+  // the job queue (Redis) cannot be reached; writes go on (their jobs wait in the outbox)
+  'queue_unavailable',
   'internal',
 ] as const;
 

@@ -31,8 +31,13 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   refused_missing_sources: 422,
   // The server's own configuration is wrong: not the caller's fault.
   invalid_policy: 500,
+  // A dependency is down, locked or out of room: nothing is half-written
+  // (each write is one transaction), and the request may be sent again once
+  // the dependency is back.
   store_unavailable: 503,
+  store_full: 503,
   embedder_unavailable: 503,
+  queue_unavailable: 503,
   internal: 500,
 };
 

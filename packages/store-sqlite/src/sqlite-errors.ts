@@ -15,6 +15,10 @@ export function sqliteDriverError(e: unknown): KeepGraphError | null {
     return storeError('invalid_input', 'the write breaks a store constraint', e);
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
     return storeError('store_unavailable', 'the store is locked by another writer', e);
+  // The disk (or a size limit) is full. SQLite rolled the transaction back,
+  // so nothing of it is kept; the next write succeeds once there is room.
+  if (code === 'SQLITE_FULL')
+    return storeError('store_full', 'the store has no room left on its disk', e);
   return null;
 }
 
