@@ -11,6 +11,9 @@ import { registerOwnerTaggedText } from './owner-terms.ts';
 /** The better-sqlite3 connection type, named once for the other modules. */
 export type Db = Database.Database;
 
+/** How long a writer waits for another process's lock by default, in ms. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
 export interface OpenOptions {
   /** A file path, or ':memory:' for a private in-memory database. */
   path: string;
@@ -23,6 +26,11 @@ export function isMemoryPath(path: string): boolean {
   return path === ':memory:' || path === '';
 }
 
+/** The busy timeout of `opts`, in whole ms. */
+export function busyTimeoutMs(opts: Pick<OpenOptions, 'busyTimeoutMs'>): number {
+  return Math.max(0, Math.trunc(opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
+}
+
 /** Open a connection configured for KeepGraph. Creates the parent directory. */
 export function openDatabase(opts: OpenOptions): Db {
   const inMemory = isMemoryPath(opts.path);
@@ -30,7 +38,7 @@ export function openDatabase(opts: OpenOptions): Db {
   if (!inMemory) mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   try {
-    db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(opts.busyTimeoutMs ?? 5000))}`);
+    db.pragma(`busy_timeout = ${busyTimeoutMs(opts)}`);
     // WAL lets readers run while a writer commits; in-memory databases ignore it.
     if (!inMemory) db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');

@@ -13,7 +13,8 @@ import * as graph from './graph-reads.ts';
 import * as idempotency from './idempotency.ts';
 import * as records from './memory-reads.ts';
 import { migrate } from './migrate.ts';
-import { isMemoryPath, openDatabase, type Db } from './open-database.ts';
+import { busyTimeoutMs, isMemoryPath, openDatabase, type Db } from './open-database.ts';
+import { truncateWal, waitingOutLocks } from './busy-wait.ts';
 import * as outbox from './outbox.ts';
 import { Statements } from './queries.ts';
 import * as reflection from './reflection.ts';
@@ -32,7 +33,7 @@ import { writeBatch } from './write-batch.ts';
  * The port's members over a SQLite context. Deletions checkpoint the WAL
  * afterwards, so forgotten text leaves the disk at once.
  */
-const OPERATIONS = storeOperations<StoreContext>()(
+const PORT_OPERATIONS = storeOperations<StoreContext>()(
   [
     records,
     graph,
@@ -59,11 +60,17 @@ const OPERATIONS = storeOperations<StoreContext>()(
   },
 );
 
+/** Each of them waiting out another process's lock on a timer (busy-wait.ts). */
+const OPERATIONS = waitingOutLocks(PORT_OPERATIONS);
+
 /** Options of createSqliteStore. */
 export interface SqliteStoreOptions extends KitOptions {
   /** Database file (parent directories are created), or ':memory:'. */
   path: string;
-  /** How long a write waits for another process's lock, in ms (default 5000). */
+  /**
+   * How long an operation waits for another process's lock, in ms (default
+   * 5000); it waits on a timer, so the process serves other requests meanwhile.
+   */
   busyTimeoutMs?: number;
   /** Directory of numbered migrations (default: graph-schema/sqlite). For tests. */
   migrationsDir?: string;
@@ -101,10 +108,14 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
     ensureVectorTable(this.db, opts.dimensions);
     OwnerVectorIndexes.seed(this.db);
     const st = new Statements(this.db);
+    // From here on a lock is waited out on a timer, not inside the call (busy-wait.ts).
+    this.db.pragma('busy_timeout = 0');
+    const wal = { pending: false, asks: 0 };
     return Promise.resolve({
       db: this.db,
       st,
       dimensions: opts.dimensions,
+      busyTimeoutMs: busyTimeoutMs(this.opts),
       vectors: new OwnerVectorIndexes(
         this.db,
         st,
@@ -113,9 +124,13 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
         this.opts.vectorIndexMaxBytes,
       ),
       afterDelete: (result) => {
-        this.checkpoint();
+        if (this.dbFilePath !== null) {
+          wal.pending = true;
+          wal.asks += 1;
+        }
         return result;
       },
+      wal,
     });
   }
 
@@ -124,7 +139,7 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
    * the whole database (tests grep it to prove a secret is absent).
    */
   checkpoint(): void {
-    if (!this.isClosed && this.dbFilePath !== null) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    if (!this.isClosed && this.dbFilePath !== null) truncateWal(this.db);
   }
 
   /**
@@ -176,7 +191,9 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
   }
 
   protected shutdown(): Promise<void> {
-    if (this.dbFilePath !== null) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    // The last checkpoint may wait inside the call: nothing else runs any more.
+    this.db.pragma(`busy_timeout = ${busyTimeoutMs(this.opts)}`);
+    if (this.dbFilePath !== null) truncateWal(this.db);
     this.db.close();
     return Promise.resolve();
   }

@@ -11,10 +11,15 @@ export interface StoreContext {
   dimensions: number;
   /** In-memory vector indexes of large owners, kept in step with the vector table. */
   vectors: OwnerVectorIndexes;
+  /** How long an operation waits out another process's lock, in ms (busy-wait.ts). */
+  busyTimeoutMs: number;
   /**
-   * Copy the WAL back into the main file and truncate it: after a deletion,
-   * so deleted rows' old pages do not linger in the log (secure_delete
-   * zeroes the main file's pages, not the log's). Returns `result`.
+   * Ask for the WAL to be copied back into the main file and truncated once
+   * the deletion has committed, so deleted rows' old pages do not linger in
+   * the log (secure_delete zeroes the main file's pages, not the log's).
+   * Returns `result`.
    */
   afterDelete<T>(result: T): T;
+  /** A truncation asked for and not yet done, and how many were asked (busy-wait.ts does them). */
+  wal: { pending: boolean; asks: number };
 }
