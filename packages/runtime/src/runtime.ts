@@ -126,6 +126,15 @@ function unavailable(
   return err;
 }
 
+/**
+ * How long a Neo4j transaction is retried while the database cannot be
+ * reached (or answers a transient error), in ms. The driver's default, 30 s,
+ * held each HTTP request for 30 s per store call while Neo4j was down (a
+ * write makes two: its key, then the write) before the 503; this is as long
+ * as the SQLite store waits out a lock.
+ */
+const NEO4J_RETRY_MS = 5000;
+
 async function openStore(selection: StoreSelection, dataDir: string): Promise<MemoryStore> {
   switch (selection.kind) {
     case 'sqlite':
@@ -136,6 +145,7 @@ async function openStore(selection: StoreSelection, dataDir: string): Promise<Me
         uri: selection.uri,
         ...(selection.user !== undefined ? { user: selection.user, password: selection.password ?? '' } : {}),
         ...(selection.database !== undefined ? { database: selection.database } : {}),
+        maxTransactionRetryTimeMs: NEO4J_RETRY_MS,
       });
   }
 }
