@@ -11,6 +11,7 @@
 import { Queue, isRedisInstance, type ConnectionOptions } from 'bullmq';
 import {
   JOB_NAMES,
+  isKeepGraphError,
   percentileOf,
   type Job,
   type JobName,
@@ -19,6 +20,7 @@ import {
   type QueueMetricsSource,
 } from '@keepgraph/core';
 import { withDeadline } from './deadlines.ts';
+import { queueUnavailable, redisLiveness } from './redis-liveness.ts';
 
 /** What a queued job carries (the port's Job minus what BullMQ holds itself). */
 export interface JobData {
@@ -78,6 +80,8 @@ export class BullMqJobQueue implements JobQueue, QueueMetricsSource {
   readonly queues: ReadonlyMap<JobName, Queue<JobData>>;
   private readonly attempts: number;
   private readonly timeoutMs: number;
+  /** Whether every queue's connection is up now. */
+  private readonly redisUp: () => boolean;
 
   constructor(opts: BullMqJobQueueOptions) {
     this.attempts = opts.attempts ?? 5;
@@ -92,25 +96,40 @@ export class BullMqJobQueue implements JobQueue, QueueMetricsSource {
         }),
       ]),
     );
+    this.redisUp = redisLiveness([...this.queues.values()]);
   }
 
   /**
-   * Run `op` once the connections of `queues` are ready, within `timeoutMs`.
+   * Run `op` once the connections of `queues` are ready, within `timeoutMs`;
+   * while Redis cannot be reached it rejects with `queue_unavailable`.
    * BullMQ holds every command of a queue until its first connection is
    * ready, however long that takes; waiting for that here, and giving up
    * without sending anything once the deadline has passed, keeps abandoned
    * calls from piling up for a Redis that is not there.
    */
-  private within<T>(what: string, queues: readonly Queue[], op: () => Promise<T>): Promise<T> {
-    return withDeadline(
-      this.timeoutMs,
-      `Redis did not answer: ${what} gave up after ${this.timeoutMs} ms`,
-      async (signal) => {
-        await Promise.all(queues.map((q) => q.waitUntilReady()));
-        signal.throwIfAborted();
-        return op();
-      },
-    );
+  private async within<T>(
+    what: string,
+    queues: readonly Queue[],
+    op: () => Promise<T>,
+  ): Promise<T> {
+    const started = Date.now();
+    try {
+      return await withDeadline(
+        this.timeoutMs,
+        `Redis did not answer: ${what} gave up after ${this.timeoutMs} ms`,
+        async (signal) => {
+          await Promise.all(queues.map((q) => q.waitUntilReady()));
+          signal.throwIfAborted();
+          return op();
+        },
+      );
+    } catch (e) {
+      // Past the deadline, or failed while a connection is down: Redis is
+      // unreachable (`queue_unavailable`), not a fault of this call.
+      if (!isKeepGraphError(e) && (Date.now() - started >= this.timeoutMs || !this.redisUp()))
+        throw queueUnavailable(e);
+      throw e;
+    }
   }
 
   /** Resolves once every queue is connected to Redis; rejects after `timeoutMs`. */
@@ -153,8 +172,8 @@ export class BullMqJobQueue implements JobQueue, QueueMetricsSource {
   /**
    * Counts per state and the p50/p95 processing time (finishedOn - processedOn)
    * of the last {@link DURATION_SAMPLE_SIZE} completed jobs still kept, for
-   * every queue, in JOB_NAMES order. Rejects within `timeoutMs` if Redis is
-   * unreachable.
+   * every queue, in JOB_NAMES order. Rejects within `timeoutMs` with
+   * `queue_unavailable` if Redis is unreachable.
    */
   async queueMetrics(): Promise<QueueMetrics[]> {
     return this.within('queue metrics', [...this.queues.values()], () =>

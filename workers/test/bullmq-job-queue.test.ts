@@ -174,6 +174,7 @@ describe('BullMqJobQueue without Redis', () => {
     const q = new BullMqJobQueue({ connection: nowhere, prefix });
     const r = await timed(q.enqueue([rederive('rederive:nowhere')]));
     expect(r.error).toBeInstanceOf(Error);
+    expect(r.error).toMatchObject({ code: 'queue_unavailable' });
     expect(r.ms).toBeGreaterThanOrEqual(DEFAULT_PRODUCER_TIMEOUT_MS - 100);
     expect(r.ms).toBeLessThan(DEFAULT_PRODUCER_TIMEOUT_MS + 2000);
     const c = await timed(q.close());
@@ -192,6 +193,7 @@ describe('BullMqJobQueue without Redis', () => {
         expect(r.error).toBeInstanceOf(Error);
         expect(r.ms).toBeLessThan(2000);
       }
+      expect(metrics.error).toMatchObject({ code: 'queue_unavailable' });
     } finally {
       await q.close();
     }
@@ -229,6 +231,11 @@ describe('BullMqJobQueue when its Redis stops', () => {
       const down = await timed(q.enqueue([rederive('rederive:during')]));
       expect(down.error).toBeInstanceOf(Error);
       expect(down.ms).toBeLessThan(1000);
+      // Coded, for the HTTP routes that read the queues (503 queue_unavailable).
+      expect(down.error).toMatchObject({ code: 'queue_unavailable' });
+      const metrics = await timed(q.queueMetrics());
+      expect(metrics.error).toMatchObject({ code: 'queue_unavailable' });
+      expect(metrics.ms).toBeLessThan(1000);
 
       await startRedis();
       // ioredis reconnects on its own (BullMQ's retry strategy: 1 s, then longer).

@@ -1,6 +1,7 @@
 // Bull Board, the BullMQ dashboard, for operators: every queue's jobs, their
 // data and errors, with retry and clean buttons. Mounted only when the server
-// is given BullMQ queues, and only the operator role gets through.
+// is given BullMQ queues, and only the operator role gets through. While
+// Redis is away its API answers 503 `queue_unavailable`.
 //
 // Registered as an encapsulated plugin (no fastify-plugin), so its role hook
 // covers Bull Board's routes and nothing else. Bull Board's routes carry no
@@ -13,6 +14,7 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { requireRole, type Caller } from '@keepgraph/core';
+import { queueUnavailable, redisLiveness } from '@keepgraph/workers';
 import { toHttpError } from '../error-handler.ts';
 
 /** Where Bull Board is mounted. */
@@ -25,6 +27,9 @@ export interface BullBoardOptions {
   bodyLimit: number;
   callerOf(request: FastifyRequest): Caller;
 }
+
+/** The statuses Bull Board's types allow an error handler to answer with. */
+type BoardStatus = ReturnType<Parameters<FastifyAdapter['setErrorHandler']>[0]>['status'];
 
 export const bullBoardPlugin: FastifyPluginAsync<BullBoardOptions> = async (app, opts) => {
   // Answered here rather than thrown: a throw would reach Bull Board's own
@@ -45,6 +50,18 @@ export const bullBoardPlugin: FastifyPluginAsync<BullBoardOptions> = async (app,
     queues: opts.queues.map((q) => new BullMQAdapter(q)),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'KeepGraph jobs' } },
+  });
+  // Bull Board's own handler answers whatever its routes throw with a 500
+  // and the thrown message (ioredis's, during a Redis outage). Ours: the
+  // outage is 503 `queue_unavailable`, anything else the usual generic 500,
+  // both in KeepGraph's error body.
+  const redisUp = redisLiveness(opts.queues);
+  serverAdapter.setErrorHandler((err) => {
+    const m = toHttpError(redisUp() ? err : queueUnavailable(err), opts.bodyLimit);
+    if (m.fault) app.log.error({ err }, 'queue dashboard request failed');
+    // Bull Board's type lists the statuses its own handlers send (no 503);
+    // its Fastify adapter sends whatever status it is given.
+    return { status: m.status as BoardStatus, body: m.body };
   });
   await app.register(serverAdapter.registerPlugin(), { prefix: BULL_BOARD_PATH });
 };
