@@ -480,7 +480,27 @@ for (const store of ['sqlite', 'neo4j'] as const) {
         text: 'Alex moved the blue kettle to the garage after the backup',
         origin: { sessionId: 'later' },
       });
+      // The store lost, its newer backup kept: the older one restored elsewhere
+      // takes the newer one's deletions (SQLite: a fresh data dir is another store).
+      const newer = join(dir, 'newer.db');
+      if (store === 'sqlite')
+        expect((await keepgraph(['backup', '--out', newer], target, env)).code).toBe(0);
       await kg.stop();
+      if (store === 'sqlite') {
+        const lost = join(dir, 'lost');
+        const r = await restore(['--from', file, '--deletions-from', newer], lost);
+        expect(r.code, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout).deletionsReapplied.memories).toBe(5);
+        const port = await openPort(store, lost);
+        try {
+          const gone = [s.ids.e1!, s.ids.f1!, s.ids.s1!, later];
+          expect(await port.getByIds(s.owners.a, gone)).toEqual([]);
+          expect(await port.countMemories(s.owners.b)).toBe(0);
+          expect((await port.getById(s.owners.a, s.ids.e2!))?.id).toBe(s.ids.e2);
+        } finally {
+          await port.close();
+        }
+      }
       const held = await memoryCount(store, storeAt(target));
       refused(await restore(['--from', file]), 'conflict');
       expect(await memoryCount(store, storeAt(target)), 'a refused restore changed nothing').toBe(

@@ -30,6 +30,8 @@ export type BackupFormat = (typeof BACKUP_FORMATS)[number];
 
 export interface BackupResult {
   file: string;
+  /** The backup carries the audit secret. */
+  auditSecret: boolean;
   format: BackupFormat;
   /** The store backed up: 'sqlite' or 'neo4j'. */
   store: string;
@@ -45,7 +47,11 @@ export interface BackupResult {
 }
 
 /** The header's fields the runtime knows (the store adds its snapshot). */
-function headerBase(rt: EmbeddedRuntime, createdAt: string): Omit<BackupHeader, 'snapshot'> {
+function headerBase(
+  rt: EmbeddedRuntime,
+  createdAt: string,
+  withSecret: boolean,
+): Omit<BackupHeader, 'snapshot'> {
   const { embedder } = rt.engine.deps;
   return {
     format: 'keepgraph-backup',
@@ -54,7 +60,7 @@ function headerBase(rt: EmbeddedRuntime, createdAt: string): Omit<BackupHeader, 
     createdAt,
     dimensions: embedder.dimensions,
     embeddingModel: embedder.modelId,
-    auditSecret: rt.auditSecret,
+    auditSecret: withSecret ? rt.auditSecret : null,
   };
 }
 
@@ -122,7 +128,16 @@ async function jsonlBackup(
 export async function backupStore(
   rt: EmbeddedRuntime,
   caller: Caller,
-  opts: { out: string; format?: BackupFormat },
+  opts: {
+    out: string;
+    format?: BackupFormat;
+    /**
+     * Carry the runtime's audit secret (default true). Off when it is not
+     * the installation's: made just now for a data dir that had none,
+     * while the servers hash with another.
+     */
+    auditSecret?: boolean;
+  },
 ): Promise<BackupResult> {
   const t0 = performance.now();
   const createdAt = rt.engine.deps.clock.now().toISOString();
@@ -138,7 +153,7 @@ export async function backupStore(
     throw new KeepGraphError('invalid_input', `no directory ${dir} to write the backup in`);
   // Beside the final name, so the rename that publishes it is atomic.
   const tmp = join(dir, `.${basename(opts.out)}.partial-${process.pid}`);
-  const base = headerBase(rt, createdAt);
+  const base = headerBase(rt, createdAt, opts.auditSecret ?? true);
   let scratch: string | null = null;
   try {
     let header: BackupHeader;
@@ -166,6 +181,7 @@ export async function backupStore(
     await rename(tmp, opts.out);
     const result: BackupResult = {
       file: opts.out,
+      auditSecret: base.auditSecret !== null,
       format,
       store: rt.store.kind,
       createdAt,

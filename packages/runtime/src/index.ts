@@ -14,6 +14,7 @@ export {
   type StoreKind,
 } from './config.ts';
 export {
+  AUDIT_SECRET_FILE,
   SQLITE_FILE_NAME,
   openEmbeddedRuntime,
   type EmbeddedRuntime,

@@ -206,6 +206,10 @@ export async function restoreStore(req: RestoreRequest): Promise<RestoreResult> 
       });
 
     let report: RestoreReport;
+    /** The secret and model the restored store was opened with. */
+    let used = { secret: '', model: h.embeddingModel };
+    const note = (rt: EmbeddedRuntime) =>
+      (used = { secret: rt.auditSecret, model: rt.engine.deps.embedder.modelId });
     if (dbPath !== null) {
       if (databaseInUse(dbPath))
         throw new KeepGraphError(
@@ -239,6 +243,7 @@ export async function restoreStore(req: RestoreRequest): Promise<RestoreResult> 
       if (empty) {
         if (backup.sqliteCopy) await rename(backup.sqliteCopy, work);
         const rt = await open({ kind: 'sqlite', path: work }, secret);
+        note(rt);
         try {
           report = backup.sqliteCopy
             ? await finishCopiedRestore(rt.engine.deps, req.caller, h, {
@@ -262,6 +267,7 @@ export async function restoreStore(req: RestoreRequest): Promise<RestoreResult> 
         }
         const source = await sourceOf(backup, closers);
         const rt = await open({ kind: 'sqlite', path: work }, secret);
+        note(rt);
         try {
           report = await restoreBackup(rt.engine.deps, req.caller, source, {
             mode: 'replace',
@@ -294,13 +300,10 @@ export async function restoreStore(req: RestoreRequest): Promise<RestoreResult> 
       }
     } else {
       // Neo4j: restored in place; the whole file was checked before this point.
-      let secret = configured ?? current;
-      if (secret === null && h.auditSecret) {
-        // A new installation takes the backup's secret, so the log's keyed hashes still match.
-        await mkdir(req.dataDir, { recursive: true });
-        await writeFile(secretFile, `${h.auditSecret}\n`, { flag: 'wx', mode: 0o600 });
-        secret = h.auditSecret;
-      }
+      // Without a secret of its own, the installation takes the backup's (the
+      // restored log's keyed hashes still match), written down once restored.
+      const known = configured ?? current;
+      const secret = known ?? h.auditSecret;
       const rt = await openEmbeddedRuntime({
         dataDir: req.dataDir,
         store: req.store,
@@ -309,6 +312,7 @@ export async function restoreStore(req: RestoreRequest): Promise<RestoreResult> 
         lazyModel: true,
         ...req.runtime,
       });
+      note(rt);
       try {
         const empty = await isStoreEmpty(rt.store);
         if (!empty && !req.force)
@@ -324,27 +328,26 @@ export async function restoreStore(req: RestoreRequest): Promise<RestoreResult> 
           ...(deletions && { deletions }),
           ...(req.onProgress && { onProgress: req.onProgress }),
         });
-        secret = rt.auditSecret;
       } finally {
         await rt.close();
       }
-      if (report.mode === 'empty' && h.auditSecret && secret !== h.auditSecret)
-        warnings.push(
-          "the backup's audit secret differs from this installation's: keyed hashes in the restored audit log (keys, session ids) were made with the backup's",
-        );
+      if (known === null && h.auditSecret !== null) {
+        await mkdir(req.dataDir, { recursive: true });
+        await writeFile(secretFile, `${h.auditSecret}\n`, { flag: 'wx', mode: 0o600 });
+      }
       if (!report.audit.ok)
         throw new KeepGraphError(
           'internal',
           `the restored audit chain does not verify (at seq ${report.audit.brokenAt}, ${report.audit.problem})`,
         );
     }
-    if (report.mode === 'empty' && configured && h.auditSecret && configured !== h.auditSecret)
+    if (report.mode === 'empty' && h.auditSecret !== null && used.secret !== h.auditSecret)
       warnings.push(
-        "KEEPGRAPH_AUDIT_SECRET differs from the backup's audit secret: keyed hashes in the restored audit log were made with the backup's",
+        "this installation's audit secret (KEEPGRAPH_AUDIT_SECRET or audit.secret) is not the backup's: keyed hashes in the restored audit log (keys, session ids) were made with the backup's",
       );
-    if (h.embeddingModel !== (req.runtime?.modelId ?? h.embeddingModel))
+    if (used.model !== h.embeddingModel)
       warnings.push(
-        `the backup's vectors are of model ${h.embeddingModel}: memories keep them until re-embedded`,
+        `the backup's vectors are of model ${h.embeddingModel}, this store embeds with ${used.model}: re-embed (stale embeddings are found by model)`,
       );
     return {
       ...report,

@@ -3,6 +3,8 @@
 // with --force, over one). They work on the store below the engine, as its
 // operator, like start and worker (NOT_USE_CASE_COMMANDS): the runtime's
 // backup.ts and restore.ts do the work, this only reads flags and reports.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { Caller } from '@keepgraph/core';
@@ -51,8 +53,8 @@ keys, and the audit log (sealed again in order: the same hashes, the
 chain verifies), then one restore event.
 
 --force replaces the memories of a store that holds data with the
-backup's; its audit log (append-only) and its API keys (a key revoked
-since the backup stays revoked) stay. A backup must not bring back what
+backup's; its audit log (append-only), its API keys (a key revoked since
+the backup stays revoked) and its session buffers stay. A backup must not bring back what
 was forgotten after it was taken: every memory that a deletion in the
 store's audit log (forget, expiry, eviction, source revocation, owner
 deletion, correction, session forget) names after the backup's snapshot
@@ -100,13 +102,24 @@ export function registerBackup(program: Command, io: Io): void {
     .addHelpText('after', BACKUP_HELP)
     .action(
       async (f: { out: string; format?: 'sqlite' | 'jsonl'; json?: boolean }, cmd: Command) => {
-        const { backupStore } = await import('@keepgraph/runtime');
+        const { AUDIT_SECRET_FILE, backupStore, loadServerConfig } =
+          await import('@keepgraph/runtime');
         const g = { ...globalOptions(cmd, { operatorByDefault: true }), role: 'operator' as const };
+        // The installation's secret is configured, or in the data dir before the
+        // runtime opens (which makes one up for a data dir without one).
+        const ownSecret =
+          loadServerConfig(process.env, { dataDir: g.dataDir }).auditSecret !== undefined ||
+          existsSync(join(g.dataDir, AUDIT_SECRET_FILE));
         await withRuntime(g, async ({ runtime, caller }) => {
           const r = await backupStore(runtime, caller, {
             out: userPath(f.out),
             ...(f.format && { format: f.format }),
+            auditSecret: ownSecret,
           });
+          if (!r.auditSecret)
+            io.err(
+              "warning: the backup carries no audit secret (no KEEPGRAPH_AUDIT_SECRET, no audit.secret in the data dir): give the restored installation the servers' secret, or the restored log's keyed hashes will not match new ones",
+            );
           io.out(f.json ? JSON.stringify(r, null, 2) : formatBackup(r));
         });
       },
