@@ -30,6 +30,8 @@ export class ReadJournal {
   #timer: ReturnType<typeof setTimeout> | null = null;
   /** The last flush asked for; each runs after the one before it. */
   #tail: Promise<void> = Promise.resolve();
+  /** The same run, with its failure. */
+  #last: Promise<void> = Promise.resolve();
   #inFlight = 0;
   /** The last flush failed: the next accept writes before answering, so its caller sees why. */
   #failed = false;
@@ -58,15 +60,28 @@ export class ReadJournal {
     return Promise.resolve();
   }
 
-  /** Write everything accepted so far; resolves once it is committed. */
+  /**
+   * Write everything accepted so far; resolves once it is committed. Asked
+   * for while another flush runs, it fails if that one fails, without a try
+   * of its own: while the store is away a write waits out the store's own
+   * wait (5 s) before failing, and callers queued one behind the other each
+   * waited it out again, the n-th n times (a key-value put behind two other
+   * requests of a locked SQLite store answered after 12 s). What failed
+   * stays accepted, for the next flush.
+   */
   flush(): Promise<void> {
     if (this.pending === 0 && this.#inFlight === 0) return Promise.resolve();
     if (this.#timer !== null) {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
+    const ahead = this.#inFlight > 0 ? this.#last : null;
     this.#inFlight += 1;
-    const run = this.#tail.then(() => this.#writePending());
+    const run = this.#tail.then(async () => {
+      if (ahead) await ahead;
+      await this.#writePending();
+    });
+    this.#last = run;
     this.#tail = run.then(
       () => {
         this.#inFlight -= 1;
@@ -105,6 +120,11 @@ export class ReadJournal {
       // A failure here is kept (see #failed) and surfaces on the next accept or flush.
       this.flush().catch(() => undefined);
     }, this.intervalMs);
+  }
+
+  /** Resolves once no flush runs (whatever their outcome). */
+  idle(): Promise<void> {
+    return this.#tail;
   }
 
   /** Stop the timer without writing (after a failed final flush). */

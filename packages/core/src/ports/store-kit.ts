@@ -403,7 +403,12 @@ export abstract class KitStore<C> {
   async close(): Promise<void> {
     if (this.#closed) return;
     let lost: unknown = null;
-    if (this.#ctx !== null) await this.#journal.flush().catch((e: unknown) => (lost = e));
+    // A flush of its own, after any running one: its failure is not this one's.
+    if (this.#ctx !== null)
+      await this.#journal
+        .idle()
+        .then(() => this.#journal.flush())
+        .catch((e: unknown) => (lost = e));
     this.#journal.discardTimer();
     this.#closed = true;
     this.#ctx = null;
