@@ -67,7 +67,7 @@ describe('reflection through the OpenAI-compatible extractor', () => {
       authority: 'agent_inferred',
       derivedFrom: [ep.id],
       origin: {
-        extractor: { name: 'openai-compatible', model: 'fake-model', promptVersion: 'reflect-v1' },
+        extractor: { name: 'openai-compatible', model: 'fake-model', promptVersion: 'reflect-v2' },
       },
     });
     expect(await f.store.countUnreflected(o, f.clock.now().toISOString())).toBe(0);

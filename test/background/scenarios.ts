@@ -204,6 +204,95 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       ]);
     });
 
+    it('a third-party page: what reflection reads from it stays third_party and names the page, never replaces the owner\'s claim, and its "we" is its author', async () => {
+      const o = f.owner();
+      const url = 'https://travel-tips.example.net/lisbon/hotels';
+      const fromPage = (text: string) =>
+        f.engine.remember(user, o, {
+          kind: 'episode',
+          text,
+          authority: 'third_party',
+          origin: { source: { kind: 'url', uri: url }, sessionId: 'trip' },
+        });
+      const key = 'preference:sam:grand palace hotel';
+      const onKey = async () =>
+        (await f.store.getByKey(o, key)).filter((m) => m.supersededBy === null);
+
+      // The owner's claim, reflected on its own.
+      const own = await f.engine.remember(user, o, {
+        kind: 'episode',
+        text: 'Sam prefers the Grand Palace Hotel.',
+        origin: { sessionId: 'trip', turn: '1' },
+      });
+      f.clock.advance(60_000);
+      await settleConsolidation(f);
+      const ownClaim = (await onKey())[0]!;
+      expect(ownClaim).toMatchObject({ authority: 'agent_inferred', derivedFrom: [own.memory.id] });
+
+      // The page contradicts it, repeats it, and speaks in its own first person.
+      const against = await fromPage('Sam dislikes the Grand Palace Hotel.');
+      f.clock.advance(60_000);
+      await fromPage('We would rather not stay anywhere but Casa Verde after the noise.');
+      f.clock.advance(60_000);
+      await settleConsolidation(f);
+      await fromPage('Sam prefers the Grand Palace Hotel, as every guest does.');
+      f.clock.advance(60_000);
+      await settleConsolidation(f);
+
+      const derived = (await liveMemories(f, o)).filter((m) => m.derivedFrom.length > 0);
+      const grown = derived.filter((m) => m.sourceOrigins.some((x) => x.source?.uri === url));
+      expect(grown.length).toBeGreaterThanOrEqual(2);
+      // An inference vouches for no more than the page it was read from.
+      expect(grown.filter((m) => m.authority !== 'third_party').map((m) => m.text)).toEqual([]);
+      // The owner's claim is still the current one, unchanged by the page
+      // that repeats it; the page's contradiction is kept beside it, flagged.
+      const live = await onKey();
+      expect(live.find((m) => !m.conflict)).toMatchObject({
+        id: ownClaim.id,
+        authority: 'agent_inferred',
+        derivedFrom: [own.memory.id],
+      });
+      expect(live.filter((m) => m.conflict)).toEqual([
+        expect.objectContaining({
+          authority: 'third_party',
+          derivedFrom: [against.memory.id],
+          relations: [expect.objectContaining({ type: 'PREFERS_AGAINST' })],
+        }),
+      ]);
+      // The page's "we" is its author, never the owner.
+      const relations = await f.store.relations(o);
+      expect(relations.filter((r) => r.subject.name === 'user')).toEqual([]);
+      expect(relations).toContainEqual(
+        expect.objectContaining({
+          type: 'PREFERS_AGAINST',
+          subject: expect.objectContaining({ name: 'author of travel-tips.example.net' }),
+        }),
+      );
+
+      // In one run, the owner and a page on the same key: the owner's word wins.
+      const o2 = f.owner();
+      const mine = await f.engine.remember(user, o2, {
+        kind: 'episode',
+        text: 'Robin loves green tea.',
+        origin: { sessionId: 'tea', turn: '1' },
+      });
+      f.clock.advance(60_000);
+      await f.engine.remember(user, o2, {
+        kind: 'episode',
+        text: 'Robin hates green tea.',
+        authority: 'third_party',
+        origin: { source: { kind: 'url', uri: url }, sessionId: 'tea' },
+      });
+      f.clock.advance(60_000);
+      await settleConsolidation(f);
+      const tea = (await f.store.getByKey(o2, 'preference:robin:green tea')).filter(
+        (m) => m.supersededBy === null && !m.conflict,
+      );
+      expect(tea).toEqual([
+        expect.objectContaining({ authority: 'agent_inferred', derivedFrom: [mine.memory.id] }),
+      ]);
+    });
+
     it('the scheduled consolidation visits only the owners written since their last pass, one job each, a page at a time', async () => {
       const [a, b] = [f.owner(), f.owner()];
       const unreflected = (o: string) => f.store.countUnreflected(o, f.clock.now().toISOString());
@@ -402,6 +491,38 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       expect(rebuilt[0]!.sourceOrigins).toHaveLength(19);
       expect(rebuilt[0]!.sourceOrigins.map((x) => x.sessionId)).not.toContain(
         gone.origin.sessionId,
+      );
+    });
+
+    it("a page's near-duplicates of the owner's words are compacted apart: the owner's summary vouches as before, the page's stays third_party", async () => {
+      const o = f.owner();
+      const url = 'https://travel-tips.example.net/lisbon/flights';
+      const write = async (i: number, page: boolean) => {
+        const r = await f.engine.remember(user, o, {
+          kind: 'episode',
+          text: `Booked flight ${i} for Alex: aisle seat, economy class, one checked bag.`,
+          ...(page
+            ? { authority: 'third_party', origin: { source: { kind: 'url', uri: url } } }
+            : { origin: { sessionId: `trip-${i}`, turn: '1' } }),
+        });
+        f.clock.advance(1000);
+        return r.memory;
+      };
+      const own: Memory[] = [];
+      const fromPage: Memory[] = [];
+      for (let i = 1; i <= 4; i++) {
+        own.push(await write(i, false));
+        fromPage.push(await write(i + 10, true));
+      }
+      await settleConsolidation(f);
+      const summaries = (await liveMemories(f, o)).filter(isCompactionSummary);
+      const holding = (ms: Memory[]) =>
+        summaries.filter((x) => ms.some((m) => x.derivedFrom.includes(m.id)));
+      expect(holding(own)).toEqual([expect.objectContaining({ authority: 'agent_inferred' })]);
+      expect([...holding(own)[0]!.derivedFrom].sort()).toEqual(own.map((m) => m.id).sort());
+      expect(holding(fromPage)).toEqual([expect.objectContaining({ authority: 'third_party' })]);
+      expect([...holding(fromPage)[0]!.derivedFrom].sort()).toEqual(
+        fromPage.map((m) => m.id).sort(),
       );
     });
 

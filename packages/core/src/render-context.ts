@@ -3,6 +3,7 @@
 // its origin and authority; third-party content and tool output are flagged
 // untrusted. Nothing retrieved is ever rendered where an instruction would
 // go. The context endpoint and `why` return this beside their JSON.
+import unhomoglyph from 'unhomoglyph';
 import type { Authority, MemoryKind, Origin } from './record.ts';
 
 /** What rendering needs of a recall hit (RecallHit has it). */
@@ -10,6 +11,8 @@ export interface PromptMemory {
   memory: { id: string; kind: MemoryKind; text: string };
   origin: Origin;
   authority: Authority;
+  /** A derived memory's sources' origins: where it came from (the page it was read from). */
+  sourceOrigins?: readonly Origin[];
 }
 
 /** What rendering needs of a session-buffer message. */
@@ -20,12 +23,69 @@ export interface PromptMessage {
   at: string;
 }
 
-/** Escape anything that could close our data block or open a new one. */
-function quote(text: string): string {
-  // JSON keeps quotes and newlines inside the string; escaping angle brackets
-  // means no stored text can close the block or open a tag.
-  return JSON.stringify(text).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
+// Characters a reader may take for an angle bracket: full-width and small
+// forms (＜ reads as < once normalised), and the angle brackets and
+// look-alikes of other scripts, which are not (‹, 〈, ❮, ᐸ...). The explicit
+// list holds those the confusables skeleton maps to another bracket.
+const ANGLE_BRACKETS =
+  /[\u2329\u232A\u3008-\u300B\u27E8-\u27EB\u276C-\u2771\u29FC\u29FD\uFE3D-\uFE40]/u;
+const NON_ASCII = /[\u0080-\u{10FFFF}]/gu;
+// Characters that end a line without being a control character JSON
+// escapes (NEL, line and paragraph separators), and invisible format
+// characters (bidi overrides, zero-width joiners, tag characters that spell
+// hidden ASCII): none may reach the reader as what it is.
+const BREAKS_AND_FORMAT = /[\u0085\u2028\u2029\p{Cf}]/u;
+
+/** JSON's \\u escape of each UTF-16 unit of `ch`. */
+function escapeUnits(ch: string): string {
+  let out = '';
+  for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return out;
 }
+
+function mayPassForMarkup(ch: string): boolean {
+  if (BREAKS_AND_FORMAT.test(ch) || ANGLE_BRACKETS.test(ch)) return true;
+  const looks = `${ch.normalize('NFKC')}${unhomoglyph(ch)}`;
+  return looks.includes('<') || looks.includes('>');
+}
+
+/**
+ * Escape anything that could close our data block or open a new one, in
+ * JSON already made: `<` and `>`, whatever a reader could take for them,
+ * and what could end a line or hide text. The result is the same JSON
+ * value, so nothing is lost; it only cannot pass for markup or a new line.
+ */
+function escapeMarkup(json: string): string {
+  return json
+    .replace(/[<>]/g, escapeUnits)
+    .replace(NON_ASCII, (ch) => (mayPassForMarkup(ch) ? escapeUnits(ch) : ch));
+}
+
+/** A string as a JSON string literal that no stored text can break out of. */
+function quote(text: string): string {
+  // JSON keeps quotes and newlines inside the string.
+  return escapeMarkup(JSON.stringify(text));
+}
+
+/**
+ * Any value as JSON (indented by `space`) with the same escapes as quoted
+ * memory text: for tool results that carry written text outside a memory
+ * block (entity names, relation reasons), and documents of episodes handed
+ * to a model, so none of it reads as markup or a new line.
+ */
+export function renderJsonAsData(value: unknown, space = 2): string {
+  return escapeMarkup(JSON.stringify(value, null, space) ?? 'null');
+}
+
+/** Where one origin says a claim came from: its tool or its source, if any. */
+function sourceOf(o: Origin): string | null {
+  if (o.source) return `${o.source.kind} ${o.source.uri}`;
+  if (o.tool) return `tool ${o.tool.name}`;
+  return null;
+}
+
+/** Sources named in a derived memory's origin, at most this many (then a count). */
+const SOURCES_NAMED = 5;
 
 function describeOrigin(hit: PromptMemory): string {
   const o = hit.origin;
@@ -33,7 +93,18 @@ function describeOrigin(hit: PromptMemory): string {
   if (o.sessionId) parts.push(`session ${o.sessionId}${o.turn ? ` turn ${o.turn}` : ''}`);
   if (o.tool) parts.push(`tool ${o.tool.name}`);
   if (o.source) parts.push(`${o.source.kind} ${o.source.uri}`);
-  if (o.extractor) parts.push(`derived by ${o.extractor.name}@${o.extractor.version}`);
+  if (o.extractor) {
+    // A derived memory says what it was read from: a summary of a web page
+    // names the page, as the page's own memories do.
+    const from = [...new Set((hit.sourceOrigins ?? []).flatMap((s) => sourceOf(s) ?? []))].filter(
+      (x) => x !== sourceOf(o),
+    );
+    const named = from.slice(0, SOURCES_NAMED).join('; ');
+    const more = from.length > SOURCES_NAMED ? ` and ${from.length - SOURCES_NAMED} more` : '';
+    parts.push(
+      `derived by ${o.extractor.name}@${o.extractor.version}${named ? ` from ${named}${more}` : ''}`,
+    );
+  }
   parts.push(`observed ${o.observedAt}`);
   return parts.join(', ');
 }

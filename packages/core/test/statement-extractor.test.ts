@@ -56,6 +56,37 @@ describe('the statement extractor', () => {
     expect(claims[0]!.sourceIds).toEqual(['e0', 'e1']);
   });
 
+  it("reads a third-party text's first person as its author, never the owner", async () => {
+    const claims = await createStatementExtractor().extract({
+      ownerId: 'o',
+      episodes: [
+        {
+          id: 'page',
+          text: "We would rather not stay anywhere but Casa Verde after the noise. Sam dislikes the Grand Palace.",
+          observedAt: '2026-01-01T00:00:00Z',
+          authority: 'third_party',
+          source: 'https://travel-tips.example.net/lisbon',
+        },
+        {
+          id: 'doc',
+          text: 'I love cold calls.',
+          observedAt: '2026-01-01T00:00:00Z',
+          authority: 'third_party',
+        },
+        { id: 'own', text: 'I love cold calls.', observedAt: '2026-01-01T00:00:00Z' },
+      ],
+    });
+    expect(claims.flatMap(rel).sort()).toEqual([
+      'Sam PREFERS_AGAINST grand palace',
+      'author of a third-party source PREFERS cold calls',
+      'author of travel-tips.example.net PREFERS_AGAINST stay anywhere | the noise',
+      'user PREFERS cold calls',
+    ]);
+    expect(claims.find((c) => c.sourceIds.includes('page') && c.text.startsWith('The author'))?.text).toBe(
+      'The author of travel-tips.example.net prefers to avoid stay anywhere, because of the noise.',
+    );
+  });
+
   it('gives a claim and its contradiction the same key', () => {
     expect(claimKey('PREFERS', 'user', 'Finance clients')).toBe(
       claimKey('PREFERS_AGAINST', 'user', 'finance  clients'),

@@ -207,7 +207,12 @@ export function createMcpServer(opts: McpServerOptions): Server {
       limit: 100,
     });
     const text = renderMemoriesForPrompt(
-      page.memories.map((x) => ({ memory: x, origin: x.origin, authority: x.authority })),
+      page.memories.map((x) => ({
+        memory: x,
+        origin: x.origin,
+        authority: x.authority,
+        sourceOrigins: x.sourceOrigins,
+      })),
     );
     return { contents: [{ uri: req.params.uri, mimeType: 'text/plain', text }] };
   });

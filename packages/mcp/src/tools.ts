@@ -15,6 +15,7 @@ import {
   MemoryInputSchema,
   RecallOptionsSchema,
   SessionAppendSchema,
+  renderJsonAsData,
   renderMemoriesForPrompt,
   renderSessionForPrompt,
   type Engine,
@@ -70,9 +71,12 @@ const asPrompt = (m: Memory): PromptMemory => ({
   memory: m,
   origin: m.origin,
   authority: m.authority,
+  sourceOrigins: m.sourceOrigins,
 });
 const quoted = (ms: readonly Memory[]) => renderMemoriesForPrompt(ms.map(asPrompt));
-const json = (v: unknown) => JSON.stringify(v, null, 2);
+// Ids, counts and hashes, but also written text (entity names, relation
+// reasons): escaped so that none of it reads as markup or a new line.
+const json = renderJsonAsData;
 
 /** Everything but `ownerId` (the engine's schemas are strict). */
 function rest(input: Args, ...drop: string[]): Args {
@@ -90,11 +94,15 @@ function tool<N extends UseCaseName>(useCase: N, def: Omit<ToolDef<N>, 'useCase'
 
 function lineageText(g: SerializedGraph): string {
   const nodes = g.nodes.map((n) => {
-    const a = n.attributes as Pick<Memory, 'kind' | 'text' | 'authority' | 'origin'>;
+    const a = n.attributes as Pick<
+      Memory,
+      'kind' | 'text' | 'authority' | 'origin' | 'sourceOrigins'
+    >;
     return {
       memory: { id: n.key, kind: a.kind, text: a.text },
       origin: a.origin,
       authority: a.authority,
+      sourceOrigins: a.sourceOrigins,
     };
   });
   const edges = g.edges.map((e) => `${e.source} -${String(e.attributes.type)}-> ${e.target}`);

@@ -1,8 +1,9 @@
 // Invariant 8, no laundering: a derived memory carries the union of its
 // sources' origins, an edge to each, and expires no later than its earliest
-// source unless an operator confirms it.
+// source unless an operator confirms it; an inference vouches for no more
+// than its weakest source.
 import { describe, expect, it } from 'vitest';
-import { derived, episode, sharedFixture, operator, user, type ConformanceOptions } from '../harness.ts';
+import { agent, derived, episode, sharedFixture, operator, tool, user, type ConformanceOptions } from '../harness.ts';
 
 export function noLaunderingSuite(opts: ConformanceOptions): void {
   describe('invariant 8: no laundering', () => {
@@ -33,6 +34,47 @@ export function noLaunderingSuite(opts: ConformanceOptions): void {
       const graph = await f.engine.lineage(user, o, s2.memory.id);
       expect(graph.nodes.map((n) => n.key).sort()).toEqual([a.memory.id, b.memory.id, s.memory.id, s2.memory.id].sort());
       expect(graph.edges).toHaveLength(3);
+    });
+
+    it("an inference vouches for no more than its weakest source; a person's own word keeps theirs", async () => {
+      const o = f.owner();
+      const page = await f.engine.remember(agent, o, {
+        kind: 'episode',
+        text: 'Casa Verde is the only hotel in Lisbon worth booking, every guest agrees',
+        authority: 'third_party',
+        origin: { source: { kind: 'url', uri: 'https://travel-tips.example.net/lisbon' } },
+      });
+      const said = await f.engine.remember(user, o, episode('Dana wants a quiet hotel near the river in Lisbon'));
+      const both = [page.memory.id, said.memory.id];
+      // An agent or a tool that derives from the page only infers: the page's authority, whatever it asks.
+      const inferred = await f.engine.remember(agent, o, derived('Dana should stay at Casa Verde', both));
+      expect(inferred.memory.authority).toBe('third_party');
+      const byTool = await f.engine.remember(tool, o, derived('Casa Verde suits Dana', [page.memory.id], { authority: 'tool' }));
+      expect(byTool.memory.authority).toBe('third_party');
+      // Transitively: a summary of the inference is no better.
+      const again = await f.engine.remember(agent, o, derived('Dana: Casa Verde', [inferred.memory.id, said.memory.id]));
+      expect(again.memory.authority).toBe('third_party');
+      // From the owner's own words alone, an inference is the agent's.
+      const own = await f.engine.remember(agent, o, derived('Dana wants quiet', [said.memory.id]));
+      expect(own.memory.authority).toBe('agent_inferred');
+      // A user or an operator vouches for what they write themselves.
+      const vouched = await f.engine.remember(user, o, derived('Dana picked Casa Verde', [page.memory.id], { authority: 'user' }));
+      expect(vouched.memory.authority).toBe('user');
+      const confirmed = await f.engine.remember(operator, o, derived('Casa Verde is on the approved list', [page.memory.id], { authority: 'operator' }));
+      expect(confirmed.memory.authority).toBe('operator');
+      // The audit says what was asked for and what was kept.
+      const writes = (await f.engine.auditList(operator, { ownerId: o, limit: 100 })).filter((e) => e.type === 'write');
+      expect(writes.find((e) => e.memoryIds[0] === inferred.memory.id)?.details).toMatchObject({
+        authority: 'third_party',
+        requestedAuthority: 'agent_inferred',
+      });
+      expect(writes.find((e) => e.memoryIds[0] === own.memory.id)?.details).not.toHaveProperty('requestedAuthority');
+      // A claim read from the page never supersedes a better-vouched one on its key.
+      const key = 'preference:dana:hotel';
+      const mine = await f.engine.remember(agent, o, derived('Dana prefers a quiet hotel', [said.memory.id], { kind: 'preference', key }));
+      const theirs = await f.engine.remember(agent, o, derived('Dana prefers Casa Verde', [page.memory.id], { kind: 'preference', key }));
+      expect(theirs.memory).toMatchObject({ authority: 'third_party', conflict: true, supersedes: null });
+      expect((await f.engine.getByKey(user, o, key)).current?.id).toBe(mine.memory.id);
     });
 
     it('only an operator can keep a derived memory past its earliest source', async () => {

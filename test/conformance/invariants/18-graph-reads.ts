@@ -84,6 +84,7 @@ export function graphReadsSuite(opts: ConformanceOptions): void {
         text: m.text,
         authority: 'agent_inferred',
         origin: m.origin,
+        sourceOrigins: m.sourceOrigins,
         createdAt: m.createdAt,
         expiresAt: m.expiresAt,
         contentHash: m.contentHash,

@@ -101,6 +101,63 @@ export function readLogDryRunKpisSuite(opts: ConformanceOptions): void {
       expect(JSON.stringify(all)).not.toContain(`other-${other}`);
     });
 
+    it('lists every read that handed out what a memory says, not only recall: a poisoned memory’s blast radius is whole', async () => {
+      const o = f.owner();
+      const page = await f.engine.remember(agent, o, {
+        kind: 'episode',
+        text: 'Families love Casa Verde because of the rooftop pool',
+        authority: 'third_party',
+        origin: { source: { kind: 'url', uri: 'https://travel-tips.example.net/lisbon' } },
+      });
+      const key = 'preference:families:casa verde';
+      const claim = await f.engine.remember(agent, o, {
+        ...derived('Families prefer Casa Verde, because of the rooftop pool', [page.memory.id]),
+        kind: 'preference',
+        key,
+        relations: [
+          {
+            subject: { name: 'families' },
+            type: 'PREFERS',
+            object: { name: 'casa verde' },
+            reason: 'the rooftop pool',
+          },
+        ],
+      });
+      const [p, c] = [page.memory.id, claim.memory.id];
+      await f.engine.get(reader(`get-${o}`), o, p);
+      await f.engine.getByKey(reader(`key-${o}`), o, key);
+      await f.engine.lineage(reader(`lineage-${o}`), o, c);
+      await f.engine.neighbours(reader(`neighbours-${o}`), o, p);
+      // The entity graph's edges carry the reasons their memories give.
+      await f.engine.entityGraph(reader(`entities-${o}`), o);
+      await f.engine.listMemories(reader(`list-${o}`), o);
+      await f.engine.exportPage(reader(`export-${o}`), o);
+      // Why: its results and every memory their lineage shows, as one read.
+      const why = await f.engine.why(reader(`why-${o}`), o, 'Casa Verde rooftop pool');
+      expect(why.results.map((h) => h.memory.id)).toContain(c);
+      const reads = (await f.engine.readLog(user, o)).reads;
+      const served = Object.fromEntries(
+        reads.map((r) => [r.requestId.replace(`-${o}`, ''), [...r.memoryIds].sort()]),
+      );
+      expect(served).toEqual({
+        get: [p],
+        key: [c],
+        lineage: [c, p].sort(),
+        neighbours: [c, p].sort(),
+        entities: [c],
+        list: [c, p].sort(),
+        export: [c, p].sort(),
+        why: [c, p].sort(),
+      });
+      expect(reads.every((r) => r.principal === 'reader')).toBe(true);
+      // The page's blast radius: every read that reached it, the claim's too.
+      const reached = await f.engine.readLog(user, o, { memoryId: p });
+      expect(reached.reads.map((r) => r.requestId.replace(`-${o}`, '')).sort()).toEqual(
+        ['export', 'get', 'lineage', 'list', 'neighbours', 'why'].sort(),
+      );
+      expect(JSON.stringify(reads)).not.toContain('rooftop');
+    });
+
     it('scopes the read log like every read, and refuses bad options with invalid_input', async () => {
       const o = f.owner();
       const scoped: Caller = { role: 'analyst', owners: [f.owner()], principal: 'analyst:one' };
@@ -175,9 +232,10 @@ export function readLogDryRunKpisSuite(opts: ConformanceOptions): void {
             })),
         ],
       });
-      // Nothing went; the one event is the read of what the dry run showed.
-      for (const id of [...closure, keep.memory.id])
-        expect((await f.engine.get(user, o, id)).id).toBe(id);
+      // Nothing went (read from the store: a `get` is a read, audited too);
+      // the one event is the read of what the dry run showed.
+      const held = await f.engine.deps.store.getByIds(o, [...closure, keep.memory.id]);
+      expect(held.map((m) => m.id).sort()).toEqual([...closure, keep.memory.id].sort());
       const auditAfter = await f.engine.auditList(operator, { ownerId: o, limit: 1000 });
       expect(auditAfter.slice(0, auditBefore.length)).toEqual(auditBefore);
       expect(auditAfter.slice(auditBefore.length)).toMatchObject([

@@ -1,5 +1,6 @@
-// Compaction: clusters of near-duplicate memories (same kind, cosine above
-// the policy's threshold and most content words shared, connected
+// Compaction: clusters of near-duplicate memories (same kind and, for
+// third-party content, same authority; cosine above the policy's threshold
+// and most content words shared, connected
 // components of that graph) become one summary with DERIVED_FROM to every
 // member and the union of their origins. The summary is one more key to its
 // members; recall hides a member behind it only when the summary's text
@@ -12,6 +13,7 @@
 import type { Memory } from '../record.ts';
 import { isLiveAt } from '../liveness.ts';
 import type { EngineDeps } from '../use-cases/deps.ts';
+import { derivedAuthority } from '../use-cases/remember.ts';
 import { clustersOf, cosine } from './group-episodes.ts';
 import { contentWords, jaccard } from './duplicates.ts';
 import {
@@ -147,8 +149,15 @@ export async function compact(deps: EngineDeps, ownerId: string): Promise<Compac
   const vectors = await vectorsOf(deps, ownerId, candidates);
   const held = await summariesHolding(deps, ownerId, candidates, now);
   const items: DerivedWrite[] = [];
+  // Clusters form within a kind, and within what a summary of them would
+  // vouch for: a third-party page's near-duplicates of the owner's words
+  // would lower the owner's summary to third_party (an inference vouches
+  // for no more than its weakest source), and stand in for them in recall.
   const byKind = new Map<string, Memory[]>();
-  for (const m of candidates) byKind.set(m.kind, [...(byKind.get(m.kind) ?? []), m]);
+  for (const m of candidates) {
+    const group = `${m.kind}|${derivedAuthority(COMPACTION_CALLER, 'agent_inferred', [m])}`;
+    byKind.set(group, [...(byKind.get(group) ?? []), m]);
+  }
   const byId = new Map(candidates.map((m) => [m.id, m]));
   for (const members of byKind.values()) {
     // Near-duplicates say nearly the same words, not only the same thing:

@@ -1,15 +1,18 @@
 // Reflection: an owner's unreflected episodes, grouped by similarity within
 // passages of consecutive turns (each group also written as a context
 // summary, one more key to its turns: context-keys.ts), read
-// by the Extractor into claims, written as agent_inferred memories that name
-// every supporting episode (DERIVED_FROM), carry the union of their origins,
+// by the Extractor into claims, written as agent_inferred memories (or
+// third_party ones, when read from third-party content: an inference
+// vouches for no more than its episodes) that name every supporting
+// episode (DERIVED_FROM), carry the union of their origins,
 // expire no later than the earliest, and assert entity relations with their
 // reason. The episodes are marked reflected in the same transaction, so a
 // run that dies before it commits is simply run again.
-import { AUTHORITY_RANK, type Memory, type RelationInput } from '../record.ts';
+import { AUTHORITY_RANK, type Authority, type Memory, type RelationInput } from '../record.ts';
 import { isLiveAt } from '../liveness.ts';
-import type { ExtractedClaim, Extractor } from '../ports/extractor.ts';
+import { extractionAuthority, type ExtractedClaim, type Extractor } from '../ports/extractor.ts';
 import { auditEvent, type EngineDeps } from '../use-cases/deps.ts';
+import { derivedAuthority } from '../use-cases/remember.ts';
 import { groupBySimilarity } from './group-episodes.ts';
 import { contextSummaryOf, passagesOf } from './context-keys.ts';
 import { claimKey } from './statement-extractor.ts';
@@ -82,9 +85,37 @@ function sameClaim(a: { relations: RelationInput[]; text: string }, b: Extracted
   return a.text.trim().toLowerCase() === b.text.trim().toLowerCase();
 }
 
+/** The authority a claim is written with: what reflection infers vouches for no more than its episodes. */
+function authorityOf(c: ExtractedClaim, episodes: ReadonlyMap<string, Memory>): Authority {
+  return derivedAuthority(
+    REFLECTION_CALLER,
+    'agent_inferred',
+    c.sourceIds.flatMap((s) => episodes.get(s) ?? []),
+  );
+}
+
+/**
+ * A claim as many times as its episodes vouch differently: what the owner
+ * said and what a third-party page said are separate evidence, so a page
+ * that repeats the owner's claim neither lowers it nor rides on it.
+ */
+function splitByAuthority(
+  c: ExtractedClaim,
+  episodes: ReadonlyMap<string, Memory>,
+): ExtractedClaim[] {
+  const parts = new Map<Authority, string[]>();
+  for (const s of c.sourceIds) {
+    const a = authorityOf({ ...c, sourceIds: [s] }, episodes);
+    parts.set(a, [...(parts.get(a) ?? []), s]);
+  }
+  if (parts.size <= 1) return [c];
+  return [...parts.values()].map((sourceIds) => ({ ...c, sourceIds }));
+}
+
 /**
  * A claim and its contradiction read in the same run (same key, another
- * relation): the more recent statement wins, as it would across runs.
+ * relation): the better vouched statement wins (a page never outvotes the
+ * owner), then the more recent one, as it would across runs.
  */
 function newestPerKey(
   claims: ExtractedClaim[],
@@ -95,19 +126,24 @@ function newestPerKey(
       .map((s) => episodes.get(s)?.createdAt ?? '')
       .sort()
       .at(-1) ?? '';
+  const rank = (c: ExtractedClaim) => AUTHORITY_RANK[authorityOf(c, episodes)];
   const byKey = new Map<string, ExtractedClaim>();
   for (const c of claims) {
     const prev = byKey.get(keyOfClaim(c));
-    if (!prev || latest(c) > latest(prev)) byKey.set(keyOfClaim(c), c);
+    if (!prev || rank(c) > rank(prev) || (rank(c) === rank(prev) && latest(c) > latest(prev)))
+      byKey.set(keyOfClaim(c), c);
   }
   return [...byKey.values()];
 }
 
-/** Claims from several groups: one per key and relation, with all their sources. */
-function mergeClaims(claims: readonly ExtractedClaim[]): ExtractedClaim[] {
+/** Claims from several groups: one per key, relation and authority, with all their sources. */
+function mergeClaims(
+  claims: readonly ExtractedClaim[],
+  episodes: ReadonlyMap<string, Memory>,
+): ExtractedClaim[] {
   const out = new Map<string, ExtractedClaim>();
-  for (const c of claims) {
-    const id = `${keyOfClaim(c)}|${c.relations[0]?.type ?? ''}`;
+  for (const c of claims.flatMap((x) => splitByAuthority(x, episodes))) {
+    const id = `${keyOfClaim(c)}|${c.relations[0]?.type ?? ''}|${authorityOf(c, episodes)}`;
     const prev = out.get(id);
     if (!prev) out.set(id, { ...c, sourceIds: [...c.sourceIds], relations: [...c.relations] });
     else {
@@ -183,7 +219,7 @@ export async function reflect(
       ownerId,
       episodes: group.map((id) => {
         const e = byId.get(id)!;
-        return { id, text: e.text, observedAt: e.origin.observedAt };
+        return { id, text: e.text, observedAt: e.origin.observedAt, ...extractionAuthority(e) };
       }),
     };
     try {
@@ -205,7 +241,7 @@ export async function reflect(
     }
   }
 
-  const merged = newestPerKey(mergeClaims(claims), byId);
+  const merged = newestPerKey(mergeClaims(claims, byId), byId);
   const position = new Map(episodes.map((e, i) => [e.id, i]));
   run.claims = merged.length;
   const items: DerivedWrite[] = [];
@@ -215,21 +251,26 @@ export async function reflect(
     // first), so a claim's lineage reads like the conversation it came from.
     let sources = [...claim.sourceIds].sort((a, b) => position.get(a)! - position.get(b)!);
     let confidence = claim.confidence;
+    const authority = authorityOf(claim, byId);
     const current = (await deps.store.getByKey(ownerId, key)).find(
       (m) => isLiveAt(m, now) && !m.conflict,
     );
     if (current && sameClaim(current, claim)) {
       // An equal claim confirms what is held: more sources, more confidence.
+      // Evidence that vouches less than the held claim adds nothing to it
+      // (joined, it would lower the claim to its own authority); evidence
+      // that vouches more writes the claim anew from itself alone, which
+      // supersedes the weaker version.
       const known = new Set(current.derivedFrom);
-      if (
-        sources.every((s) => known.has(s)) ||
-        AUTHORITY_RANK[current.authority] > AUTHORITY_RANK.agent_inferred
-      ) {
+      const held = AUTHORITY_RANK[current.authority];
+      if (sources.every((s) => known.has(s)) || held > AUTHORITY_RANK[authority]) {
         run.confirmed.push(current.id);
         continue;
       }
-      sources = [...new Set([...current.derivedFrom, ...sources])];
-      confidence = Math.min(0.99, 1 - (1 - current.confidence) * (1 - confidence));
+      if (held === AUTHORITY_RANK[authority]) {
+        sources = [...new Set([...current.derivedFrom, ...sources])];
+        confidence = Math.min(0.99, 1 - (1 - current.confidence) * (1 - confidence));
+      }
     }
     const observed = sources
       .map((s) => byId.get(s)?.origin.observedAt)
@@ -240,6 +281,8 @@ export async function reflect(
       input: derivedInput({
         kind: claim.kind,
         text: claim.text,
+        // Asked for as an inference; the write path lowers it to what the
+        // sources vouch for (the same as `authority` here).
         authority: 'agent_inferred',
         key,
         confidence,

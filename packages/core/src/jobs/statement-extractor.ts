@@ -3,8 +3,14 @@
 // reflection works with no LLM. "I'd rather not work with finance clients
 // after that last project" gives PREFERS_AGAINST finance clients, reason
 // "that last project". It reads statements, not actions: "searched for jobs
-// avoiding finance" is not taken as a stated preference.
-import type { ExtractedClaim, ExtractionInput, Extractor } from '../ports/extractor.ts';
+// avoiding finance" is not taken as a stated preference. In a third-party
+// text (a web page) "I" and "we" are its author, not the owner.
+import type {
+  ExtractedClaim,
+  ExtractionEpisode,
+  ExtractionInput,
+  Extractor,
+} from '../ports/extractor.ts';
 import type { EntityRef, ExtractorInfo, RelationInput } from '../record.ts';
 
 export const STATEMENT_EXTRACTOR_INFO: ExtractorInfo = {
@@ -159,6 +165,33 @@ function firstPerson(subj: string): boolean {
   return subj === 'I' || subj.toLowerCase() === 'we';
 }
 
+/** Who "I" and "we" are in an episode: the owner, or a third-party text's author. */
+interface Speaker {
+  entity: EntityRef;
+  /** How a claim's text names them. */
+  who: string;
+}
+
+const OWNER: Speaker = { entity: { name: 'user', type: 'person' }, who: 'The user' };
+
+/**
+ * The first person of an episode. In a third-party text (a web page, a
+ * document) "I" and "we" are its author: a page saying "we would rather
+ * not stay anywhere else" states nothing about the owner. The author is
+ * named by the page's host (or its source, or nothing more).
+ */
+function speakerOf(e: ExtractionEpisode): Speaker {
+  if (e.authority !== 'third_party') return OWNER;
+  let where = e.source;
+  try {
+    if (where !== undefined) where = new URL(where).hostname || where;
+  } catch {
+    // Not a URL: a document name or a tool, named as it is.
+  }
+  const name = where ? `author of ${where.slice(0, 100)}` : 'author of a third-party source';
+  return { entity: { name, type: 'person' }, who: `The ${name}` };
+}
+
 /** Trim a phrase to its useful words: "the last project." → "the last project". */
 function clean(phrase: string): string {
   return phrase
@@ -196,7 +229,7 @@ interface Found {
   claim: ExtractedClaim;
 }
 
-function extractSentence(sentence: string, episodeId: string): Found[] {
+function extractSentence(sentence: string, episodeId: string, speaker: Speaker): Found[] {
   const found: Found[] = [];
   let masked = sentence;
   for (const [p, re] of MATCHERS) {
@@ -207,7 +240,7 @@ function extractSentence(sentence: string, episodeId: string): Found[] {
     const { object, reason } = objectAndReason(m.groups.rest!);
     if (object.length < 2 || object.split(' ').length > 8) continue;
     const subject: EntityRef = firstPerson(subjRaw)
-      ? { name: 'user', type: 'person' }
+      ? speaker.entity
       : { name: subjRaw, type: 'person' };
     const objectRef: EntityRef = { name: object.toLowerCase(), type: 'thing' };
     const relation: RelationInput = {
@@ -216,7 +249,7 @@ function extractSentence(sentence: string, episodeId: string): Found[] {
       object: objectRef,
       ...(reason ? { reason } : {}),
     };
-    const who = firstPerson(subjRaw) ? 'The user' : subjRaw;
+    const who = firstPerson(subjRaw) ? speaker.who : subjRaw;
     const strong = /strongly|really|absolutely|definitely/i.test(m.groups.intens ?? '');
     const text = `${who} ${p.reads} ${object}${reason ? `, because of ${reason}` : ''}.`;
     found.push({
@@ -264,7 +297,7 @@ export function createStatementExtractor(): Extractor {
     info: STATEMENT_EXTRACTOR_INFO,
     async extract(input: ExtractionInput): Promise<ExtractedClaim[]> {
       const found = input.episodes.flatMap((e) =>
-        sentences(e.text).flatMap((s) => extractSentence(s, e.id)),
+        sentences(e.text).flatMap((s) => extractSentence(s, e.id, speakerOf(e))),
       );
       return merge(found);
     },

@@ -146,24 +146,60 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
   return r.data;
 }
 
+/** How a read is logged: its request, its session, what kind of read it was. */
+export interface ServedRead {
+  /** The read's request id (recall answers with it); the caller's, else a new one. */
+  requestId?: string;
+  /** The session the read was for; the caller's when absent. Logged as its keyed hash. */
+  sessionId?: string | null;
+  /** More for the audit event (`export: true`, `dryRun: 'forget'`...). */
+  details?: Record<string, unknown>;
+}
+
 /**
- * Audit a read of these memories (an export page, a list page) as one
- * event; nothing when the read handed out nothing.
+ * Log a read that handed these memories' content to the caller: an entry of
+ * the read log (which memories were served to which principal, session and
+ * request, so that a memory later found poisoned can be traced to every
+ * answer it reached) and its audit event, neither with any text. Every
+ * use-case that answers with memory text or what was read from it (recall,
+ * why, get, a key's value, lineage, neighbours, the entity graph's reasons,
+ * list and export pages, a dry run) logs through here; nothing is logged
+ * for a read that served nothing.
  */
-export async function auditRead(
+export async function logServed(
   deps: EngineDeps,
   caller: Caller,
   ownerId: string,
-  memoryIds: string[],
-  what: Record<string, unknown>,
+  memoryIds: readonly string[],
+  read: ServedRead = {},
 ): Promise<void> {
-  if (memoryIds.length === 0) return;
-  await deps.store.appendAudit([
-    auditEvent(caller, 'read', deps.clock.now().toISOString(), ownerId, {
-      memoryIds,
-      details: { requestId: caller.requestId ?? null, ...what },
-    }),
-  ]);
+  const ids = [...new Set(memoryIds)];
+  if (ids.length === 0) return;
+  const at = deps.clock.now().toISOString();
+  const requestId = read.requestId ?? caller.requestId ?? deps.newId();
+  // A session id on a read is the caller's text, never gated: the read log
+  // and the audit keep its keyed hash, which still groups a session's reads.
+  const sessionId = read.sessionId === undefined ? (caller.sessionId ?? null) : read.sessionId;
+  const sessionIdHash = sessionId === null ? null : deps.keyedHash(sessionId);
+  // Accepted, not awaited to disk: the store writes reads in groups (see ReadJournal).
+  await deps.store.logReads(
+    [
+      {
+        ownerId,
+        requestId,
+        principal: caller.principal,
+        sessionId: sessionIdHash,
+        memoryIds: ids,
+        at,
+      },
+    ],
+    [
+      auditEvent(caller, 'read', at, ownerId, {
+        memoryIds: ids,
+        details: { requestId, sessionIdHash, ...read.details },
+      }),
+    ],
+  );
 }
 
 export function auditEvent(

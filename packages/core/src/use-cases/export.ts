@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { isHeldAt } from '../liveness.ts';
 import { copyMemory, identifierSchema, type Memory } from '../record.ts';
-import { auditRead, type Caller, type EngineDeps } from './deps.ts';
+import { logServed, type Caller, type EngineDeps } from './deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** The most memories one export page holds. */
@@ -48,12 +48,12 @@ export async function exportPage(
   const memories = rows
     .filter((m) => isHeldAt(m, at))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-  await auditRead(
+  await logServed(
     deps,
     caller,
     ownerId,
     memories.map((m) => m.id),
-    { export: true },
+    { details: { export: true } },
   );
   return {
     ownerId,

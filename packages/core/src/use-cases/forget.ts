@@ -9,7 +9,7 @@ import { DELETION_AUDIT_TYPE } from '../ports/cascade-audit.ts';
 import type { DeletionReason, DeletionReceipt, Trace } from '../ports/memory-store.ts';
 import type { Authority, MemoryKind } from '../record.ts';
 import { z } from 'zod';
-import { IdListSchema, auditEvent, auditRead, type Caller, type EngineDeps } from './deps.ts';
+import { IdListSchema, auditEvent, logServed, type Caller, type EngineDeps } from './deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** Merge receipts of several cascades into one (forgetOwner, expiry, revoke). */
@@ -150,12 +150,12 @@ async function previewCascade(
       ? [{ id, kind: m.kind, authority: m.authority, text: m.text, derived: !rootSet.has(id) }]
       : [];
   });
-  await auditRead(
+  await logServed(
     deps,
     caller,
     ownerId,
     memories.map((m) => m.id),
-    { dryRun: reason },
+    { details: { dryRun: reason } },
   );
   return { ownerId, reason, dryRun: true, requested, memoryIds, memories };
 }

@@ -12,7 +12,7 @@ import { normalizeEntityName } from '@keepgraph/graph-schema';
 import { isLiveAt } from '../liveness.ts';
 import type { EntityRef, Memory } from '../record.ts';
 import type { RelationEdge } from '../ports/memory-store.ts';
-import type { EngineDeps } from './deps.ts';
+import { logServed, type Caller, type EngineDeps } from './deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 import {
   memoryNodeAttributes,
@@ -167,6 +167,7 @@ class GraphBuilder {
 export async function neighbours(
   deps: EngineDeps,
   { ownerId, id }: ParsedArgs<typeof MemoryIdArgs>,
+  caller: Caller,
 ): Promise<SerializedGraph<true>> {
   const root = await memoryOrNotFound(deps, ownerId, id);
   const [derived, relations] = await Promise.all([
@@ -196,6 +197,7 @@ export async function neighbours(
       g.edge(`${id}-ASSERTS->${key}`, id, key, 'ASSERTS');
     }
   }
+  await logServed(deps, caller, ownerId, [id, ...around.map((m) => m.id)]);
   return g.graph({ root: id, ownerId }, true);
 }
 
@@ -232,6 +234,7 @@ function sameEntity(a: EntityRef, b: EntityRef): boolean {
 export async function entityGraph(
   deps: EngineDeps,
   { ownerId, options }: ParsedArgs<typeof EntityGraphArgs>,
+  caller: Caller,
 ): Promise<SerializedGraph<true>> {
   const now = deps.clock.now().toISOString();
   const relations = await deps.store.relations(ownerId);
@@ -263,5 +266,12 @@ export async function entityGraph(
     .relationList()
     .sort((a, b) => b.assertedBy.size - a.assertedBy.size || byCodeUnits(a.key, b.key));
   const kept = ranked.slice(0, options.limit);
+  // The edges carry what their memories say (reasons): a read of them.
+  await logServed(
+    deps,
+    caller,
+    ownerId,
+    kept.flatMap((r) => [...r.assertedBy]),
+  );
   return g.graph({ ownerId, truncated: ranked.length > kept.length }, true, kept);
 }

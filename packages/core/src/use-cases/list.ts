@@ -10,7 +10,7 @@ import { KeepGraphError } from '../errors.ts';
 import { isHeldAt } from '../liveness.ts';
 import { AUTHORITIES, MEMORY_KINDS, copyMemory, identifierSchema, type Memory } from '../record.ts';
 import type { SessionSummary } from '../ports/memory-store.ts';
-import { auditRead, type Caller, type EngineDeps } from './deps.ts';
+import { logServed, type Caller, type EngineDeps } from './deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** The most memories one page holds. */
@@ -129,12 +129,12 @@ export async function listMemories(
       break;
     }
   }
-  await auditRead(
+  await logServed(
     deps,
     caller,
     ownerId,
     found.map((m) => m.id),
-    { list: true },
+    { details: { list: true } },
   );
   return {
     ownerId,

@@ -31,7 +31,7 @@ import { isLiveAt } from '../liveness.ts';
 import { lendScoreToReplies } from '../session-replies.ts';
 import { queryTimeWindows } from '../query-time.ts';
 import { renderMemoriesForPrompt } from '../render-context.ts';
-import { IdSchema, auditEvent, type Caller, type EngineDeps } from './deps.ts';
+import { IdSchema, logServed, type Caller, type EngineDeps } from './deps.ts';
 import { MemoryFilterSchema, matchesFilter } from './list.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
 
@@ -92,6 +92,26 @@ export const RecallArgs = [
 ] as const;
 
 export async function recall(
+  deps: EngineDeps,
+  input: ParsedArgs<typeof RecallArgs>,
+  caller: Caller,
+): Promise<RecallResult> {
+  const r = await recallUnlogged(deps, input, caller);
+  // A read that served nothing is not logged: it cannot have carried a
+  // poisoned memory anywhere, and logging it would store whatever owner id a
+  // caller asked about, one that the write gate refuses included.
+  await logServed(
+    deps,
+    caller,
+    r.ownerId,
+    r.results.map((h) => h.memory.id),
+    { requestId: r.requestId, sessionId: input.options.sessionId ?? caller.sessionId ?? null },
+  );
+  return r;
+}
+
+/** Recall without logging the read: `why` logs its results and their lineage as one read. */
+async function recallUnlogged(
   deps: EngineDeps,
   { ownerId, query, options: opts }: ParsedArgs<typeof RecallArgs>,
   caller: Caller,
@@ -193,35 +213,6 @@ export async function recall(
   );
 
   const requestId = caller.requestId ?? deps.newId();
-  const ids = ranked.map((r) => r.memory.id);
-  // A session id on a read is the caller's text, never gated: the read log
-  // and the audit keep its keyed hash, which still groups a session's reads.
-  const sessionId = opts.sessionId ?? caller.sessionId ?? null;
-  const sessionIdHash = sessionId === null ? null : deps.keyedHash(sessionId);
-  // A read that served nothing is not logged: it cannot have carried a
-  // poisoned memory anywhere, and logging it would store whatever owner id a
-  // caller asked about, one that the write gate refuses included.
-  if (ids.length > 0) {
-    // Accepted, not awaited to disk: the store writes reads in groups (see ReadJournal).
-    await deps.store.logReads(
-      [
-        {
-          ownerId,
-          requestId,
-          principal: caller.principal,
-          sessionId: sessionIdHash,
-          memoryIds: ids,
-          at: clockNow.toISOString(),
-        },
-      ],
-      [
-        auditEvent(caller, 'read', clockNow.toISOString(), ownerId, {
-          memoryIds: ids,
-          details: { requestId, sessionIdHash },
-        }),
-      ],
-    );
-  }
   return {
     requestId,
     ownerId,
@@ -247,8 +238,11 @@ export const MemoryIdArgs = [arg('ownerId', OWNER_ID), arg('id', IdSchema)] as c
 export async function getMemory(
   deps: EngineDeps,
   { ownerId, id }: ParsedArgs<typeof MemoryIdArgs>,
+  caller: Caller,
 ): Promise<Memory> {
-  return copyMemory(await memoryOrNotFound(deps, ownerId, id));
+  const m = await memoryOrNotFound(deps, ownerId, id);
+  await logServed(deps, caller, ownerId, [m.id]);
+  return copyMemory(m);
 }
 
 /** The owner's memory, or `not_found` (also for another owner's id: owners never meet). */
@@ -268,11 +262,18 @@ export const KeyArgs = [arg('ownerId', OWNER_ID), arg('key', identifierSchema('k
 export async function getByKey(
   deps: EngineDeps,
   { ownerId, key }: ParsedArgs<typeof KeyArgs>,
+  caller: Caller,
 ): Promise<{ current: Memory | null; conflicts: Memory[] }> {
   const at = deps.clock.now().toISOString();
   // Live as recall means it: a version whose superseder was deleted stays ended.
   const live = (await deps.store.getByKey(ownerId, key)).filter((m) => isLiveAt(m, at));
   const current = live.find((m) => !m.conflict) ?? null;
+  await logServed(
+    deps,
+    caller,
+    ownerId,
+    live.map((m) => m.id),
+  );
   return {
     current: current && copyMemory(current),
     conflicts: copyMemory(live.filter((m) => m.conflict)),
@@ -299,6 +300,8 @@ export function memoryNodeAttributes(m: Memory): Record<string, unknown> {
     text: m.text,
     authority: m.authority,
     origin: structuredClone(m.origin),
+    // A derived memory's sources' origins: the page a summary was read from.
+    sourceOrigins: structuredClone(m.sourceOrigins),
     createdAt: m.createdAt,
     expiresAt: m.expiresAt,
     contentHash: m.contentHash,
@@ -309,6 +312,21 @@ export function memoryNodeAttributes(m: Memory): Record<string, unknown> {
 
 /** The derivation DAG from a memory down to its episodes, with their origins and the older versions each replaced. */
 export async function lineage(
+  deps: EngineDeps,
+  input: ParsedArgs<typeof MemoryIdArgs>,
+  caller: Caller,
+): Promise<SerializedGraph> {
+  const graph = await lineageGraph(deps, input);
+  await logServed(
+    deps,
+    caller,
+    input.ownerId,
+    graph.nodes.map((n) => n.key),
+  );
+  return graph;
+}
+
+async function lineageGraph(
   deps: EngineDeps,
   { ownerId, id }: ParsedArgs<typeof MemoryIdArgs>,
 ): Promise<SerializedGraph> {
@@ -369,11 +387,22 @@ export async function why(
   input: ParsedArgs<typeof RecallArgs>,
   caller: Caller,
 ): Promise<WhyResult> {
-  const r = await recall(deps, input, caller);
+  const r = await recallUnlogged(deps, input, caller);
   const lineageById: Record<string, SerializedGraph> = {};
   // Each result's lineage, and for a result reached through derived
   // memories, theirs too: the chain from the key the query found to it.
   const ids = [...new Set(r.results.flatMap((hit) => [hit.memory.id, ...hit.via]))];
-  for (const id of ids) lineageById[id] = await lineage(deps, { ownerId: r.ownerId, id });
+  for (const id of ids) lineageById[id] = await lineageGraph(deps, { ownerId: r.ownerId, id });
+  // One read: the results and every memory their lineage shows.
+  await logServed(
+    deps,
+    caller,
+    r.ownerId,
+    [
+      ...r.results.map((h) => h.memory.id),
+      ...Object.values(lineageById).flatMap((g) => g.nodes.map((n) => n.key)),
+    ],
+    { requestId: r.requestId, sessionId: input.options.sessionId ?? caller.sessionId ?? null },
+  );
   return { ...r, lineage: lineageById, prompt: renderMemoriesForPrompt(r.results) };
 }

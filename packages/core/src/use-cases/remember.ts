@@ -1,6 +1,7 @@
 // remember / put-by-key: the write path. Validation, authority capped by the
-// caller's role, the policy gate, no-laundering rules for derived memories,
-// supersession by key, then one atomic store write with its audit events.
+// caller's role (and an inference's by its sources), the policy gate,
+// no-laundering rules for derived memories, supersession by key, then one
+// atomic store write with its audit events.
 import { yieldToEventLoop } from '../event-loop.ts';
 import { contentHash } from '../audit.ts';
 import { storedFields } from '../policy/stored-fields.ts';
@@ -83,6 +84,31 @@ function resolveAuthority(caller: Caller, requested: Authority | undefined): Aut
   return authority;
 }
 
+/** Roles whose writes are their own word, whatever they were derived from. */
+const VOUCHING_ROLES: ReadonlySet<Caller['role']> = new Set(['operator', 'user']);
+
+/**
+ * The authority a derived memory is stored with. An operator or a user
+ * vouches for what they write themselves (a correction of a claim read from
+ * a page is the user's word). Anything else that derives (an agent, a tool,
+ * reflection and compaction, which write as the agent role) only infers,
+ * and an inference vouches for no more than its weakest source: a claim
+ * read from a third-party page stays `third_party` however it is
+ * reworded, so it is rendered as untrusted and never supersedes a stronger
+ * claim on its key (invariants 3, 8 and 9).
+ */
+export function derivedAuthority(
+  caller: Caller,
+  requested: Authority,
+  sources: readonly Pick<Memory, 'authority'>[],
+): Authority {
+  if (VOUCHING_ROLES.has(caller.role)) return requested;
+  return sources.reduce<Authority>(
+    (a, s) => (AUTHORITY_RANK[s.authority] < AUTHORITY_RANK[a] ? s.authority : a),
+    requested,
+  );
+}
+
 /**
  * Everything short of the store write: throws KeepGraphError on refusal.
  * Reflection and compaction use it too, so derived memories pass the same
@@ -95,7 +121,7 @@ export async function prepareWrite(
   input: ParsedMemoryInput,
   decidedAt: Date,
 ): Promise<Omit<Prepared, 'write'> & { memory: Memory }> {
-  const authority = resolveAuthority(caller, input.authority);
+  const requested = resolveAuthority(caller, input.authority);
   const derived = input.derivedFrom.length > 0;
 
   // Invariant 2 (an inferred or derived memory names its sources) is the
@@ -114,10 +140,15 @@ export async function prepareWrite(
     );
   }
 
+  // No laundering: an inference vouches for no more than its weakest source.
+  // The gate judges the claim as the writer made it (each source passed the
+  // gate with its own origin when it was written).
+  const authority = derivedAuthority(caller, requested, live);
+
   const decision = await evaluateWrite(deps.policy, {
     kind: input.kind,
     text: input.text,
-    authority,
+    authority: requested,
     sensitivity: input.sensitivity,
     origin: input.origin,
     ttlSeconds: input.ttlSeconds,
@@ -213,6 +244,7 @@ export async function prepareWrite(
       details: {
         kind: memory.kind,
         authority,
+        ...(authority !== requested && { requestedAuthority: requested }),
         derivedFrom: sourceIds.length,
         redactions: decision.redactions,
         conflict,

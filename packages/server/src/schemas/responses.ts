@@ -162,6 +162,7 @@ export const MemoryNodeOut = z.object({
   text: str,
   authority: z.enum(AUTHORITIES),
   origin: OriginOut,
+  sourceOrigins: z.array(OriginOut).describe("A derived memory's sources' origins"),
   createdAt: str,
   expiresAt: str,
   contentHash: str,
