@@ -8,7 +8,7 @@ import type { ParsedMemoryInput, Memory } from '../record.ts';
 import { MemoryInputSchema } from '../record.ts';
 import type { AuditEventInput } from '../audit.ts';
 import type { WriteBatch } from '../ports/memory-store.ts';
-import { isKeepGraphError } from '../errors.ts';
+import { KeepGraphError, isKeepGraphError } from '../errors.ts';
 import { isLiveAt } from '../liveness.ts';
 import {
   auditRefusal,
@@ -135,18 +135,48 @@ export async function writeDerived(
   await writeDecidingAgain(deps, async (attempt) => {
     // A user's write of one of these keys won the race: decide supersession again.
     if (attempt > 0) prepared = await Promise.all(chosen.map((c) => prepareOne(c.item, c.id)));
-    await deps.store.write({
-      memories: prepared.map((p, i) => ({ memory: p.memory, embedding: vectors[i] ?? null })),
-      supersede: prepared.flatMap((p) => p.supersede),
-      sessionMessages: [],
-      audit: [...prepared.flatMap((p) => p.audit), ...(extra.audit ?? [])],
-      ...(extra.reflected ? { reflected: extra.reflected } : {}),
-      keys: prepared.flatMap((p) => p.keys),
-    });
+    try {
+      await deps.store.write({
+        memories: prepared.map((p, i) => ({ memory: p.memory, embedding: vectors[i] ?? null })),
+        supersede: prepared.flatMap((p) => p.supersede),
+        sessionMessages: [],
+        audit: [...prepared.flatMap((p) => p.audit), ...(extra.audit ?? [])],
+        ...(extra.reflected ? { reflected: extra.reflected } : {}),
+        keys: prepared.flatMap((p) => p.keys),
+      });
+    } catch (e) {
+      throw await sourceDeletedMeanwhile(deps, ownerId, e);
+    }
   });
   result.written = prepared.map((p) => p.memory);
   result.superseded = prepared.flatMap((p) => p.supersede.map((s) => s.id));
   return result;
+}
+
+/**
+ * The store refuses a derived memory whose source the owner does not have
+ * (`invalid_input`, naming the source). For a job that read its sources
+ * and then lost one to a forget running beside it, that is a race, not bad
+ * input: `conflict` (reason `source_deleted`), which the job runners retry
+ * on the settled state, where the deleted memory is no longer read. As
+ * `invalid_input` the job failed for good and its derivation was never made.
+ * Returns the error to throw.
+ */
+async function sourceDeletedMeanwhile(
+  deps: EngineDeps,
+  ownerId: string,
+  e: unknown,
+): Promise<unknown> {
+  if (!isKeepGraphError(e) || e.code !== 'invalid_input') return e;
+  const sourceId = e.details?.['sourceId'];
+  if (typeof sourceId !== 'string' || (await deps.store.getById(ownerId, sourceId))) return e;
+  const conflict = new KeepGraphError(
+    'conflict',
+    'a source of this derivation was deleted while it was written; it is derived again from what is left',
+    { reason: 'source_deleted', sourceId },
+  );
+  (conflict as Error).cause = e;
+  return conflict;
 }
 
 /**
