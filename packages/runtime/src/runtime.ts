@@ -143,7 +143,9 @@ async function openStore(selection: StoreSelection, dataDir: string): Promise<Me
     case 'neo4j':
       return createNeo4jStore({
         uri: selection.uri,
-        ...(selection.user !== undefined ? { user: selection.user, password: selection.password ?? '' } : {}),
+        ...(selection.user !== undefined
+          ? { user: selection.user, password: selection.password ?? '' }
+          : {}),
         ...(selection.database !== undefined ? { database: selection.database } : {}),
         maxTransactionRetryTimeMs: NEO4J_RETRY_MS,
       });
@@ -187,7 +189,10 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
   }
 
   const selection = opts.store ?? { kind: 'sqlite' };
-  const where = selection.kind === 'sqlite' ? `the SQLite store in ${opts.dataDir}` : `Neo4j at ${selection.uri}`;
+  const where =
+    selection.kind === 'sqlite'
+      ? `the SQLite store in ${opts.dataDir}`
+      : `Neo4j at ${selection.uri}`;
   let store: MemoryStore;
   try {
     store = await openStore(selection, opts.dataDir);
