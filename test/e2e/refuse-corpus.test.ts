@@ -8,15 +8,13 @@
 // are read as bytes: no credential may be
 // anywhere, and at least 95% of the personal data must be refused or
 // redacted. Every answer is a 2xx or a coded 4xx, never a 5xx.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
-import { filesUnder, storeEnv } from './stores.ts';
-import { createNeo4jStore } from '@keepgraph/store-neo4j';
-import { rawContent as neo4jRawContent } from '@keepgraph/store-neo4j/testing';
+import { rawStoreBytes, storeEnv } from './stores.ts';
 import { credentials, personalData, type SensitiveValue } from '../corpus/sensitive-values.ts';
 
 const CREDENTIALS_PER_FIELD = 208;
@@ -225,22 +223,7 @@ describe.each(['sqlite', 'neo4j'] as const)(
     // that is the test database every suite of the run shares (tens of
     // thousands of nodes by the time this file runs), about a minute here.
     const RAW_SCAN_MS = 300_000;
-    const rawNow = async (): Promise<Buffer> => {
-      const files = filesUnder(dataDir).map((p) => readFileSync(p));
-      if (store === 'sqlite') return Buffer.concat(files);
-      const probe = createNeo4jStore({
-        uri: inject('neo4jUri'),
-        ...(inject('neo4jUser')
-          ? { user: inject('neo4jUser'), password: inject('neo4jPassword') }
-          : {}),
-      });
-      try {
-        await probe.init({ dimensions: 384 });
-        return Buffer.concat([...files, await neo4jRawContent(probe)]);
-      } finally {
-        await probe.close();
-      }
-    };
+    const rawNow = () => rawStoreBytes(store, dataDir);
 
     it('answers every placement with a 2xx or a coded 4xx, and a benign control write still works', async () => {
       const bad = placements.filter((p) => p.status >= 500 || (p.status >= 400 && !p.code));

@@ -1,10 +1,12 @@
 // The two stores as the e2e tests reach them: the environment that points
 // `keepgraph start` (or the CLI) at each, the selection an in-process
 // runtime opens, and every file under a directory (for raw-byte checks).
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { StoreSelection } from '@keepgraph/runtime';
+import { createNeo4jStore, type Neo4jMemoryStore } from '@keepgraph/store-neo4j';
+import { rawContent } from '@keepgraph/store-neo4j/testing';
 
 export type StoreName = 'sqlite' | 'neo4j';
 
@@ -37,4 +39,31 @@ export function filesUnder(dir: string): string[] {
     const p = join(dir, name);
     return statSync(p).isDirectory() ? filesUnder(p) : [p];
   });
+}
+
+/** The test run's Neo4j as a store, for reading beside a server (call init before use). */
+export function testNeo4jStore(): Neo4jMemoryStore {
+  return createNeo4jStore({
+    uri: inject('neo4jUri'),
+    ...(inject('neo4jUser')
+      ? { user: inject('neo4jUser'), password: inject('neo4jPassword') }
+      : {}),
+  });
+}
+
+/**
+ * Every byte a server's store holds: the data directory's files and, on
+ * Neo4j (whose files are the database server's), a dump of every node,
+ * relationship and full-text document.
+ */
+export async function rawStoreBytes(store: StoreName, dataDir: string): Promise<Buffer> {
+  const files = filesUnder(dataDir).map((p) => readFileSync(p));
+  if (store === 'sqlite') return Buffer.concat(files);
+  const probe = testNeo4jStore();
+  try {
+    await probe.init({ dimensions: 384 });
+    return Buffer.concat([...files, await rawContent(probe)]);
+  } finally {
+    await probe.close();
+  }
 }

@@ -24,18 +24,13 @@ import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { inject } from 'vitest';
 import { operatorCall, startKeepGraph, type KeepGraphProcess } from '../e2e/keepgraph-process.ts';
 import { storeEnv } from '../e2e/stores.ts';
+import { WHOLE, allMemories, audited, traces } from './outage/whole.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
 
 const ROUNDS = Number(process.env.KG_CRASH_ROUNDS ?? 20);
 const BURST = 1000;
 const CLIENTS = 8;
-
-/** Where each store reports a memory's parts (find-traces of each store). */
-const WHOLE: Record<'sqlite' | 'neo4j', string[]> = {
-  sqlite: ['memories', 'memory_fts_terms', 'memory_vectors'],
-  neo4j: ['Memory', 'memory_text'],
-};
 
 /** A number spelt in letters: texts carry no digit run a personal-data detector could read. */
 const spelt = (n: number) =>
@@ -70,40 +65,13 @@ for (const store of ['sqlite', 'neo4j'] as const) {
        * each acknowledged write is checked as sent.
        */
       const checkOwner = async (kg: KeepGraphProcess, owner: string, sent: Map<string, string>) => {
-        const held = new Map<string, string>();
-        let after: string | null = null;
-        do {
-          const page: any = await operatorCall(
-            kg,
-            'GET',
-            `/owners/${owner}/memories?limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`,
-          );
-          for (const m of page.memories) held.set(m.id, m.text);
-          after = page.next;
-        } while (after !== null);
+        const held = await allMemories(kg, owner);
         for (const [id, text] of held) if (sent.has(id)) expect(text, id).toBe(sent.get(id));
         const ids = [...held.keys()];
-        const parts = new Map<string, Set<string>>(ids.map((id) => [id, new Set()]));
-        for (let i = 0; i < ids.length; i += 200) {
-          const check = await operatorCall(kg, 'POST', `/owners/${owner}/verify-forgotten`, {
-            ids: ids.slice(i, i + 200),
-          });
-          for (const t of check.traces) parts.get(t.id)?.add(t.where);
-        }
-        const audited = new Set<string>();
-        let afterSeq: number | undefined;
-        for (;;) {
-          const page: any = await operatorCall(
-            kg,
-            'GET',
-            `/audit?ownerId=${owner}&limit=1000${afterSeq !== undefined ? `&afterSeq=${afterSeq}` : ''}`,
-          );
-          for (const e of page.events) for (const id of e.memoryIds) audited.add(id);
-          if (page.events.length < 1000) break;
-          afterSeq = page.events.at(-1).seq;
-        }
+        const parts = await traces(kg, owner, ids);
+        const inAudit = await audited(kg, owner);
         const partial = ids.filter(
-          (id) => !WHOLE[store].every((w) => parts.get(id)!.has(w)) || !audited.has(id),
+          (id) => !WHOLE[store].every((w) => parts.get(id)!.has(w)) || !inAudit.has(id),
         );
         return { ids, partial };
       };

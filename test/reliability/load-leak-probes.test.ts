@@ -18,7 +18,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,13 +28,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { KeepGraphClient } from '@keepgraph/client';
 import { JOB_NAMES, type MemoryStore } from '@keepgraph/core';
-import { createNeo4jStore } from '@keepgraph/store-neo4j';
-import { rawContent } from '@keepgraph/store-neo4j/testing';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { redisConnection } from '@keepgraph/runtime';
 import { credentials, personalData, type SensitiveValue } from '../corpus/sensitive-values.ts';
 import { operatorCall, startKeepGraph, type KeepGraphProcess } from '../e2e/keepgraph-process.ts';
-import { filesUnder, storeEnv } from '../e2e/stores.ts';
+import { rawStoreBytes, storeEnv, testNeo4jStore } from '../e2e/stores.ts';
 import {
   sendCorpus,
   spell,
@@ -256,12 +253,7 @@ for (const run of RUNS) {
       const port: MemoryStore =
         run.store === 'sqlite'
           ? createSqliteStore({ path: join(data, 'keepgraph.db') })
-          : createNeo4jStore({
-              uri: inject('neo4jUri'),
-              ...(inject('neo4jUser')
-                ? { user: inject('neo4jUser'), password: inject('neo4jPassword') }
-                : {}),
-            });
+          : testNeo4jStore();
       await port.init({ dimensions: 384 });
       const drainStart = Date.now();
       let waiting = Infinity;
@@ -307,14 +299,7 @@ for (const run of RUNS) {
         }
 
         // No credential stored anywhere; personal data as the gate leaves it.
-        const raw =
-          run.store === 'neo4j'
-            ? await rawContent(port as any)
-            : Buffer.concat(
-                filesUnder(data)
-                  .filter((f) => /keepgraph\.db/.test(f))
-                  .map((f) => readFileSync(f)),
-              );
+        const raw = await rawStoreBytes(run.store, data);
         const stored = (vs: SensitiveValue[]) =>
           vs.filter((v) => raw.includes(Buffer.from(v.needle))).length;
         const credentialsStored = stored(values.slice(0, run.corpus));

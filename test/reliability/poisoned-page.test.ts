@@ -24,19 +24,16 @@
 //   hold none of the page's words.
 // Prints the figures: page memories written and refused, memories derived,
 // removed by the revocation, read-log entries naming them, answers checked.
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { createNeo4jStore } from '@keepgraph/store-neo4j';
-import { rawContent as neo4jRawContent } from '@keepgraph/store-neo4j/testing';
 import { operatorCall, startKeepGraph, type KeepGraphProcess } from '../e2e/keepgraph-process.ts';
-import { filesUnder, storeEnv } from '../e2e/stores.ts';
+import { rawStoreBytes, storeEnv } from '../e2e/stores.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
 
@@ -192,22 +189,7 @@ for (const store of ['sqlite', 'neo4j'] as const) {
       };
       const agentPrincipal = (await ok(agentKey, 'GET', '/whoami')).principal as string;
       /** Every byte the store holds: the data directory's files, and on Neo4j every node, edge and index entry. */
-      const rawNow = async (): Promise<Buffer> => {
-        const files = Buffer.concat(filesUnder(data).map((p) => readFileSync(p)));
-        if (store === 'sqlite') return files;
-        const probe = createNeo4jStore({
-          uri: inject('neo4jUri'),
-          ...(inject('neo4jUser')
-            ? { user: inject('neo4jUser'), password: inject('neo4jPassword') }
-            : {}),
-        });
-        try {
-          await probe.init({ dimensions: 384 });
-          return Buffer.concat([files, await neo4jRawContent(probe)]);
-        } finally {
-          await probe.close();
-        }
-      };
+      const rawNow = () => rawStoreBytes(store, data);
 
       /** Every held memory of the owner, superseded versions too (the operator's export). */
       const everything = async (): Promise<any[]> => {

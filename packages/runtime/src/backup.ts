@@ -87,8 +87,11 @@ export async function writeLines(path: string, lines: AsyncIterable<string>): Pr
   }
 }
 
-/** Open a SQLite database copy as a store of the runtime's dimensions. */
-async function openCopyStore(path: string, dimensions: number): Promise<SqliteMemoryStore> {
+/** A SQLite database file as a store (a backup copy, or one being rebuilt). */
+export async function openSqliteStore(
+  path: string,
+  dimensions: number,
+): Promise<SqliteMemoryStore> {
   const store = createSqliteStore({ path });
   try {
     await store.init({ dimensions });
@@ -169,7 +172,7 @@ export async function backupStore(
       scratch = await mkdtemp(join(tmpdir(), 'keepgraph-backup-'));
       const copy = join(scratch, 'snapshot.db');
       await sqlite.backupTo(copy);
-      const store = await openCopyStore(copy, base.dimensions);
+      const store = await openSqliteStore(copy, base.dimensions);
       try {
         ({ header, counts } = await jsonlBackup(rt, store, tmp, base));
       } finally {

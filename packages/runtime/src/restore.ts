@@ -30,13 +30,8 @@ import {
   type Caller,
   type RestoreReport,
 } from '@keepgraph/core';
-import type { SqliteMemoryStore } from '@keepgraph/store-sqlite';
-import {
-  createSqliteStore,
-  databaseInUse,
-  isSqliteFile,
-  openSqliteBackup,
-} from '@keepgraph/store-sqlite';
+import { databaseInUse, isSqliteFile, openSqliteBackup } from '@keepgraph/store-sqlite';
+import { openSqliteStore } from './backup.ts';
 import type { StoreSelection } from './config.ts';
 import {
   AUDIT_SECRET_FILE,
@@ -121,18 +116,6 @@ async function openBackup(path: string, scratchDir: string): Promise<OpenedBacku
     sqliteCopy: null,
     cleanup: () => Promise.resolve(),
   };
-}
-
-/** A SQLite database file as a store (for reading a backup copy, or rebuilding one). */
-async function openSqliteStore(path: string, dimensions: number): Promise<SqliteMemoryStore> {
-  const store = createSqliteStore({ path });
-  try {
-    await store.init({ dimensions });
-  } catch (e) {
-    await store.close().catch(() => {});
-    throw e;
-  }
-  return store;
 }
 
 /** The backup as a source: the JSONL file, or the SQLite copy opened as a store. */

@@ -42,7 +42,11 @@ export function halfWritten(w: Wholeness): number {
   );
 }
 
-async function allMemories(kg: KeepGraphProcess, owner: string): Promise<Map<string, string>> {
+/** Every memory the owner holds now: id → text. */
+export async function allMemories(
+  kg: KeepGraphProcess,
+  owner: string,
+): Promise<Map<string, string>> {
   const held = new Map<string, string>();
   let after: string | null = null;
   do {
@@ -58,7 +62,7 @@ async function allMemories(kg: KeepGraphProcess, owner: string): Promise<Map<str
 }
 
 /** Where each of `ids` has a trace (verify-forgotten). */
-async function traces(
+export async function traces(
   kg: KeepGraphProcess,
   owner: string,
   ids: readonly string[],
@@ -73,7 +77,8 @@ async function traces(
   return parts;
 }
 
-async function audited(kg: KeepGraphProcess, owner: string): Promise<Set<string>> {
+/** Every memory id an audit event of the owner names. */
+export async function audited(kg: KeepGraphProcess, owner: string): Promise<Set<string>> {
   const ids = new Set<string>();
   let afterSeq: number | undefined;
   for (;;) {
