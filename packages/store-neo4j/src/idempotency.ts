@@ -1,11 +1,10 @@
 // Idempotency records (the IdempotencyRecords concern): one
 // (:IdempotencyRecord) node per (caller, Idempotency-Key). A claim is a
-// CREATE under the unique id constraint: of many concurrent claims one
-// commits, the others fail the constraint and read the winner's record.
-import { isKeepGraphError, type IdempotencyRecord } from '@keepgraph/core';
-import { neo4jDriverError } from './neo4j-errors.ts';
+// MERGE under the unique id constraint: of many concurrent claims one
+// finds the key free, the others read the winner's record.
+import type { IdempotencyRecord } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
-import { inWrite, readRows } from './transactions.ts';
+import { inWrite } from './transactions.ts';
 
 interface Props {
   scope: string;
@@ -36,49 +35,50 @@ function toRecord(p: Props): IdempotencyRecord {
   };
 }
 
-async function held(ctx: StoreContext, scope: string, key: string, now: string) {
-  const [r] = await readRows<{ r: Props }>(
-    ctx,
-    'MATCH (r:IdempotencyRecord {id: $id}) WHERE r.expiresAt > $now RETURN r {.*} AS r',
-    { id: recordId(scope, key), now },
+/** Expired records are purged at most this often per process, outside any claim. */
+const PURGE_EVERY_MS = 60_000;
+const lastPurge = new WeakMap<StoreContext, number>();
+
+/** Delete up to 1,000 expired records (the expires index keeps it a range scan). */
+async function purgeExpired(ctx: StoreContext, now: string): Promise<void> {
+  const at = Date.now();
+  if (at - (lastPurge.get(ctx) ?? 0) < PURGE_EVERY_MS) return;
+  lastPurge.set(ctx, at);
+  await inWrite(ctx, (tx) =>
+    tx.run(
+      `MATCH (r:IdempotencyRecord) WHERE r.expiresAt <= $now
+       WITH r LIMIT 1000 DELETE r`,
+      { now },
+    ),
   );
-  return r ? toRecord(r.r) : null;
 }
 
 export async function claimIdempotency(
   ctx: StoreContext,
   rec: Omit<IdempotencyRecord, 'response' | 'memoryIds' | 'forgotten'>,
 ): Promise<IdempotencyRecord | null> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const existing = await held(ctx, rec.scope, rec.key, rec.createdAt);
-    if (existing) return existing;
-    try {
-      await inWrite(ctx, async (tx) => {
-        // Expired answers are purged on the way (the expires index keeps it
-        // a range scan), this key's first.
-        await tx.run('MATCH (r:IdempotencyRecord {id: $id}) WHERE r.expiresAt <= $now DELETE r', {
-          id: recordId(rec.scope, rec.key),
-          now: rec.createdAt,
-        });
-        await tx.run(
-          `MATCH (r:IdempotencyRecord) WHERE r.expiresAt <= $now
-           WITH r LIMIT 1000 DELETE r`,
-          { now: rec.createdAt },
-        );
-        await tx.run('CREATE (r:IdempotencyRecord) SET r = $r', {
-          r: { ...rec, id: recordId(rec.scope, rec.key), memoryIds: [], forgotten: false },
-        });
-      });
-      return null;
-    } catch (e) {
-      // Another claim of the same key committed first: read it.
-      const mapped = isKeepGraphError(e) ? e : neo4jDriverError(e);
-      if (mapped?.code !== 'conflict') throw e;
-    }
-  }
-  const existing = await held(ctx, rec.scope, rec.key, rec.createdAt);
-  if (existing) return existing;
-  throw new Error('idempotency claim: the record was taken and released repeatedly');
+  // Housekeeping in its own transaction, before the claim: if it fails,
+  // nothing is claimed and the caller's 503 leaves no pending key behind.
+  await purgeExpired(ctx, rec.createdAt);
+  // One MERGE under the unique id constraint. A miss takes the key's index
+  // entry exclusively at once, so parallel claims queue on it and exactly
+  // one finds it free. (A MATCH of the key, then a CREATE, took the entry
+  // shared first and then asked for it exclusively: 100 parallel repeats
+  // of one key deadlocked one another until the driver's retries ran out.)
+  // The id is never set again (that would take the entry's lock anew); an
+  // expired record of this key is free and overwritten in place.
+  const props = { ...rec, response: null, memoryIds: [], forgotten: false };
+  const row = await inWrite(ctx, async (tx) => {
+    const res = await tx.run(
+      `MERGE (r:IdempotencyRecord {id: $id})
+       WITH r, coalesce(r.expiresAt <= $now, true) AS free
+       FOREACH (_ IN CASE WHEN free THEN [1] ELSE [] END | SET r += $props)
+       RETURN free, r {.*} AS r`,
+      { id: recordId(rec.scope, rec.key), now: rec.createdAt, props },
+    );
+    return res.records[0]!.toObject() as { free: boolean; r: Props };
+  });
+  return row.free ? null : toRecord(row.r);
 }
 
 export async function completeIdempotency(
