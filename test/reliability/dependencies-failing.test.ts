@@ -88,6 +88,8 @@ interface Figures {
   sentDuringOutage: number;
   statusesDuringOutage: Record<string, number>;
   byRouteDuringOutage: Record<string, Record<string, number>>;
+  /** Every answer sent after the dependency was back, by route. */
+  byRouteAfterBack: Record<string, Record<string, number>>;
   codesDuringOutage: Record<string, number>;
   other5xx: number;
   /** 503s without one of the case's codes, 4xx, requests without an answer. */
@@ -173,6 +175,10 @@ async function runOutage(o: Outage): Promise<Figures> {
   const byRoute: Record<string, Record<string, number>> = {};
   for (const route of new Set(during.map((a) => a.route)))
     byRoute[route] = histogram(during.filter((a) => a.route === route));
+  const after = load.answers.filter((a) => a.sentAt > backAt);
+  const afterByRoute: Record<string, Record<string, number>> = {};
+  for (const route of new Set(after.map((a) => a.route)))
+    afterByRoute[route] = histogram(after.filter((a) => a.route === route));
   const unexpected = load.answers.filter(
     (a) =>
       a.status === 0 ||
@@ -190,6 +196,7 @@ async function runOutage(o: Outage): Promise<Figures> {
     sentDuringOutage: during.length,
     statusesDuringOutage: histogram(during),
     byRouteDuringOutage: byRoute,
+    byRouteAfterBack: afterByRoute,
     codesDuringOutage: codes,
     other5xx: other5xx.length,
     unexpected: unexpected.length,
@@ -207,6 +214,16 @@ async function runOutage(o: Outage): Promise<Figures> {
   };
   console.log(`dependencies failing (${o.label}): ${JSON.stringify(figures)}`);
   if (process.env.KG_OUTAGE_LOG) console.log(o.kg.log());
+  // What the server logged of its faults, so a failure here says why.
+  if (other5xx.length > 0)
+    console.log(
+      `dependencies failing (${o.label}), the server's faults:\n${o.kg
+        .log()
+        .split('\n')
+        .filter((l) => l.includes('"level":50'))
+        .slice(-20)
+        .join('\n')}`,
+    );
 
   expect(other5xx, 'answers 5xx other than 503').toEqual([]);
   expect(unexpected, 'answers neither 2xx nor a 503 with the case’s code').toEqual([]);

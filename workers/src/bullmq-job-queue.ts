@@ -20,7 +20,7 @@ import {
   type QueueMetricsSource,
 } from '@keepgraph/core';
 import { withDeadline } from './deadlines.ts';
-import { queueUnavailable, redisLiveness } from './redis-liveness.ts';
+import { queueUnavailable, redisLiveness, type RedisLiveness } from './redis-liveness.ts';
 
 /** What a queued job carries (the port's Job minus what BullMQ holds itself). */
 export interface JobData {
@@ -81,7 +81,7 @@ export class BullMqJobQueue implements JobQueue, QueueMetricsSource {
   private readonly attempts: number;
   private readonly timeoutMs: number;
   /** Whether every queue's connection is up now. */
-  private readonly redisUp: () => boolean;
+  private readonly redisUp: RedisLiveness;
 
   constructor(opts: BullMqJobQueueOptions) {
     this.attempts = opts.attempts ?? 5;

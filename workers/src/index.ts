@@ -15,7 +15,7 @@ export {
   type WorkersOptions,
 } from './bullmq-workers.ts';
 export { DEFAULT_CLOSE_TIMEOUT_MS, closeWithin, withDeadline } from './deadlines.ts';
-export { queueUnavailable, redisLiveness } from './redis-liveness.ts';
+export { queueUnavailable, redisLiveness, type RedisLiveness } from './redis-liveness.ts';
 export { installSchedules, SCHEDULER_IDS } from './schedules.ts';
 export {
   startWorkerProcess,

@@ -13,6 +13,7 @@ import {
   DEFAULT_PRODUCER_TIMEOUT_MS,
   bullJobId,
   installSchedules,
+  redisLiveness,
   SCHEDULER_IDS,
   type JobData,
 } from '../src/index.ts';
@@ -258,6 +259,30 @@ describe('BullMqJobQueue when its Redis stops', () => {
       for (const bq of q.queues.values()) (await bq.client).on('reconnecting', () => attempts++);
       await sleep(2500);
       expect(attempts).toBe(0);
+    } finally {
+      await q.close();
+    }
+  }, 60_000);
+
+  it('tells Redis away, back, and back long enough to have settled', async () => {
+    await startRedis();
+    const q = new BullMqJobQueue({ connection: { host: '127.0.0.1', port }, prefix });
+    try {
+      await q.ready();
+      const up = redisLiveness([...q.queues.values()]);
+      await sleep(300);
+      expect(up()).toBe(true);
+      expect(up(200)).toBe(true);
+      await stopRedis();
+      expect(up()).toBe(false);
+      await startRedis();
+      // ioredis reconnects on its own, within BullMQ's retry delay.
+      for (const deadline = Date.now() + 30_000; !up() && Date.now() < deadline;) await sleep(50);
+      // Back, but it was away a moment ago.
+      expect(up()).toBe(true);
+      expect(up(60_000)).toBe(false);
+      await sleep(300);
+      expect(up(200)).toBe(true);
     } finally {
       await q.close();
     }

@@ -20,6 +20,9 @@ import { toHttpError } from '../error-handler.ts';
 /** Where Bull Board is mounted. */
 export const BULL_BOARD_PATH = '/admin/queues';
 
+/** How long after Redis was last seen away a failing dashboard call is still the outage's. */
+const REDIS_SETTLE_MS = 10_000;
+
 /** Options of {@link bullBoardPlugin}. */
 export interface BullBoardOptions {
   queues: readonly Queue[];
@@ -54,10 +57,13 @@ export const bullBoardPlugin: FastifyPluginAsync<BullBoardOptions> = async (app,
   // Bull Board's own handler answers whatever its routes throw with a 500
   // and the thrown message (ioredis's, during a Redis outage). Ours: the
   // outage is 503 `queue_unavailable`, anything else the usual generic 500,
-  // both in KeepGraph's error body.
+  // both in KeepGraph's error body. Its routes send their commands straight
+  // to the queues' connections, without waiting for them to be ready, so
+  // the outage lasts until Redis has been back for a few seconds.
   const redisUp = redisLiveness(opts.queues);
   serverAdapter.setErrorHandler((err) => {
-    const m = toHttpError(redisUp() ? err : queueUnavailable(err), opts.bodyLimit);
+    const outage = !redisUp(REDIS_SETTLE_MS);
+    const m = toHttpError(outage ? queueUnavailable(err) : err, opts.bodyLimit);
     if (m.fault) app.log.error({ err }, 'queue dashboard request failed');
     // Bull Board's type lists the statuses its own handlers send (no 503);
     // its Fastify adapter sends whatever status it is given.
