@@ -226,6 +226,11 @@ async function runOutage(o: Outage): Promise<Figures> {
     );
 
   expect(other5xx, 'answers 5xx other than 503').toEqual([]);
+  // Each 503 tells the client when to come back.
+  expect(
+    load.answers.filter((a) => a.status === 503 && !(Number(a.retryAfter) > 0)),
+    '503 answers without a Retry-After',
+  ).toEqual([]);
   expect(unexpected, 'answers neither 2xx nor a 503 with the case’s code').toEqual([]);
   expect(whole).toMatchObject({
     partial: [],

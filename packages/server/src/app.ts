@@ -28,7 +28,12 @@ import {
   callerOfRequest,
   type AuthenticationOptions,
 } from './auth/authenticate.ts';
-import { answerClientError, installErrorHandling, toHttpError } from './error-handler.ts';
+import {
+  answerClientError,
+  installErrorHandling,
+  sendError,
+  toHttpError,
+} from './error-handler.ts';
 import { createServerMetrics, type ServerMetrics } from './metrics/server-metrics.ts';
 import { bullBoardPlugin } from './plugins/bull-board.ts';
 import { openApiPlugin } from './plugins/openapi.ts';
@@ -161,7 +166,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // in our format too.
     frameworkErrors: (err, _request, reply) => {
       const m = toHttpError(err, BODY_LIMIT_BYTES);
-      void (reply as FastifyReply).status(m.status).send(m.body);
+      void sendError(reply as FastifyReply, m.status, m.body);
     },
     // And requests Node's HTTP parser refuses, before Fastify sees them.
     clientErrorHandler: answerClientError,

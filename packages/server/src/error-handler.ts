@@ -7,7 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isKeepGraphError, type ErrorCode } from '@keepgraph/core';
-import { HTTP_STATUS } from './http-status.ts';
+import { HTTP_STATUS, RETRY_AFTER_SECONDS } from './http-status.ts';
 
 /** The error body (also the `ErrorOut` response schema). */
 export interface ErrorBody {
@@ -45,6 +45,16 @@ const FASTIFY_INPUT_ERRORS: Readonly<Record<string, string>> = {
 interface ValidationIssue {
   instancePath?: string;
   message?: string;
+}
+
+/**
+ * Send an error answer: its status, its body, and Retry-After for the codes
+ * that mean "not now". Every path that answers an error sends it here.
+ */
+export function sendError(reply: FastifyReply, status: number, body: ErrorBody): FastifyReply {
+  const retryAfter = RETRY_AFTER_SECONDS[body.error.code];
+  if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
+  return reply.status(status).send(body);
 }
 
 /** Turn any thrown value into a status and an error body. */
@@ -90,11 +100,20 @@ export function toHttpError(err: unknown, bodyLimit: number): Mapped {
   return { ...mapped('internal', 'internal error'), fault: true };
 }
 
-/** What Node's HTTP parser could not read, said for a client (its codes are internal names). */
-function clientErrorMessage(code: string | undefined): string {
-  if (code === 'HPE_HEADER_OVERFLOW') return 'the request headers are larger than the server takes';
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'the request did not arrive in time';
-  return 'the request is not valid HTTP/1.1 (its request line, a header or its framing)';
+/**
+ * What Node's HTTP parser could not read, said for a client (its codes are
+ * internal names), with HTTP's own status for headers too large (431) and a
+ * request too slow (408); the code stays invalid_input.
+ */
+function clientError(code: string | undefined): { status: number; message: string } {
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return { status: 431, message: 'the request headers are larger than the server takes' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { status: 408, message: 'the request did not arrive in time' };
+  return {
+    status: 400,
+    message: 'the request is not valid HTTP/1.1 (its request line, a header or its framing)',
+  };
 }
 
 /**
@@ -106,11 +125,11 @@ function clientErrorMessage(code: string | undefined): string {
  */
 export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const m = mapped('invalid_input', clientErrorMessage(err.code));
-  const body = JSON.stringify(m.body);
+  const { status, message } = clientError(err.code);
+  const body = JSON.stringify(mapped('invalid_input', message).body);
   if (socket.writable)
     socket.write(
-      `HTTP/1.1 ${m.status} ${STATUS_CODES[m.status]}\r\n` +
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
@@ -123,7 +142,7 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
     const m = toHttpError(err, bodyLimit);
     if (m.fault) request.log.error({ err }, 'request failed');
     else request.log.info({ code: m.body.error.code }, 'request refused');
-    return reply.status(m.status).send(m.body);
+    return sendError(reply, m.status, m.body);
   });
   app.setNotFoundHandler((request, reply) => {
     const body: ErrorBody = {

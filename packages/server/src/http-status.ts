@@ -41,6 +41,21 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   internal: 500,
 };
 
+/**
+ * Retry-After, in seconds, for the codes that mean "not now": a dependency
+ * away or a first request still running. A client that honours it (ours
+ * do) comes back when the answer may differ; rate_limited sets its own
+ * from the window.
+ */
+export const RETRY_AFTER_SECONDS: Readonly<Partial<Record<ErrorCode, number>>> = {
+  store_unavailable: 2,
+  embedder_unavailable: 2,
+  queue_unavailable: 5,
+  // Room is made by an operator, not by waiting a moment.
+  store_full: 30,
+  idempotency_in_progress: 1,
+};
+
 const KNOWN = new Set<string>(ERROR_CODES);
 
 /** Status for a code; unknown strings (never expected) map to 500. */

@@ -29,6 +29,8 @@ export interface Answer {
   status: number;
   /** `error.code` of an error body. */
   code?: string;
+  /** The Retry-After header, when the answer had one. */
+  retryAfter?: string;
   /** What failed when no answer came. */
   failure?: string;
 }
@@ -124,12 +126,14 @@ export class OutageLoad {
         // Not JSON (a page of the dashboard): only the status counts.
       }
       const error = json?.error as { code?: unknown } | undefined;
+      const retryAfter = r.headers.get('retry-after');
       this.answers.push({
         route,
         sentAt,
         doneAt: Date.now(),
         status: r.status,
         ...(typeof error?.code === 'string' && { code: error.code }),
+        ...(retryAfter !== null && { retryAfter }),
       });
       return { status: r.status, json };
     } catch (e) {

@@ -21,6 +21,7 @@ import {
   type Engine,
 } from '@keepgraph/core';
 import { httpStatusOf } from '../http-status.ts';
+import { sendError } from '../error-handler.ts';
 import type { JwtVerifier } from './jwt.ts';
 
 /**
@@ -171,10 +172,12 @@ export const authenticationPlugin = fp<AuthenticationOptions>(
         if (!isKeepGraphError(e)) throw e;
         // Answered here, not thrown: a route of a plugin with its own error
         // handler (Bull Board) would turn a thrown refusal into a 500.
-        const body = {
+        // A store away while the credential is looked up is a fault: logged.
+        const status = httpStatusOf(e.code);
+        if (status >= 500) request.log.error({ err: e }, 'authentication failed');
+        return sendError(reply, status, {
           error: { code: e.code, message: e.message, ...(e.details && { details: e.details }) },
-        };
-        return reply.status(httpStatusOf(e.code)).send(body);
+        });
       }
     });
   },

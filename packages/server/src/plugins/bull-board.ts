@@ -15,7 +15,8 @@ import type { Queue } from 'bullmq';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { requireRole, type Caller } from '@keepgraph/core';
 import { queueUnavailable, redisLiveness } from '@keepgraph/workers';
-import { toHttpError } from '../error-handler.ts';
+import { sendError, toHttpError } from '../error-handler.ts';
+import { RETRY_AFTER_SECONDS } from '../http-status.ts';
 
 /** Where Bull Board is mounted. */
 export const BULL_BOARD_PATH = '/admin/queues';
@@ -43,8 +44,15 @@ export const bullBoardPlugin: FastifyPluginAsync<BullBoardOptions> = async (app,
       requireRole(opts.callerOf(request), ['operator'], 'the queue dashboard');
     } catch (err) {
       const m = toHttpError(err, opts.bodyLimit);
-      return reply.status(m.status).send(m.body);
+      return sendError(reply, m.status, m.body);
     }
+  });
+
+  // Bull Board's error handler can set no header: the outage's Retry-After is added here.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (reply.statusCode === 503)
+      void reply.header('retry-after', String(RETRY_AFTER_SECONDS.queue_unavailable));
+    return payload;
   });
 
   const serverAdapter = new FastifyAdapter();
