@@ -1,6 +1,7 @@
 // Invariant 10, bounded: per-owner caps on records and on the session buffer;
 // over the cap the lowest-value memories go through the cascade, audited `cap`.
 import { describe, expect, it } from 'vitest';
+import { REFLECTION_CALLER, derivedInput, writeDerived } from '@keepgraph/core';
 import { derived, episode, operator, sharedFixture, user, type ConformanceOptions } from '../harness.ts';
 
 export function boundedSuite(opts: ConformanceOptions): void {
@@ -22,6 +23,27 @@ export function boundedSuite(opts: ConformanceOptions): void {
       const evictions = (await f.engine.auditList(operator, { ownerId: o })).filter((e) => e.type === 'evict');
       expect(evictions.length).toBeGreaterThan(0);
       expect(evictions[0]!.reason).toBe('cap');
+    });
+
+    it('holds the cap when a job derives a memory for an owner at the cap', async () => {
+      const o = f.owner();
+      const written = [];
+      for (let i = 0; i < 5; i++)
+        written.push(await f.engine.remember(user, o, episode(`Confirmed rota number ${i} for the allotment`)));
+      expect(await f.engine.deps.store.countMemories(o)).toBe(5);
+      const r = await writeDerived(f.engine.deps, REFLECTION_CALLER, o, [
+        {
+          idParts: ['bounded', o],
+          input: derivedInput({
+            ...derived('The allotment rota is confirmed every week', [written[4]!.memory.id]),
+            kind: 'fact',
+          }),
+        },
+      ]);
+      expect(r.written).toHaveLength(1);
+      expect(await f.engine.deps.store.countMemories(o)).toBeLessThanOrEqual(5);
+      const evictions = (await f.engine.auditList(operator, { ownerId: o })).filter((e) => e.type === 'evict');
+      expect(evictions.map((e) => e.reason)).toContain('cap');
     });
 
     it('keeps at most maxExchanges exchanges in a session buffer', async () => {

@@ -10,6 +10,8 @@ import type { AuditEventInput } from '../audit.ts';
 import type { WriteBatch } from '../ports/memory-store.ts';
 import { KeepGraphError, isKeepGraphError } from '../errors.ts';
 import { isLiveAt } from '../liveness.ts';
+import { ownerCap } from '../policy/index.ts';
+import { evictOverCap } from '../use-cases/forget.ts';
 import {
   auditRefusal,
   isAuditedRefusal,
@@ -131,7 +133,12 @@ export async function writeDerived(
       )
     : [];
   const hasBookkeeping = (extra.reflected?.length ?? 0) > 0 || (extra.audit?.length ?? 0) > 0;
-  if (prepared.length === 0 && !hasBookkeeping) return result;
+  if (prepared.length === 0 && !hasBookkeeping) {
+    // A retry of a job whose write committed and whose eviction failed.
+    if (result.alreadyThere.length > 0)
+      await evictOverCap(deps, caller, ownerId, ownerCap(deps.policy));
+    return result;
+  }
   await writeDecidingAgain(deps, async (attempt) => {
     // A user's write of one of these keys won the race: decide supersession again.
     if (attempt > 0) prepared = await Promise.all(chosen.map((c) => prepareOne(c.item, c.id)));
@@ -150,6 +157,9 @@ export async function writeDerived(
   });
   result.written = prepared.map((p) => p.memory);
   result.superseded = prepared.flatMap((p) => p.supersede.map((s) => s.id));
+  // The cap holds for what jobs derive as for what callers write: without
+  // this, an owner's last reflection left it over the cap until its next write.
+  await evictOverCap(deps, caller, ownerId, ownerCap(deps.policy));
   return result;
 }
 
