@@ -354,6 +354,8 @@ for (const run of RUNS) {
       } finally {
         await port.close();
       }
-    }, 1_800_000);
+      // The run, plus up to 15 minutes to start, drain and check: a longer
+      // KG_LOAD_SECONDS gets a longer timeout.
+    }, Math.max(1_800_000, (run.seconds + 900) * 1000));
   });
 }
