@@ -100,20 +100,11 @@ export function toHttpError(err: unknown, bodyLimit: number): Mapped {
   return { ...mapped('internal', 'internal error'), fault: true };
 }
 
-/**
- * What Node's HTTP parser could not read, said for a client (its codes are
- * internal names), with HTTP's own status for headers too large (431) and a
- * request too slow (408); the code stays invalid_input.
- */
-function clientError(code: string | undefined): { status: number; message: string } {
-  if (code === 'HPE_HEADER_OVERFLOW')
-    return { status: 431, message: 'the request headers are larger than the server takes' };
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
-    return { status: 408, message: 'the request did not arrive in time' };
-  return {
-    status: 400,
-    message: 'the request is not valid HTTP/1.1 (its request line, a header or its framing)',
-  };
+/** What Node's HTTP parser could not read, said for a client (its codes are internal names). */
+function clientErrorMessage(code: string | undefined): string {
+  if (code === 'HPE_HEADER_OVERFLOW') return 'the request headers are larger than the server takes';
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'the request did not arrive in time';
+  return 'the request is not valid HTTP/1.1 (its request line, a header or its framing)';
 }
 
 /**
@@ -125,11 +116,11 @@ function clientError(code: string | undefined): { status: number; message: strin
  */
 export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const { status, message } = clientError(err.code);
-  const body = JSON.stringify(mapped('invalid_input', message).body);
+  const m = mapped('invalid_input', clientErrorMessage(err.code));
+  const body = JSON.stringify(m.body);
   if (socket.writable)
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      `HTTP/1.1 ${m.status} ${STATUS_CODES[m.status]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );

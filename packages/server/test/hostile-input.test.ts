@@ -130,7 +130,7 @@ describe('requests Node refuses before any route', () => {
   const head = (o: string) =>
     `POST /v1/owners/${o}/memories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${operator.key}\r\nContent-Type: application/json\r\n`;
 
-  const cases: [string, (o: string) => string, number?][] = [
+  const cases: [string, (o: string) => string][] = [
     [
       'Content-Length and Transfer-Encoding together',
       (o) =>
@@ -149,7 +149,6 @@ describe('requests Node refuses before any route', () => {
       'headers past the limit',
       (o) =>
         `${head(o)}X-Filler: ${'h'.repeat(20_000)}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
-      431,
     ],
     [
       'a NUL in the request line',
@@ -161,11 +160,11 @@ describe('requests Node refuses before any route', () => {
       (o) => `${head(o)}Content-Length: ${body.length + 50}\r\n\r\n${body}`,
     ],
   ];
-  for (const [what, request, status = 400] of cases)
-    it(`${what} -> ${status} invalid_input in the house format, nothing stored`, async () => {
+  for (const [what, request] of cases)
+    it(`${what} -> 400 invalid_input in the house format, nothing stored`, async () => {
       const o = owner();
       const r = await raw(request(o));
-      expect(r.status, r.body).toBe(status);
+      expect(r.status, r.body).toBe(400);
       expect(JSON.parse(r.body)).toMatchObject({
         error: { code: 'invalid_input', message: expect.any(String) },
       });
