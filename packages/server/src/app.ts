@@ -166,7 +166,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // in our format too.
     frameworkErrors: (err, _request, reply) => {
       const m = toHttpError(err, BODY_LIMIT_BYTES);
-      void sendError(reply as FastifyReply, m.status, m.body);
+      void sendError(reply as FastifyReply, m);
     },
     // And requests Node's HTTP parser refuses, before Fastify sees them.
     clientErrorHandler: answerClientError,

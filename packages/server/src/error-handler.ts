@@ -51,10 +51,10 @@ interface ValidationIssue {
  * Send an error answer: its status, its body, and Retry-After for the codes
  * that mean "not now". Every path that answers an error sends it here.
  */
-export function sendError(reply: FastifyReply, status: number, body: ErrorBody): FastifyReply {
-  const retryAfter = RETRY_AFTER_SECONDS[body.error.code];
+export function sendError(reply: FastifyReply, m: Pick<Mapped, 'status' | 'body'>): FastifyReply {
+  const retryAfter = RETRY_AFTER_SECONDS[m.body.error.code];
   if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
-  return reply.status(status).send(body);
+  return reply.status(m.status).send(m.body);
 }
 
 /** Turn any thrown value into a status and an error body. */
@@ -133,7 +133,7 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
     const m = toHttpError(err, bodyLimit);
     if (m.fault) request.log.error({ err }, 'request failed');
     else request.log.info({ code: m.body.error.code }, 'request refused');
-    return sendError(reply, m.status, m.body);
+    return sendError(reply, m);
   });
   app.setNotFoundHandler((request, reply) => {
     const body: ErrorBody = {

@@ -133,33 +133,32 @@ export async function writeDerived(
       )
     : [];
   const hasBookkeeping = (extra.reflected?.length ?? 0) > 0 || (extra.audit?.length ?? 0) > 0;
-  if (prepared.length === 0 && !hasBookkeeping) {
-    // A retry of a job whose write committed and whose eviction failed.
-    if (result.alreadyThere.length > 0)
-      await evictOverCap(deps, caller, ownerId, ownerCap(deps.policy));
-    return result;
+  const writes = prepared.length > 0 || hasBookkeeping;
+  if (writes) {
+    await writeDecidingAgain(deps, async (attempt) => {
+      // A user's write of one of these keys won the race: decide supersession again.
+      if (attempt > 0) prepared = await Promise.all(chosen.map((c) => prepareOne(c.item, c.id)));
+      try {
+        await deps.store.write({
+          memories: prepared.map((p, i) => ({ memory: p.memory, embedding: vectors[i] ?? null })),
+          supersede: prepared.flatMap((p) => p.supersede),
+          sessionMessages: [],
+          audit: [...prepared.flatMap((p) => p.audit), ...(extra.audit ?? [])],
+          ...(extra.reflected ? { reflected: extra.reflected } : {}),
+          keys: prepared.flatMap((p) => p.keys),
+        });
+      } catch (e) {
+        throw await sourceDeletedMeanwhile(deps, ownerId, e);
+      }
+    });
+    result.written = prepared.map((p) => p.memory);
+    result.superseded = prepared.flatMap((p) => p.supersede.map((s) => s.id));
   }
-  await writeDecidingAgain(deps, async (attempt) => {
-    // A user's write of one of these keys won the race: decide supersession again.
-    if (attempt > 0) prepared = await Promise.all(chosen.map((c) => prepareOne(c.item, c.id)));
-    try {
-      await deps.store.write({
-        memories: prepared.map((p, i) => ({ memory: p.memory, embedding: vectors[i] ?? null })),
-        supersede: prepared.flatMap((p) => p.supersede),
-        sessionMessages: [],
-        audit: [...prepared.flatMap((p) => p.audit), ...(extra.audit ?? [])],
-        ...(extra.reflected ? { reflected: extra.reflected } : {}),
-        keys: prepared.flatMap((p) => p.keys),
-      });
-    } catch (e) {
-      throw await sourceDeletedMeanwhile(deps, ownerId, e);
-    }
-  });
-  result.written = prepared.map((p) => p.memory);
-  result.superseded = prepared.flatMap((p) => p.supersede.map((s) => s.id));
-  // The cap holds for what jobs derive as for what callers write: without
-  // this, an owner's last reflection left it over the cap until its next write.
-  await evictOverCap(deps, caller, ownerId, ownerCap(deps.policy));
+  // The cap holds for what jobs derive as for what callers write (an
+  // owner's last reflection left it over the cap until its next write),
+  // and again on a retry whose write committed before its eviction failed.
+  if (writes || result.alreadyThere.length > 0)
+    await evictOverCap(deps, caller, ownerId, ownerCap(deps.policy));
   return result;
 }
 

@@ -20,8 +20,7 @@ import {
   type Credential,
   type Engine,
 } from '@keepgraph/core';
-import { httpStatusOf } from '../http-status.ts';
-import { sendError } from '../error-handler.ts';
+import { sendError, toHttpError } from '../error-handler.ts';
 import type { JwtVerifier } from './jwt.ts';
 
 /**
@@ -173,11 +172,9 @@ export const authenticationPlugin = fp<AuthenticationOptions>(
         // Answered here, not thrown: a route of a plugin with its own error
         // handler (Bull Board) would turn a thrown refusal into a 500.
         // A store away while the credential is looked up is a fault: logged.
-        const status = httpStatusOf(e.code);
-        if (status >= 500) request.log.error({ err: e }, 'authentication failed');
-        return sendError(reply, status, {
-          error: { code: e.code, message: e.message, ...(e.details && { details: e.details }) },
-        });
+        const m = toHttpError(e, 0);
+        if (m.fault) request.log.error({ err: e }, 'authentication failed');
+        return sendError(reply, m);
       }
     });
   },

@@ -44,7 +44,7 @@ export const bullBoardPlugin: FastifyPluginAsync<BullBoardOptions> = async (app,
       requireRole(opts.callerOf(request), ['operator'], 'the queue dashboard');
     } catch (err) {
       const m = toHttpError(err, opts.bodyLimit);
-      return sendError(reply, m.status, m.body);
+      return sendError(reply, m);
     }
   });
 
