@@ -71,6 +71,9 @@ const OPERATIONS = storeOperations<StoreContext>()(
  */
 export const DEFAULT_EXACT_SEARCH_THRESHOLD = 4_000;
 
+/** The driver's own default for maxTransactionRetryTime. */
+const DEFAULT_RETRY_MS = 30_000;
+
 /** Options of createNeo4jStore. Give `uri` (the store owns its driver) or `driver` (the caller's). */
 export interface Neo4jStoreOptions extends KitOptions {
   /** bolt:// or neo4j:// URI. */
@@ -137,6 +140,7 @@ export class Neo4jMemoryStore extends KitStore<StoreContext> {
       database: this.database,
       dimensions: opts.dimensions,
       exactSearchThreshold: this.opts.exactSearchThreshold ?? DEFAULT_EXACT_SEARCH_THRESHOLD,
+      readRetryMs: this.opts.maxTransactionRetryTimeMs ?? DEFAULT_RETRY_MS,
       onCascadeStep: this.opts.onCascadeStep,
     };
   }

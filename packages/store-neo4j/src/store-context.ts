@@ -10,6 +10,8 @@ export interface StoreContext {
   dimensions: number;
   /** Owners with fewer memories than this are searched by exact scoring. */
   exactSearchThreshold: number;
+  /** How long a single read retries retriable errors, in ms (as managed transactions do). */
+  readRetryMs: number;
   /** Test hook called between the statements of a cascade transaction. */
   onCascadeStep: ((step: string) => Promise<void> | void) | undefined;
 }

@@ -3,6 +3,7 @@
 // connection loss, re-running the whole work function, so every work
 // function here must be a pure function of its inputs plus the database:
 // no side effects outside the transaction except the test hook.
+import { setTimeout as sleep } from 'node:timers/promises';
 import neo4j from 'neo4j-driver';
 import type { ManagedTransaction, Record as Neo4jRecord, Session } from 'neo4j-driver';
 import type { StoreContext } from './store-context.ts';
@@ -36,13 +37,35 @@ async function inSession<T>(
   }
 }
 
-/** Run one read query and map each record to a plain object. */
+/** The driver's retry schedule for managed transactions: 1 s, doubling, ±20%. */
+const FIRST_RETRY_MS = 1000;
+const RETRY_JITTER = 0.2;
+
+/**
+ * Run one read query and map each record to a plain object. It runs as an
+ * auto-commit query (RUN and PULL: one round trip) rather than a managed
+ * transaction (BEGIN, RUN and PULL, then COMMIT: two); one statement needs
+ * no transaction around it, and recall makes eight such reads. The managed
+ * transaction's retry is kept: a retriable error (server unavailable,
+ * transient) is retried on the driver's own schedule until `readRetryMs`
+ * has passed, and then thrown as it was.
+ */
 export async function readRows<T>(
   ctx: StoreContext,
   query: string,
   params: Record<string, unknown>,
 ): Promise<T[]> {
-  return inRead(ctx, async (tx) => rows<T>(await tx.run(query, params)));
+  const started = Date.now();
+  for (let delay = FIRST_RETRY_MS; ; delay *= 2) {
+    try {
+      return await inSession(ctx, 'READ', async (session) =>
+        rows<T>(await session.run(query, params)),
+      );
+    } catch (e) {
+      if (!neo4j.isRetriableError(e) || Date.now() - started >= ctx.readRetryMs) throw e;
+    }
+    await sleep(delay * (1 - RETRY_JITTER + 2 * RETRY_JITTER * Math.random()));
+  }
 }
 
 /** Records of a result as plain objects keyed by the RETURN aliases. */

@@ -44,6 +44,19 @@ export function storeOrderingsSuite(opts: ConformanceOptions): void {
         }),
       );
 
+    it('getByIds answers in the order asked, each memory once, skipping what it does not hold', async () => {
+      // Recall reads candidates and their derived neighbours in two calls and
+      // joins the answers; the join is one call's answer only if both keep
+      // the order asked.
+      const owner = f.owner();
+      const ms = [1, 2, 3, 4, 5].map((i) => memoryFixture(owner, { text: `ordered ${i}` }));
+      await put(ms);
+      const [a, b, c, d, e] = ms.map((m) => m.id) as [string, string, string, string, string];
+      const asked = [d, a, 'mem-absent', e, a, c, b];
+      expect((await store.getByIds(owner, asked)).map((m) => m.id)).toEqual([d, a, e, c, b]);
+      expect((await store.getByIds(f.owner(), [a, b])).map((m) => m.id)).toEqual([]);
+    });
+
     it('the session buffer: newest N in reading order, expired ones hidden, trim keeps the newest', async () => {
       const owner = f.owner();
       const msgs = [1, 2, 3, 4].map((i) => ({

@@ -275,6 +275,7 @@ export interface MemoryRecords {
    */
   deleteCascade(req: CascadeRequest): Promise<DeletionReceipt>;
   getById(ownerId: string, id: string): Promise<Memory | null>;
+  /** The owner's memories among `ids`, in the order asked, each once; others are skipped. */
   getByIds(ownerId: string, ids: readonly string[]): Promise<Memory[]>;
   /** Every version stored under (owner, key), newest first, including superseded ones. */
   getByKey(ownerId: string, key: string): Promise<Memory[]>;

@@ -138,20 +138,28 @@ async function recallUnlogged(
 
   // Derived neighbours: claims and summaries built on the best hits. The
   // edges of every candidate come in one round trip; the top seeds lend
-  // their rank to what was derived from them.
+  // their rank to what was derived from them. The candidates themselves are
+  // read meanwhile, and so are the replies to the best of them when they
+  // are question turns (derived memories are never question turns); only
+  // derived neighbours that are not candidates take a round trip after.
   const seeds = fuse(lists, config);
-  const edges = await deps.store.derivedFrom(ownerId, [...seeds.keys()]);
-  // The best candidates may be question turns whose replies should come too
-  // (derived memories are never question turns); the replies are fetched in
-  // the same round as the candidates and their derived neighbours.
+  const seedIds = [...seeds.keys()];
   const askAbout = [...seeds.entries()]
     .sort((a, b) => b[1].fused - a[1].fused)
     .slice(0, config.topK * 2)
     .map(([id]) => id);
-  const [rows, successors] = await Promise.all([
-    deps.store.getByIds(ownerId, [...new Set([...seeds.keys(), ...edges.map((e) => e.child)])]),
+  const [edges, seedRows, successors] = await Promise.all([
+    deps.store.derivedFrom(ownerId, seedIds),
+    deps.store.getByIds(ownerId, seedIds),
     config.replyWeight > 0 ? deps.store.nextInSession(ownerId, askAbout) : Promise.resolve([]),
   ]);
+  // getByIds answers in the order asked: the rows are the candidates', then
+  // their derived neighbours' in edge order, as one read of both would be.
+  const children = [...new Set(edges.map((e) => e.child))].filter((id) => !seeds.has(id));
+  const rows =
+    children.length > 0
+      ? [...seedRows, ...(await deps.store.getByIds(ownerId, children))]
+      : seedRows;
   if (config.weights.derived > 0) {
     const top = new Map(
       [...seeds.entries()]
