@@ -55,43 +55,15 @@ interface PoolPage {
  */
 export const FULL_TEXT_POOL = 1000;
 
-/** A vector search path forced by tests and benchmarks; otherwise the owner's size decides. */
+/** Which vector search path serves an owner of this size. */
 export type VectorPath = 'exact' | 'index';
 
-/** search-vector-exact's one row. */
-interface ExactPage {
-  owner: unknown;
-  total: unknown;
-  hits: Hit[];
+/** Exact when the owner is small (full recall, cost grows with the owner), index otherwise. */
+export function chooseVectorPath(ctx: StoreContext, size: number): VectorPath {
+  return size < ctx.exactSearchThreshold ? 'exact' : 'index';
 }
 
-/**
- * The owner's and the store's sizes, and, when the owner is below
- * `exactBelow`, its exact cosine hits: one round trip (it was two, the
- * sizes first) for every owner the exact path serves.
- */
-async function sizesAndExact(
-  ctx: StoreContext,
-  ownerId: string,
-  vector: number[],
-  limit: number,
-  nowMs: number,
-  exactBelow: number,
-): Promise<{ sizes: StoreSizes; hits: ScoredId[] }> {
-  const [page] = await readRows<ExactPage>(ctx, cypher('search-vector-exact'), {
-    ownerId,
-    vector,
-    nowMs,
-    limit: int(limit),
-    exactBelow: int(exactBelow),
-  });
-  return {
-    sizes: { owner: num(page?.owner ?? 0), total: num(page?.total ?? 0) },
-    hits: ranked(page?.hits ?? [], limit),
-  };
-}
-
-/** Exact cosine over the owner's live memories, whatever its size. */
+/** Exact cosine over the owner's live memories. */
 export async function searchVectorExact(
   ctx: StoreContext,
   ownerId: string,
@@ -99,7 +71,13 @@ export async function searchVectorExact(
   limit: number,
   nowMs: number,
 ): Promise<ScoredId[]> {
-  return (await sizesAndExact(ctx, ownerId, vector, limit, nowMs, Number.MAX_SAFE_INTEGER)).hits;
+  const found = await readRows<Hit>(ctx, cypher('search-vector-exact'), {
+    ownerId,
+    vector,
+    nowMs,
+    limit: int(limit),
+  });
+  return ranked(found, limit);
 }
 
 /**
@@ -146,18 +124,33 @@ export async function searchVector(
   checkQueryVector(vector, ctx.dimensions);
   if (limit === 0) return [];
   const v = Array.from(vector);
-  // The exact path's bound: the owner's size decides, unless a path is forced.
-  const exactBelow =
-    path === 'exact' ? Number.MAX_SAFE_INTEGER : path === 'index' ? 0 : ctx.exactSearchThreshold;
-  const { sizes, hits } = await sizesAndExact(ctx, ownerId, v, limit, nowMs, exactBelow);
-  if (sizes.owner === 0 || sizes.owner < exactBelow) return hits;
-  return searchVectorIndex(ctx, ownerId, v, limit, nowMs, sizes);
+  const sizes = await storeSizes(ctx, ownerId);
+  if (sizes.owner === 0) return [];
+  const chosen = path ?? chooseVectorPath(ctx, sizes.owner);
+  return chosen === 'exact'
+    ? searchVectorExact(ctx, ownerId, v, limit, nowMs)
+    : searchVectorIndex(ctx, ownerId, v, limit, nowMs, sizes);
 }
 
 /** The owner's memory count and the store's, which size the vector search. */
 export interface StoreSizes {
   owner: number;
   total: number;
+}
+
+/**
+ * Both counts in one round trip (they were two): the owner's counter, and
+ * the count of all Memory nodes, which Neo4j answers from its count store.
+ */
+async function storeSizes(ctx: StoreContext, ownerId: string): Promise<StoreSizes> {
+  const [row] = await readRows<{ owner: unknown; total: unknown }>(
+    ctx,
+    `CALL () { MATCH (m:Memory) RETURN count(m) AS total }
+     OPTIONAL MATCH (o:Owner {id: $ownerId})
+     RETURN o.memoryCount AS owner, total`,
+    { ownerId },
+  );
+  return { owner: num(row?.owner ?? 0), total: num(row?.total ?? 0) };
 }
 
 /** BM25 hits for the words of `query`; an empty or punctuation-only query finds nothing. */
