@@ -1,8 +1,9 @@
-// One place that opens sessions and runs managed transactions. Managed
+// One place that opens sessions and runs transactions. Managed
 // transactions (executeRead/executeWrite) retry on transient errors and
 // connection loss, re-running the whole work function, so every work
 // function here must be a pure function of its inputs plus the database:
-// no side effects outside the transaction except the test hook.
+// no side effects outside the transaction except the test hook. A single
+// read (readRows) runs as an auto-commit query, retried the same way.
 import { setTimeout as sleep } from 'node:timers/promises';
 import neo4j from 'neo4j-driver';
 import type { ManagedTransaction, Record as Neo4jRecord, Session } from 'neo4j-driver';
@@ -45,7 +46,7 @@ const RETRY_JITTER = 0.2;
  * Run one read query and map each record to a plain object. It runs as an
  * auto-commit query (RUN and PULL: one round trip) rather than a managed
  * transaction (BEGIN, RUN and PULL, then COMMIT: two); one statement needs
- * no transaction around it, and recall makes eight such reads. The managed
+ * no transaction around it, and a recall is made of such reads. The managed
  * transaction's retry is kept: a retriable error (server unavailable,
  * transient) is retried on the driver's own schedule until `readRetryMs`
  * has passed, and then thrown as it was.

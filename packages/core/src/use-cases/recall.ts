@@ -144,10 +144,9 @@ async function recallUnlogged(
   // derived neighbours that are not candidates take a round trip after.
   const seeds = fuse(lists, config);
   const seedIds = [...seeds.keys()];
-  const askAbout = [...seeds.entries()]
-    .sort((a, b) => b[1].fused - a[1].fused)
-    .slice(0, config.topK * 2)
-    .map(([id]) => id);
+  // Best fused first, sorted once for the replies asked about and the seeds that lend.
+  const bestSeeds = [...seeds.entries()].sort((a, b) => b[1].fused - a[1].fused);
+  const askAbout = bestSeeds.slice(0, config.topK * 2).map(([id]) => id);
   const [edges, seedRows, successors] = await Promise.all([
     deps.store.derivedFrom(ownerId, seedIds),
     deps.store.getByIds(ownerId, seedIds),
@@ -161,12 +160,7 @@ async function recallUnlogged(
       ? [...seedRows, ...(await deps.store.getByIds(ownerId, children))]
       : seedRows;
   if (config.weights.derived > 0) {
-    const top = new Map(
-      [...seeds.entries()]
-        .sort((a, b) => b[1].fused - a[1].fused)
-        .slice(0, 10)
-        .map(([id, f]) => [id, f.fused]),
-    );
+    const top = new Map(bestSeeds.slice(0, 10).map(([id, f]) => [id, f.fused]));
     // Ranked by the seed they hang off; several on one seed by content, so
     // the order never depends on the ids they were given.
     const order = [...top.keys()];
