@@ -10,7 +10,11 @@
 // memory (no tombstones, the "ghost index" failure HNSW libraries have,
 // whose delete only marks a node). The index is never written to disk; it
 // is rebuilt from SQLite, the source of truth.
-import { popcount32 } from './popcount.ts';
+//
+// The codes, the validity times and the scan's scratch live in a
+// WebAssembly memory of the index's own, where the candidate pass runs
+// (hamming-scan.wat); the float copies stay in a JavaScript array.
+import { CHUNK_BYTES, MAX_CHUNKS, hammingScan, type HammingScan } from './hamming-scan.ts';
 
 /** One vector of the index, with the validity window the search filters on. */
 export interface IndexEntry {
@@ -25,7 +29,24 @@ export const MIN_CANDIDATES = 1000;
 
 const INITIAL_CAPACITY = 1024;
 
+/** Where each array of the scan's memory starts, for `capacity` slots. */
+interface ScanLayout {
+  memory: WebAssembly.Memory;
+  scan: HammingScan;
+  expires: number;
+  validFrom: number;
+  codes: number;
+  query: number;
+  dist: number;
+  hist: number;
+}
+
+const PAGE_BYTES = 65_536;
+
 export class FlatVectorIndex {
+  /** Chunks of 128 bits a code (the scan's unit); bits past `dimensions` stay zero. */
+  private readonly chunks: number;
+  /** 32-bit words a code: `chunks` × 4. */
   private readonly words: number;
   private capacity = 0;
   private count = 0;
@@ -33,17 +54,27 @@ export class FlatVectorIndex {
   private readonly slots = new Map<string, number>();
   /** Unit-length copies, `dimensions` floats a slot. */
   private vectors = new Float32Array(0);
+  private layout: ScanLayout | null = null;
+  // Views into the scan's memory, replaced with it when the index grows.
   /** Sign codes, `words` 32-bit words a slot. */
   private codes = new Uint32Array(0);
+  private queryCode = new Uint32Array(0);
   private expires = new Float64Array(0);
   private validFrom = new Float64Array(0);
+  private dist = new Uint16Array(0);
+  private hist = new Uint32Array(0);
 
   private constructor(
     readonly dimensions: number,
     /** The mean the codes are centred on; fixed for the index's life. */
     private readonly center: Float32Array,
   ) {
-    this.words = Math.ceil(dimensions / 32);
+    this.chunks = Math.ceil(dimensions / (CHUNK_BYTES * 8));
+    if (this.chunks > MAX_CHUNKS)
+      throw new Error(
+        `the flat index takes at most ${MAX_CHUNKS * 128} dimensions, got ${dimensions}`,
+      );
+    this.words = this.chunks * (CHUNK_BYTES / 4);
   }
 
   /** An index of `entries`, centred on their mean. */
@@ -131,24 +162,15 @@ export class FlatVectorIndex {
     const n = this.count;
     if (k <= 0 || n === 0) return [];
     const d = this.dimensions;
-    const w = this.words;
     const q = normalizeInto(query, new Float32Array(d));
-    const qc = new Uint32Array(w);
-    this.encode(q, qc, 0);
+    this.encode(q, this.queryCode, 0);
 
     // Code distances of live slots (d + 1 = not live), and their histogram.
-    const dist = new Uint16Array(n);
-    const hist = new Uint32Array(d + 2);
-    const codes = this.codes;
-    for (let i = 0, o = 0; i < n; i++, o += w) {
-      let s = d + 1;
-      if (this.expires[i]! > nowMs && this.validFrom[i]! <= nowMs) {
-        s = 0;
-        for (let j = 0; j < w; j++) s += popcount32(codes[o + j]! ^ qc[j]!);
-      }
-      dist[i] = s;
-      hist[s]!++;
-    }
+    const L = this.layout!;
+    const hist = this.hist;
+    hist.fill(0);
+    L.scan(L.codes, n, this.chunks, L.query, L.expires, L.validFrom, nowMs, d + 1, L.dist, L.hist);
+    const dist = this.dist;
     // The code distance below which the wanted candidates lie, and how many
     // of those at the cut itself to take.
     const wanted = Math.min(n - hist[d + 1]!, Math.max(MIN_CANDIDATES, 2 * k));
@@ -176,9 +198,7 @@ export class FlatVectorIndex {
   /** Zero every array and forget every id: for an index being dropped. */
   wipe(): void {
     this.vectors.fill(0);
-    this.codes.fill(0);
-    this.expires.fill(0);
-    this.validFrom.fill(0);
+    if (this.layout) new Uint8Array(this.layout.memory.buffer).fill(0);
     this.ids = [];
     this.slots.clear();
     this.count = 0;
@@ -191,7 +211,7 @@ export class FlatVectorIndex {
   rawBuffers(): Uint8Array[] {
     return [
       new Uint8Array(this.vectors.buffer, this.vectors.byteOffset, this.vectors.byteLength),
-      new Uint8Array(this.codes.buffer, this.codes.byteOffset, this.codes.byteLength),
+      ...(this.layout ? [new Uint8Array(this.layout.memory.buffer)] : []),
     ];
   }
 
@@ -204,12 +224,7 @@ export class FlatVectorIndex {
 
   /** Bytes held by the typed arrays (ids and the map come on top). */
   get byteLength(): number {
-    return (
-      this.vectors.byteLength +
-      this.codes.byteLength +
-      this.expires.byteLength +
-      this.validFrom.byteLength
-    );
+    return this.vectors.byteLength + (this.layout?.memory.buffer.byteLength ?? 0);
   }
 
   private encode(unit: Float32Array, out: Uint32Array, at: number): void {
@@ -224,24 +239,55 @@ export class FlatVectorIndex {
     }
   }
 
-  /** Reallocate to `capacity` slots; the old arrays are zeroed, not left to the GC. */
+  /**
+   * Reallocate to `capacity` slots: new arrays and a new scan memory; the
+   * old ones are zeroed, not left to the GC.
+   */
   private grow(capacity: number): void {
     const d = this.dimensions;
     const w = this.words;
     const vectors = new Float32Array(capacity * d);
-    const codes = new Uint32Array(capacity * w);
-    const expires = new Float64Array(capacity);
-    const validFrom = new Float64Array(capacity);
     vectors.set(this.vectors.subarray(0, this.count * d));
-    codes.set(this.codes.subarray(0, this.count * w));
-    expires.set(this.expires.subarray(0, this.count));
-    validFrom.set(this.validFrom.subarray(0, this.count));
     this.vectors.fill(0);
-    this.codes.fill(0);
     this.vectors = vectors;
-    this.codes = codes;
-    this.expires = expires;
-    this.validFrom = validFrom;
+
+    const codeBytes = w * 4;
+    const align = (x: number) => Math.ceil(x / CHUNK_BYTES) * CHUNK_BYTES;
+    const expires = 0;
+    const validFrom = capacity * 8;
+    const codes = align(validFrom + capacity * 8);
+    const query = codes + capacity * codeBytes;
+    const dist = align(query + codeBytes);
+    const hist = align(dist + capacity * 2);
+    const end = hist + (d + 2) * 4;
+    const memory = new WebAssembly.Memory({ initial: Math.ceil(end / PAGE_BYTES) });
+    const layout = {
+      memory,
+      scan: hammingScan(memory),
+      expires,
+      validFrom,
+      codes,
+      query,
+      dist,
+      hist,
+    };
+    const buf = memory.buffer;
+    const next = {
+      codes: new Uint32Array(buf, codes, capacity * w),
+      expires: new Float64Array(buf, expires, capacity),
+      validFrom: new Float64Array(buf, validFrom, capacity),
+    };
+    next.codes.set(this.codes.subarray(0, this.count * w));
+    next.expires.set(this.expires.subarray(0, this.count));
+    next.validFrom.set(this.validFrom.subarray(0, this.count));
+    if (this.layout) new Uint8Array(this.layout.memory.buffer).fill(0);
+    this.layout = layout;
+    this.codes = next.codes;
+    this.expires = next.expires;
+    this.validFrom = next.validFrom;
+    this.queryCode = new Uint32Array(buf, query, w);
+    this.dist = new Uint16Array(buf, dist, capacity);
+    this.hist = new Uint32Array(buf, hist, d + 2);
     this.capacity = capacity;
   }
 }
