@@ -31,6 +31,8 @@ const { values } = parseArgs({
     serial: { type: 'boolean', default: false },
     /** The model's intra-op threads (the embedder's default when not given). */
     threads: { type: 'string' },
+    /** The intra-op threads of the one-text query session (the embedder's default when not given). */
+    'query-threads': { type: 'string' },
   },
 });
 const storeKind = values.store as StoreKind;
@@ -44,6 +46,7 @@ const LOAD_CHUNK = 5_000;
 const embedder = await createTransformersEmbedder({
   queryCacheSize: 0,
   ...(values.threads ? { threads: Number(values.threads) } : {}),
+  ...(values['query-threads'] ? { queryThreads: Number(values['query-threads']) } : {}),
 });
 const ctx = new BenchContext(storeKind, embedder, {
   neo4jPort: Number(values['neo4j-port']),

@@ -69,6 +69,14 @@ export interface TransformersEmbedderOptions {
    * what it changes.
    */
   threads?: number;
+  /**
+   * Intra-op threads of the session that embeds a one-text query (default
+   * 1). A query is a few tokens: a second thread saves it little on an idle
+   * machine, and in a recall it fights the searches that run meanwhile on
+   * the main thread for the cores (bench/README, eleventh session). Same
+   * model, same vectors bit for bit; only batches use `threads`.
+   */
+  queryThreads?: number;
   /** How many recent one-text queries keep their vector (default 1024; 0: none). */
   queryCacheSize?: number;
 }
@@ -98,8 +106,11 @@ export async function createTransformersEmbedder(
   const batchSize = opts.batchSize ?? 32;
   if (!Number.isInteger(batchSize) || batchSize < 1)
     throw new Error(`batchSize must be a positive integer, got ${batchSize}`);
-  if (opts.threads !== undefined && (!Number.isInteger(opts.threads) || opts.threads < 1))
-    throw new Error(`threads must be a positive integer, got ${opts.threads}`);
+  for (const key of ['threads', 'queryThreads'] as const) {
+    const n = opts[key];
+    if (n !== undefined && (!Number.isInteger(n) || n < 1))
+      throw new Error(`${key} must be a positive integer, got ${n}`);
+  }
   if (
     opts.queryCacheSize !== undefined &&
     (!Number.isInteger(opts.queryCacheSize) || opts.queryCacheSize < 0)
@@ -119,16 +130,18 @@ export async function createTransformersEmbedder(
         'Run `bash scripts/setup-models.sh` (set KEEPGRAPH_MODELS_DIR to install elsewhere).',
     );
   }
-  const worker: WorkerModelSpec = {
-    key: JSON.stringify([modelsDir, modelId, opts.threads ?? null]),
+  const session = (threads: number | undefined): WorkerModelSpec => ({
+    key: JSON.stringify([modelsDir, modelId, threads ?? null]),
     modelsDir,
     modelId,
-    threads: opts.threads,
+    threads,
     pooling: spec.pooling,
     maxTokens: spec.maxTokens,
     dimensions: spec.dimensions,
-  };
-  const run = (texts: string[]): Promise<Float32Array[]> =>
+  });
+  const batches = session(opts.threads);
+  const oneQuery = session(opts.queryThreads ?? 1);
+  const run = (worker: WorkerModelSpec, texts: string[]): Promise<Float32Array[]> =>
     embedInWorker(worker, texts).catch((e: unknown) => {
       const err = new KeepGraphError(
         'embedder_unavailable',
@@ -138,30 +151,32 @@ export async function createTransformersEmbedder(
       throw err;
     });
   // Zero texts loads the model; a failed load is tried again on the next embed.
-  if (!opts.lazy) await run([]);
+  if (!opts.lazy) await Promise.all([run(batches, []), run(oneQuery, [])]);
 
   // Agents ask the same questions again (a context fetch each turn, a
   // retried call): a repeated query costs a map look-up, not an inference.
   // The vector is the model's (one text per run), so the cache changes no
   // answer; copies go out, so a caller cannot change what is cached.
-  const queries = new Map<string, Float32Array>();
+  const cached = new Map<string, Float32Array>();
   const cacheSize = opts.queryCacheSize ?? 1024;
 
   return {
     modelId,
     dimensions: spec.dimensions,
     async embed(texts: readonly string[], purpose: EmbedPurpose): Promise<Float32Array[]> {
-      if (purpose === 'query' && cacheSize > 0 && texts.length === 1) {
+      if (purpose === 'query' && texts.length === 1) {
         const text = texts[0]!;
-        const hit = queries.get(text);
+        const hit = cached.get(text);
         if (hit) {
-          queries.delete(text); // most recently used last
-          queries.set(text, hit);
+          cached.delete(text); // most recently used last
+          cached.set(text, hit);
           return [hit.slice()];
         }
-        const [v] = await run([spec.queryPrefix + text]);
-        queries.set(text, v!.slice());
-        if (queries.size > cacheSize) queries.delete(queries.keys().next().value!);
+        const [v] = await run(oneQuery, [spec.queryPrefix + text]);
+        if (cacheSize > 0) {
+          cached.set(text, v!.slice());
+          if (cached.size > cacheSize) cached.delete(cached.keys().next().value!);
+        }
         return [v!];
       }
       const prefix = purpose === 'query' ? spec.queryPrefix : '';
@@ -169,7 +184,12 @@ export async function createTransformersEmbedder(
       // One chunk at a time: a query embedded meanwhile waits for one chunk,
       // not for the whole batch.
       for (let i = 0; i < texts.length; i += batchSize)
-        out.push(...(await run(texts.slice(i, i + batchSize).map((t) => prefix + t))));
+        out.push(
+          ...(await run(
+            batches,
+            texts.slice(i, i + batchSize).map((t) => prefix + t),
+          )),
+        );
       return out;
     },
   };

@@ -119,6 +119,21 @@ describe('the intra-op thread count', () => {
       expect(a.map((v) => Array.from(v))).toEqual(b.map((v) => Array.from(v)));
     }
   });
+
+  it('embeds a one-text query on its own session, with the vectors of a batch', async () => {
+    await expect(createTransformersEmbedder({ queryThreads: 0 })).rejects.toThrow(/queryThreads/);
+    // The default's one-text queries run on one thread; these on two.
+    const dflt = await createTransformersEmbedder({ queryCacheSize: 0 });
+    const two = await createTransformersEmbedder({ queryThreads: 2, queryCacheSize: 0 });
+    const texts = ['Which seat should I book for Friday?', 'ok', 'Where is the spare key?'];
+    const batch = await dflt.embed(texts, 'query');
+    for (const [i, t] of texts.entries()) {
+      const [a] = await dflt.embed([t], 'query');
+      const [b] = await two.embed([t], 'query');
+      expect(Array.from(a!)).toEqual(Array.from(batch[i]!));
+      expect(Array.from(b!)).toEqual(Array.from(batch[i]!));
+    }
+  });
 });
 
 describe('the model thread', () => {
