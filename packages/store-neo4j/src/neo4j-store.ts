@@ -3,6 +3,7 @@
 // operations live in their own modules; this class owns the driver,
 // initialises the schema and maps errors at the boundary.
 import { enableTcpNoDelayForDriverSockets } from './tcp-no-delay.ts';
+import { RecentSizes } from './recent-sizes.ts';
 import {
   KeepGraphError,
   KitStore,
@@ -142,6 +143,7 @@ export class Neo4jMemoryStore extends KitStore<StoreContext> {
       exactSearchThreshold: this.opts.exactSearchThreshold ?? DEFAULT_EXACT_SEARCH_THRESHOLD,
       readRetryMs: this.opts.maxTransactionRetryTimeMs ?? DEFAULT_RETRY_MS,
       onCascadeStep: this.opts.onCascadeStep,
+      recentSizes: new RecentSizes(),
     };
   }
 

@@ -137,9 +137,37 @@ export function propsToMemory(p: Record<string, unknown>): Memory {
   };
 }
 
+/** The properties {@link propsToMemory} reads: a memory's, less its embedding. */
+const MEMORY_PROPERTIES = [
+  'id',
+  'ownerId',
+  'kind',
+  'text',
+  'key',
+  'origin',
+  'sourceOrigins',
+  'authority',
+  'createdAt',
+  'validFrom',
+  'validTo',
+  'expiresAt',
+  'sensitivity',
+  'tags',
+  'confidence',
+  'contentHash',
+  'derivedFrom',
+  'supersedes',
+  'supersededBy',
+  'conflict',
+  'about',
+  'relations',
+  'embeddingModel',
+  'redactions',
+] as const;
+
 /**
- * The memory's properties as returned by the queries below: everything but
- * the embedding, which callers never need back and which is the bulk of a
- * node's size.
+ * The memory's properties as returned by the queries below, named one by
+ * one: `m {.*, embedding: null}` made Neo4j read the embedding (the bulk of
+ * a node: 384 floats) of every row only to drop it.
  */
-export const MEMORY_PROJECTION = 'm {.*, embedding: null}';
+export const MEMORY_PROJECTION = `m {${MEMORY_PROPERTIES.map((k) => `.${k}`).join(', ')}}`;

@@ -7,6 +7,7 @@ import { NEO4J_INDEXES, normalizeEntityName } from '@keepgraph/graph-schema';
 import { toLuceneQuery } from './fulltext-query.ts';
 import { scorePool } from './owner-bm25.ts';
 import { cypher } from './queries.ts';
+import type { StoreSizes } from './recent-sizes.ts';
 import { ownerKey, toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readRows } from './transactions.ts';
@@ -42,6 +43,8 @@ interface IndexPage {
 /** search-text-pool's answer: the hits, with text when they are `whole`. */
 interface PoolPage {
   asked: unknown;
+  /** Memory nodes in the store (the owner's count is `owner`). */
+  total: unknown;
   whole: boolean;
   owner: unknown;
   hits: (Hit & { live: boolean; text: string | null })[];
@@ -82,7 +85,9 @@ export async function searchVectorExact(
 
 /**
  * The global ANN index, oversampled: k starts at the owner's expected share
- * of hits (limit x total/owner, at least 4x) and grows 4x until `limit` live
+ * of hits (limit x total/owner x 2, at least 2 x limit: for an owner that is
+ * most of the store, 2x keeps 0.99 of the exact top 50 at 100k, measured in
+ * bench/README, and costs the index a third less than 4x) and grows 4x until `limit` live
  * hits of this owner survive, the index has no more, or k reaches the cap,
  * in which case the exact path answers, so recall is never silently lost.
  */
@@ -95,7 +100,7 @@ export async function searchVectorIndex(
   sizes: StoreSizes,
 ): Promise<ScoredId[]> {
   const share = Math.max(1, sizes.total) / Math.max(1, sizes.owner);
-  let k = Math.min(MAX_INDEX_K, Math.max(limit * 4, 32, Math.ceil(limit * share * 2)));
+  let k = Math.min(MAX_INDEX_K, Math.max(limit * 2, 32, Math.ceil(limit * share * 2)));
   for (;;) {
     const [page] = await readRows<IndexPage>(ctx, cypher('search-vector-index'), {
       index: NEO4J_INDEXES.memoryEmbedding,
@@ -124,18 +129,12 @@ export async function searchVector(
   checkQueryVector(vector, ctx.dimensions);
   if (limit === 0) return [];
   const v = Array.from(vector);
-  const sizes = await storeSizes(ctx, ownerId);
+  const sizes = ctx.recentSizes.fresh(ownerId) ?? (await storeSizes(ctx, ownerId));
   if (sizes.owner === 0) return [];
   const chosen = path ?? chooseVectorPath(ctx, sizes.owner);
   return chosen === 'exact'
     ? searchVectorExact(ctx, ownerId, v, limit, nowMs)
     : searchVectorIndex(ctx, ownerId, v, limit, nowMs, sizes);
-}
-
-/** The owner's memory count and the store's, which size the vector search. */
-export interface StoreSizes {
-  owner: number;
-  total: number;
 }
 
 /**
@@ -150,7 +149,9 @@ async function storeSizes(ctx: StoreContext, ownerId: string): Promise<StoreSize
      RETURN o.memoryCount AS owner, total`,
     { ownerId },
   );
-  return { owner: num(row?.owner ?? 0), total: num(row?.total ?? 0) };
+  const sizes = { owner: num(row?.owner ?? 0), total: num(row?.total ?? 0) };
+  ctx.recentSizes.note(ownerId, sizes);
+  return sizes;
 }
 
 /** BM25 hits for the words of `query`; an empty or punctuation-only query finds nothing. */
@@ -173,6 +174,7 @@ export async function searchText(
     nowMs,
   });
   if (!page) return []; // no Owner node: the owner has no memories
+  ctx.recentSizes.note(ownerId, { owner: num(page.owner), total: num(page.total) });
   if (page.whole) {
     // Every match is here: rank them with the owner's own statistics.
     const pool = page.hits.map((h) => ({ text: h.text ?? '', row: h }));

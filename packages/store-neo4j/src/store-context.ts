@@ -1,6 +1,7 @@
 // What the store's operation modules share: the driver, the database name,
 // the vector dimension fixed at init(), and the tuning options.
 import type { Driver } from 'neo4j-driver';
+import type { RecentSizes } from './recent-sizes.ts';
 
 /** The state every operation receives; built once by init(). */
 export interface StoreContext {
@@ -12,6 +13,8 @@ export interface StoreContext {
   exactSearchThreshold: number;
   /** How long a single read retries retriable errors, in ms (as managed transactions do). */
   readRetryMs: number;
+  /** Memory counts a query read a moment ago, for the vector search to size itself by. */
+  recentSizes: RecentSizes;
   /** Test hook called between the statements of a cascade transaction. */
   onCascadeStep: ((step: string) => Promise<void> | void) | undefined;
 }

@@ -6,14 +6,16 @@
 // string is built by toLuceneQuery (owner key term AND quoted tokens), so
 // Lucene only returns this owner's documents.
 // params: $index (a constant), $query, $pool, $k (integers), $ownerId, $nowMs
-// returns: asked, whole, owner (the owner's memory count),
+// returns: asked, whole, owner (the owner's memory count), total (the store's: both
+//          size the vector search that follows, recent-sizes.ts),
 //          hits (list of {id, score, rid, live, text}), Lucene's best first
+CALL () { MATCH (m:Memory) RETURN count(m) AS total }
 MATCH (o:Owner {id: $ownerId})
-WITH o, CASE WHEN o.memoryCount <= $pool THEN $pool + 1 ELSE $k END AS asked
+WITH o, total, CASE WHEN o.memoryCount <= $pool THEN $pool + 1 ELSE $k END AS asked
 CALL db.index.fulltext.queryNodes($index, $query, {limit: asked}) YIELD node, score
-WITH o, asked, collect({m: node, score: score}) AS hits
-WITH o, asked, hits, size(hits) < asked AS whole
-RETURN asked, whole, o.memoryCount AS owner,
+WITH o, total, asked, collect({m: node, score: score}) AS hits
+WITH o, total, asked, hits, size(hits) < asked AS whole
+RETURN asked, whole, o.memoryCount AS owner, total,
        [h IN hits WHERE h.m.ownerId = $ownerId
         | {id: h.m.id, score: h.score, rid: h.m.rid,
            live: h.m.supersededBy IS NULL
