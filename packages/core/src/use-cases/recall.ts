@@ -152,13 +152,44 @@ async function recallUnlogged(
     deps.store.getByIds(ownerId, seedIds),
     config.replyWeight > 0 ? deps.store.nextInSession(ownerId, askAbout) : Promise.resolve([]),
   ]);
+  // The store drops nothing itself: expired, superseded and not-yet-valid
+  // ones go here (at asOf, and never what has expired by now).
+  const isLive = (m: Memory): boolean =>
+    m.expiresAt > clockNow.toISOString() &&
+    isLiveAt(m, at) &&
+    (!opts.kinds || opts.kinds.includes(m.kind)) &&
+    (!opts.filter || matchesFilter(m, opts.filter, at));
+  // Derived candidates are keys to their evidence: their sources come too,
+  // fetched when the query did not find them itself. A source the query
+  // did not find is picked by the order it is named in (derived-keys.ts), so
+  // the first maxSourcesPerDerived of them are all a derived memory can use:
+  // a summary of a thousand members costs three reads, not a thousand.
+  const sourcesToFetch = (of: readonly Memory[], have: ReadonlySet<string>): string[] =>
+    config.sourceLend > 0
+      ? [
+          ...new Set(
+            of
+              .filter(isLive)
+              .flatMap((m) =>
+                m.derivedFrom.filter((id) => !have.has(id)).slice(0, config.maxSourcesPerDerived),
+              ),
+          ),
+        ]
+      : [];
   // getByIds answers in the order asked: the rows are the candidates', then
   // their derived neighbours' in edge order, as one read of both would be.
+  // The candidates' own sources are read beside the neighbours (a round trip
+  // less); what the neighbours add to them is read after. Reading a source
+  // early changes nothing: the sources used are chosen below as before.
   const children = [...new Set(edges.map((e) => e.child))].filter((id) => !seeds.has(id));
-  const rows =
-    children.length > 0
-      ? [...seedRows, ...(await deps.store.getByIds(ownerId, children))]
-      : seedRows;
+  const [childRows, early] = await Promise.all([
+    children.length > 0 ? deps.store.getByIds(ownerId, children) : Promise.resolve([]),
+    (async () => {
+      const ids = sourcesToFetch(seedRows, new Set(seedRows.filter(isLive).map((m) => m.id)));
+      return ids.length > 0 ? deps.store.getByIds(ownerId, ids) : [];
+    })(),
+  ]);
+  const rows = childRows.length > 0 ? [...seedRows, ...childRows] : seedRows;
   if (config.weights.derived > 0) {
     const top = new Map(bestSeeds.slice(0, 10).map(([id, f]) => [id, f.fused]));
     // Ranked by the seed they hang off; several on one seed by content, so
@@ -175,28 +206,18 @@ async function recallUnlogged(
       .map((e) => ({ id: e.child, score: top.get(e.source)! }));
   }
   const fused = fuse(lists, config);
-  // The store drops nothing itself: expired, superseded and not-yet-valid
-  // ones go here (at asOf, and never what has expired by now).
-  const isLive = (m: Memory): boolean =>
-    m.expiresAt > clockNow.toISOString() &&
-    isLiveAt(m, at) &&
-    (!opts.kinds || opts.kinds.includes(m.kind)) &&
-    (!opts.filter || matchesFilter(m, opts.filter, at));
   const live = new Map(rows.filter(isLive).map((m) => [m.id, m]));
-  // Derived candidates are keys to their evidence: their sources come too,
-  // fetched here when the query did not find them itself. A source the query
-  // did not find is picked by the order it is named in (derived-keys.ts), so
-  // the first maxSourcesPerDerived of them are all a derived memory can use:
-  // a summary of a thousand members costs three reads, not a thousand.
-  const missing = [
-    ...new Set(
-      [...live.values()].flatMap((m) =>
-        m.derivedFrom.filter((id) => !live.has(id)).slice(0, config.maxSourcesPerDerived),
-      ),
-    ),
-  ];
-  if (missing.length > 0 && config.sourceLend > 0)
-    for (const m of await deps.store.getByIds(ownerId, missing)) if (isLive(m)) live.set(m.id, m);
+  const missing = sourcesToFetch([...live.values()], new Set(live.keys()));
+  if (missing.length > 0) {
+    const read = new Map(early.map((m) => [m.id, m]));
+    const rest = missing.filter((id) => !read.has(id));
+    if (rest.length > 0)
+      for (const m of await deps.store.getByIds(ownerId, rest)) read.set(m.id, m);
+    for (const id of missing) {
+      const m = read.get(id);
+      if (m && isLive(m)) live.set(m.id, m);
+    }
+  }
   const { hidden, standingIn } = standInForDuplicates(fused, live);
   const replies = successors.filter((s) => isLive(s.memory) && !hidden.has(s.memory.id));
   lendScoreToReplies(fused, live, replies, config.replyWeight);
