@@ -28,7 +28,7 @@ import * as outbox from './outbox.ts';
 import * as reflection from './reflection.ts';
 import * as scheduledPasses from './scheduled-passes.ts';
 import * as search from './search.ts';
-import type { VectorPath } from './search.ts';
+import type { EntityPlan, VectorPath } from './search.ts';
 import * as sessions from './session-buffer.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite } from './transactions.ts';
@@ -163,6 +163,16 @@ export class Neo4jMemoryStore extends KitStore<StoreContext> {
     opts: SearchOptions,
   ): Promise<ScoredId[]> {
     return this.run((c) => search.searchVector(c, ownerId, vector, opts, path));
+  }
+
+  /** searchEntities on one plan ('hits' or 'walk'), or the chosen one; says which ran. */
+  searchEntitiesVia(
+    plan: EntityPlan | undefined,
+    ownerId: string,
+    names: readonly string[],
+    opts: SearchOptions,
+  ): Promise<{ hits: ScoredId[]; chosen: EntityPlan }> {
+    return this.run((c) => search.searchEntitiesWithPlan(c, ownerId, names, opts, plan));
   }
 }
 

@@ -226,20 +226,72 @@ async function luceneRanked(
 }
 
 /** Live memories about (or relating) any of the named entities; score 1 each. */
+/**
+ * How an entity search finds its newest hits: 'hits' reads every hit and
+ * sorts them (search-entities), 'walk' walks the owner's memories newest
+ * first until enough are hits (search-entities-newest). Same answer.
+ */
+export type EntityPlan = 'hits' | 'walk';
+
+/**
+ * 'walk' when the named entities are hubs, by the SQLite store's rule:
+ * reading h hits costs about h rows, the walk about limit x owner / h, so
+ * the walk wins once h^2 passes limit x owner (twice that, as a margin: a
+ * walk that misses is the costlier mistake). h counts ABOUT links only
+ * (each entity's degree), relations being few. Also returns the ids of the
+ * memories that assert the entities' relations, which the walk needs.
+ */
+async function chooseEntityPlan(
+  ctx: StoreContext,
+  ownerId: string,
+  names: string[],
+  limit: number,
+): Promise<{ plan: EntityPlan; asserted: string[] }> {
+  const [row] = await readRows<{ hits: unknown; owner: unknown; asserted: string[] }>(
+    ctx,
+    `MATCH (e:Entity) WHERE e.ownerId = $ownerId AND e.normName IN $names
+     OPTIONAL MATCH (e)-[r:RELATION]-(:Entity)
+     WITH e, reduce(ids = [], a IN collect(r.assertedBy) | ids + a) AS asserted
+     WITH sum(COUNT { (e)<-[:ABOUT]-() }) AS hits, collect(asserted) AS lists
+     OPTIONAL MATCH (o:Owner {id: $ownerId})
+     RETURN hits, o.memoryCount AS owner, reduce(ids = [], a IN lists | ids + a) AS asserted`,
+    { ownerId, names },
+  );
+  const hits = num(row?.hits ?? 0);
+  const owner = num(row?.owner ?? 0);
+  return {
+    plan: hits * hits > 2 * limit * Math.max(owner, hits) ? 'walk' : 'hits',
+    asserted: row?.asserted ?? [],
+  };
+}
+
+/** Live memories about (or relating) any of the named entities; score 1 each, newest first. */
 export async function searchEntities(
   ctx: StoreContext,
   ownerId: string,
   names: readonly string[],
   opts: SearchOptions,
 ): Promise<ScoredId[]> {
+  return (await searchEntitiesWithPlan(ctx, ownerId, names, opts)).hits;
+}
+
+/** searchEntities, by `plan` when given (else the chosen one); says which plan ran. */
+export async function searchEntitiesWithPlan(
+  ctx: StoreContext,
+  ownerId: string,
+  names: readonly string[],
+  opts: SearchOptions,
+  plan?: EntityPlan,
+): Promise<{ hits: ScoredId[]; chosen: EntityPlan }> {
   const { limit, nowMs } = checkOptions(opts);
   const normalized = [...new Set(names.map(normalizeEntityName).filter((n) => n !== ''))];
-  if (normalized.length === 0 || limit === 0) return [];
-  const found = await readRows<{ id: string; score: unknown }>(ctx, cypher('search-entities'), {
-    ownerId,
-    names: normalized,
-    nowMs,
-    limit: int(limit),
-  });
-  return found.map((r) => ({ id: r.id, score: num(r.score) }));
+  if (normalized.length === 0 || limit === 0) return { hits: [], chosen: plan ?? 'hits' };
+  const choice = await chooseEntityPlan(ctx, ownerId, normalized, limit);
+  const chosen = plan ?? choice.plan;
+  const found = await readRows<{ id: string; score: unknown }>(
+    ctx,
+    cypher(chosen === 'walk' ? 'search-entities-newest' : 'search-entities'),
+    { ownerId, names: normalized, asserted: choice.asserted, nowMs, limit: int(limit) },
+  );
+  return { hits: found.map((r) => ({ id: r.id, score: num(r.score) })), chosen };
 }

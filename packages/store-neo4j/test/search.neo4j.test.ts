@@ -1,7 +1,7 @@
 // Owner-scoped search on Neo4j: a small owner among a big one keeps its
 // recall on both vector paths (exact scoring and the oversampled ANN
-// index), liveness filters apply, and full-text queries are owner-scoped
-// and never read as Lucene syntax.
+// index), liveness filters apply, full-text queries are owner-scoped
+// and never read as Lucene syntax, and both entity plans give one answer.
 import type { MemoryWrite } from '@keepgraph/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Neo4jMemoryStore } from '../src/index.ts';
@@ -26,6 +26,8 @@ const big = newOwner();
 const small = newOwner();
 let bigWrites: MemoryWrite[] = [];
 let smallWrites: MemoryWrite[] = [];
+/** Owners a test made beside the two above, deleted with them. */
+const extraOwners: string[] = [];
 
 beforeAll(async () => {
   ({ store, done } = await openStore(await neo4jUri()));
@@ -42,7 +44,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  for (const owner of [big, small]) {
+  for (const owner of [big, small, ...extraOwners]) {
     const ids = await store.listIds(owner);
     if (ids.length)
       await store.deleteCascade({
@@ -150,5 +152,61 @@ describe('search (neo4j)', () => {
       for (const h of found) expect(smallWrites.some((w) => w.memory.id === h.id)).toBe(true);
     }
     expect(await store.searchText(small, '*:*', { limit: 20, now: NOW })).toEqual([]);
+  });
+
+  it('answers the same through both plans, and walks newest first for a hub entity', async () => {
+    const o = newOwner();
+    const casey = [{ name: 'Casey', type: 'person' }];
+    // 400 memories, 300 about Casey, created out of write order (some
+    // sharing a created time, ordered by rid), a few superseded, expired or
+    // not yet valid; one relates Casey instead of being about her.
+    const at = (i: number) => new Date(Date.parse(T0) - ((i * 7919) % 400) * 60_000).toISOString();
+    const memories = Array.from({ length: 400 }, (_, i) =>
+      makeMemory(o, {
+        createdAt: at(i - (i % 3 === 0 ? 1 : 0)),
+        about: i % 4 === 3 ? [] : casey,
+        ...(i % 50 === 1 ? { supersededBy: 'x', validTo: T0 } : {}),
+        ...(i % 50 === 2 ? { expiresAt: T0 } : {}),
+        ...(i % 50 === 5 ? { validFrom: FAR } : {}),
+        ...(i === 7
+          ? {
+              relations: [
+                {
+                  subject: { name: 'user', type: 'person' },
+                  type: 'KNOWS',
+                  object: casey[0]!,
+                },
+              ],
+            }
+          : {}),
+      }),
+    );
+    await store.write(batchOf(memories));
+    // What both must answer: the live hits, newest created first, then last written first.
+    const live = memories
+      .map((m, rid) => ({ ...m, rid }))
+      .filter((m, i) => (m.about.length > 0 || i === 7) && m.supersededBy === null)
+      .filter((m) => m.expiresAt > NOW && m.validFrom <= NOW)
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.rid - a.rid);
+    extraOwners.push(o);
+    for (const limit of [1, 10, 50, 400]) {
+      const q = { limit, now: NOW };
+      const walk = await store.searchEntitiesVia('walk', o, ['casey'], q);
+      const hits = await store.searchEntitiesVia('hits', o, ['casey'], q);
+      expect(walk.hits, `limit ${limit}`).toEqual(hits.hits);
+      expect(walk.hits.length).toBe(Math.min(limit, live.length));
+      expect(walk.hits.map((h) => h.id)).toEqual(live.slice(0, limit).map((m) => m.id));
+    }
+    // 300 hits in an owner of 400 vectors: the walk is chosen at limit 10,
+    // not at limit 400; a rare entity never walks.
+    expect(
+      (await store.searchEntitiesVia(undefined, o, ['casey'], { limit: 10, now: NOW })).chosen,
+    ).toBe('walk');
+    expect(
+      (await store.searchEntitiesVia(undefined, o, ['casey'], { limit: 400, now: NOW })).chosen,
+    ).toBe('hits');
+    expect(
+      (await store.searchEntitiesVia(undefined, o, ['nobody'], { limit: 10, now: NOW })).chosen,
+    ).toBe('hits');
   });
 });
