@@ -10,6 +10,7 @@ export * from './query-terms.ts';
 export * from './render-context.ts';
 export * from './ports/memory-store.ts';
 export * from './ports/store-checks.ts';
+export * from './ports/entity-plan.ts';
 export * from './ports/cascade-audit.ts';
 export * from './ports/store-kit.ts';
 export * from './ports/read-journal.ts';

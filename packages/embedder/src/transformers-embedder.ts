@@ -73,7 +73,7 @@ export interface TransformersEmbedderOptions {
    * Intra-op threads of the session that embeds a one-text query (default
    * 1). A query is a few tokens: a second thread saves it little on an idle
    * machine, and in a recall it fights the searches that run meanwhile on
-   * the main thread for the cores (bench/README, eleventh session). Same
+   * the main thread for the cores (bench/README, tenth session). Same
    * model, same vectors bit for bit; only batches use `threads`.
    */
   queryThreads?: number;

@@ -9,6 +9,7 @@ import {
   KitStore,
   type KitOptions,
   storeOperations,
+  type EntityPlan,
   type ScoredId,
   type SearchOptions,
 } from '@keepgraph/core';
@@ -28,7 +29,7 @@ import * as outbox from './outbox.ts';
 import * as reflection from './reflection.ts';
 import * as scheduledPasses from './scheduled-passes.ts';
 import * as search from './search.ts';
-import type { EntityPlan, VectorPath } from './search.ts';
+import type { VectorPath } from './search.ts';
 import * as sessions from './session-buffer.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite } from './transactions.ts';

@@ -1,8 +1,8 @@
 // The three candidate searches of recall: vector (cosine), full text (BM25)
 // and entity names. Each is scoped to one owner and returns live memories
 // only: not expired, not superseded, already valid (invariant 6).
-import { checkQueryVector } from '@keepgraph/core';
-import type { ScoredId, SearchOptions } from '@keepgraph/core';
+import { checkQueryVector, entityPlanFor } from '@keepgraph/core';
+import type { EntityPlan, ScoredId, SearchOptions } from '@keepgraph/core';
 import { NEO4J_INDEXES, normalizeEntityName } from '@keepgraph/graph-schema';
 import { toLuceneQuery } from './fulltext-query.ts';
 import { scorePool } from './owner-bm25.ts';
@@ -225,21 +225,11 @@ async function luceneRanked(
   }
 }
 
-/** Live memories about (or relating) any of the named entities; score 1 each. */
 /**
- * How an entity search finds its newest hits: 'hits' reads every hit and
- * sorts them (search-entities), 'walk' walks the owner's memories newest
- * first until enough are hits (search-entities-newest). Same answer.
- */
-export type EntityPlan = 'hits' | 'walk';
-
-/**
- * 'walk' when the named entities are hubs, by the SQLite store's rule:
- * reading h hits costs about h rows, the walk about limit x owner / h, so
- * the walk wins once h^2 passes limit x owner (twice that, as a margin: a
- * walk that misses is the costlier mistake). h counts ABOUT links only
- * (each entity's degree), relations being few. Also returns the ids of the
- * memories that assert the entities' relations, which the walk needs.
+ * The plan for these names (entityPlanFor: 'hits' runs search-entities,
+ * 'walk' search-entities-newest), from each entity's degree and the owner's
+ * memory count; also the ids of the memories that assert the entities'
+ * relations, which the walk needs.
  */
 async function chooseEntityPlan(
   ctx: StoreContext,
@@ -260,7 +250,7 @@ async function chooseEntityPlan(
   const hits = num(row?.hits ?? 0);
   const owner = num(row?.owner ?? 0);
   return {
-    plan: hits * hits > 2 * limit * Math.max(owner, hits) ? 'walk' : 'hits',
+    plan: entityPlanFor(hits, owner, limit),
     asserted: row?.asserted ?? [],
   };
 }

@@ -1,8 +1,8 @@
 // The three candidate searches of recall: vector (cosine), full text (BM25)
 // and entity names. Each is scoped to one owner and returns live memories
 // only: not expired, not superseded, already valid (invariant 6).
-import { checkQueryVector } from '@keepgraph/core';
-import type { ScoredId, SearchOptions } from '@keepgraph/core';
+import { checkQueryVector, entityPlanFor } from '@keepgraph/core';
+import type { EntityPlan, ScoredId, SearchOptions } from '@keepgraph/core';
 import { normalizeEntityName } from '@keepgraph/graph-schema';
 import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
@@ -81,19 +81,9 @@ function indexedNearest(
 }
 
 /**
- * How an entity search finds its newest hits: 'hits' looks every hit up and
- * sorts them (search-entities), 'walk' walks the owner's memories newest
- * first until enough are hits (search-entities-newest). Same answer.
- */
-export type EntityPlan = 'hits' | 'walk';
-
-/**
- * 'walk' when the named entities are hubs: looking up h hits costs about h
- * row reads, the walk about limit x owner / h, so the walk wins once h^2
- * passes limit x owner (twice that, as a margin: a walk that misses is the
- * costlier mistake). The owner's size is its vector count (owner_vectors,
- * one key lookup, in the same statement as the count); h counts ABOUT links
- * only, relations being few.
+ * The plan for these names (entityPlanFor: 'hits' runs search-entities,
+ * 'walk' search-entities-newest). The owner's size is its vector count
+ * (owner_vectors, one key lookup, in the same statement as the count).
  */
 function chooseEntityPlan(
   ctx: StoreContext,
@@ -110,7 +100,7 @@ function chooseEntityPlan(
               coalesce((SELECT vectors FROM owner_vectors WHERE owner_id = @ownerId), 0) AS vectors`,
     )
     .get({ ownerId, names }) as { hits: number; vectors: number };
-  return hits * hits > 2 * limit * Math.max(vectors, hits) ? 'walk' : 'hits';
+  return entityPlanFor(hits, vectors, limit);
 }
 
 /** Live memories about (or relating) any of the named entities; score 1 each, newest first. */

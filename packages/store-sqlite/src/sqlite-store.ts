@@ -3,7 +3,7 @@
 // operations live in their own modules; this class opens, initialises and
 // closes the connection and maps errors at the boundary.
 import { KeepGraphError, KitStore, type KitOptions, storeOperations } from '@keepgraph/core';
-import type { ScoredId, SearchOptions } from '@keepgraph/core';
+import type { EntityPlan, ScoredId, SearchOptions } from '@keepgraph/core';
 import * as apiKeys from './api-keys.ts';
 import { appendAuditEvents, listAuditEvents } from './audit-log.ts';
 import { deleteCascade } from './delete-cascade.ts';
@@ -24,7 +24,6 @@ import * as sessions from './session-buffer.ts';
 import { sqliteDriverError } from './sqlite-errors.ts';
 import type { StoreContext } from './store-context.ts';
 import { ensureVectorTable } from './vector-table.ts';
-import type { EntityPlan } from './search.ts';
 import type { FlatVectorIndex } from './vector-index/flat-index.ts';
 import { OwnerVectorIndexes } from './vector-index/owner-indexes.ts';
 import { writeBatch } from './write-batch.ts';
