@@ -7,6 +7,9 @@ export const ERROR_CODES = [
   // input
   'invalid_input',
   'payload_too_large',
+  // the HTTP layer: headers past the server's limit, a request that did not arrive in time
+  'headers_too_large',
+  'request_timeout',
   'owner_required',
   'not_found',
   'conflict',

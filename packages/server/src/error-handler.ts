@@ -100,11 +100,16 @@ export function toHttpError(err: unknown, bodyLimit: number): Mapped {
   return { ...mapped('internal', 'internal error'), fault: true };
 }
 
-/** What Node's HTTP parser could not read, said for a client (its codes are internal names). */
-function clientErrorMessage(code: string | undefined): string {
-  if (code === 'HPE_HEADER_OVERFLOW') return 'the request headers are larger than the server takes';
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'the request did not arrive in time';
-  return 'the request is not valid HTTP/1.1 (its request line, a header or its framing)';
+/** What Node's HTTP server refused before any route, as a code and a message for a client (its codes are internal names). */
+function clientErrorOf(code: string | undefined): Mapped {
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return mapped('headers_too_large', 'the request headers are larger than the server takes');
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return mapped('request_timeout', 'the request did not arrive in time');
+  return mapped(
+    'invalid_input',
+    'the request is not valid HTTP/1.1 (its request line, a header or its framing)',
+  );
 }
 
 /**
@@ -116,7 +121,7 @@ function clientErrorMessage(code: string | undefined): string {
  */
 export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const m = mapped('invalid_input', clientErrorMessage(err.code));
+  const m = clientErrorOf(err.code);
   const body = JSON.stringify(m.body);
   if (socket.writable)
     socket.write(

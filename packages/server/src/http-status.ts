@@ -7,6 +7,8 @@ import { ERROR_CODES, type ErrorCode } from '@keepgraph/core';
 export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_input: 400,
   payload_too_large: 413,
+  headers_too_large: 431,
+  request_timeout: 408,
   owner_required: 400,
   not_found: 404,
   conflict: 409,
