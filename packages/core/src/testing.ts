@@ -132,3 +132,44 @@ export function otherOwnersTexts(n: number): string[] {
       : `pear apple orchard notes ${i} with many more words than the owner ever writes in one row`,
   );
 }
+
+/**
+ * A hub entity, for each store's test that its two entity-search plans
+ * (ports/entity-plan.ts) give one answer: 400 memories made by `make`, 300
+ * about Casey, created out of write order (some sharing a created time,
+ * ordered by write order), a few superseded, expired or not yet valid; one
+ * relates Casey instead of being about her. `expected`: the ids
+ * searchEntities must answer for 'casey' at `now`, newest created first,
+ * then last written first.
+ */
+export function hubEntityFixture(
+  make: (over: Partial<Memory>) => Memory,
+  now: string,
+): { memories: Memory[]; expected: string[] } {
+  const casey = [{ name: 'Casey', type: 'person' }];
+  const at = (i: number) =>
+    new Date(Date.parse(FIXTURE_T0) - ((i * 7919) % 400) * 60_000).toISOString();
+  const memories = Array.from({ length: 400 }, (_, i) =>
+    make({
+      createdAt: at(i - (i % 3 === 0 ? 1 : 0)),
+      about: i % 4 === 3 ? [] : casey,
+      ...(i % 50 === 1 ? { supersededBy: 'x', validTo: FIXTURE_T0 } : {}),
+      ...(i % 50 === 2 ? { expiresAt: FIXTURE_T0 } : {}),
+      ...(i % 50 === 5 ? { validFrom: FIXTURE_FAR } : {}),
+      ...(i === 7
+        ? {
+            relations: [
+              { subject: { name: 'user', type: 'person' }, type: 'KNOWS', object: casey[0]! },
+            ],
+          }
+        : {}),
+    }),
+  );
+  const expected = memories
+    .map((m, rid) => ({ ...m, rid }))
+    .filter((m, i) => (m.about.length > 0 || i === 7) && m.supersededBy === null)
+    .filter((m) => m.expiresAt > now && m.validFrom <= now)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.rid - a.rid)
+    .map((m) => m.id);
+  return { memories, expected };
+}

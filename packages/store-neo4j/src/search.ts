@@ -281,7 +281,9 @@ export async function searchEntitiesWithPlan(
   const found = await readRows<{ id: string; score: unknown }>(
     ctx,
     cypher(chosen === 'walk' ? 'search-entities-newest' : 'search-entities'),
-    { ownerId, names: normalized, asserted: choice.asserted, nowMs, limit: int(limit) },
+    chosen === 'walk'
+      ? { ownerId, names: normalized, asserted: choice.asserted, nowMs, limit: int(limit) }
+      : { ownerId, names: normalized, nowMs, limit: int(limit) },
   );
   return { hits: found.map((r) => ({ id: r.id, score: num(r.score) })), chosen };
 }

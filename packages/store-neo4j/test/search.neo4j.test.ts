@@ -3,6 +3,7 @@
 // index), liveness filters apply, full-text queries are owner-scoped
 // and never read as Lucene syntax, and both entity plans give one answer.
 import type { MemoryWrite } from '@keepgraph/core';
+import { hubEntityFixture } from '@keepgraph/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Neo4jMemoryStore } from '../src/index.ts';
 import {
@@ -156,46 +157,17 @@ describe('search (neo4j)', () => {
 
   it('answers the same through both plans, and walks newest first for a hub entity', async () => {
     const o = newOwner();
-    const casey = [{ name: 'Casey', type: 'person' }];
-    // 400 memories, 300 about Casey, created out of write order (some
-    // sharing a created time, ordered by rid), a few superseded, expired or
-    // not yet valid; one relates Casey instead of being about her.
-    const at = (i: number) => new Date(Date.parse(T0) - ((i * 7919) % 400) * 60_000).toISOString();
-    const memories = Array.from({ length: 400 }, (_, i) =>
-      makeMemory(o, {
-        createdAt: at(i - (i % 3 === 0 ? 1 : 0)),
-        about: i % 4 === 3 ? [] : casey,
-        ...(i % 50 === 1 ? { supersededBy: 'x', validTo: T0 } : {}),
-        ...(i % 50 === 2 ? { expiresAt: T0 } : {}),
-        ...(i % 50 === 5 ? { validFrom: FAR } : {}),
-        ...(i === 7
-          ? {
-              relations: [
-                {
-                  subject: { name: 'user', type: 'person' },
-                  type: 'KNOWS',
-                  object: casey[0]!,
-                },
-              ],
-            }
-          : {}),
-      }),
-    );
-    await store.write(batchOf(memories));
-    // What both must answer: the live hits, newest created first, then last written first.
-    const live = memories
-      .map((m, rid) => ({ ...m, rid }))
-      .filter((m, i) => (m.about.length > 0 || i === 7) && m.supersededBy === null)
-      .filter((m) => m.expiresAt > NOW && m.validFrom <= NOW)
-      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.rid - a.rid);
+    // 300 of 400 memories about Casey (core/testing's hubEntityFixture).
+    const hub = hubEntityFixture((over) => makeMemory(o, over), NOW);
+    await store.write(batchOf(hub.memories));
     extraOwners.push(o);
     for (const limit of [1, 10, 50, 400]) {
       const q = { limit, now: NOW };
       const walk = await store.searchEntitiesVia('walk', o, ['casey'], q);
       const hits = await store.searchEntitiesVia('hits', o, ['casey'], q);
       expect(walk.hits, `limit ${limit}`).toEqual(hits.hits);
-      expect(walk.hits.length).toBe(Math.min(limit, live.length));
-      expect(walk.hits.map((h) => h.id)).toEqual(live.slice(0, limit).map((m) => m.id));
+      expect(walk.hits.length).toBe(Math.min(limit, hub.expected.length));
+      expect(walk.hits.map((h) => h.id)).toEqual(hub.expected.slice(0, limit));
     }
     // 300 hits in an owner of 400 vectors: the walk is chosen at limit 10,
     // not at limit 400; a rare entity never walks.
