@@ -583,21 +583,34 @@ for (const store of ['sqlite', 'neo4j'] as const) {
       // --- The read log lists every answer that served them ----------------
       const readLog = async (): Promise<any[]> =>
         (await operatorCall(kg, 'GET', `/owners/${owner}/reads?limit=1000`)).reads;
-      /** Answers with no read-log entry of their own (principal, time, every id it served). */
+      /**
+       * Answers with no read-log entry of their own (principal, time, every id
+       * it served). Each answer takes one entry, found by augmenting paths (a
+       * maximum matching): answers come a few ms apart, so first-fit let an
+       * answer take the next one's entry when that entry held its ids too.
+       */
       const unlogged = (reads: any[]) => {
-        const used = new Set<number>();
-        return servedPage.filter((s) => {
-          const i = reads.findIndex(
-            (e, j) =>
-              !used.has(j) &&
-              e.principal === s.principal &&
-              Date.parse(e.at) >= s.t0 - 2 &&
-              Date.parse(e.at) <= s.t1 + 2 &&
-              s.ids.every((id) => e.memoryIds.includes(id)),
-          );
-          if (i >= 0) used.add(i);
-          return i < 0;
-        });
+        const fits = servedPage.map((s) =>
+          reads.flatMap((e, j) =>
+            e.principal === s.principal &&
+            Date.parse(e.at) >= s.t0 - 2 &&
+            Date.parse(e.at) <= s.t1 + 2 &&
+            s.ids.every((id) => e.memoryIds.includes(id))
+              ? [j]
+              : [],
+          ),
+        );
+        const takenBy = new Map<number, number>();
+        const take = (i: number, seen: Set<number>): boolean =>
+          fits[i]!.some((j) => {
+            if (seen.has(j)) return false;
+            seen.add(j);
+            const other = takenBy.get(j);
+            if (other !== undefined && !take(other, seen)) return false;
+            takenBy.set(j, i);
+            return true;
+          });
+        return servedPage.filter((_, i) => !take(i, new Set()));
       };
       let reads = await readLog();
       for (let i = 0; i < 20 && unlogged(reads).length > 0; i++) {
