@@ -3,6 +3,7 @@
 # without Docker. See tools/neo4j-test-server/README.md.
 #
 #   scripts/neo4j-test-server.sh start  [--port P] [--data DIR] [--keep] [--auth USER:PASS]
+#                                       [--page-cache-mb N]
 #   scripts/neo4j-test-server.sh stop   [--port P]
 #   scripts/neo4j-test-server.sh status [--port P]
 #   scripts/neo4j-test-server.sh build
@@ -12,6 +13,8 @@
 #        prints NEO4J_URI=bolt://127.0.0.1:<port>. Already running on that port: prints the
 #        URI only. The data dir (default .tmp/neo4j/data, or .tmp/neo4j/data-<port> for a
 #        port other than 7687) is wiped first unless --keep. --port 0 picks a free port.
+#        --page-cache-mb: Neo4j's page cache (default 128, enough for the tests); a benchmark
+#        store wants it larger than its store files (100k memories: about 450 MB).
 # stop   SIGTERM, waits for a clean exit (SIGKILL after NEO4J_STOP_TIMEOUT, default 30 s).
 # status prints "running pid N NEO4J_URI=..." (exit 0) or "not running" (exit 1).
 #
@@ -33,10 +36,10 @@ START_TIMEOUT="${NEO4J_START_TIMEOUT:-120}"
 STOP_TIMEOUT="${NEO4J_STOP_TIMEOUT:-30}"
 
 die() { echo "neo4j-test-server: $*" >&2; exit 1; }
-usage() { sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 cmd="${1:-}"; [ $# -gt 0 ] && shift
-PORT=7687; DATA=""; KEEP=0; AUTH=""
+PORT=7687; DATA=""; KEEP=0; AUTH=""; PAGE_CACHE_MB=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --port) PORT="${2:?--port needs a value}"; shift 2 ;;
@@ -44,11 +47,13 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=1; shift ;;
     --auth) AUTH="${2:?--auth needs USER:PASSWORD}"; shift 2 ;;
     --no-auth) AUTH=""; shift ;;
+    --page-cache-mb) PAGE_CACHE_MB="${2:?--page-cache-mb needs a value}"; shift 2 ;;
     -h|--help) usage ;;
     *) die "unknown argument: $1" ;;
   esac
 done
 [[ "$PORT" =~ ^[0-9]+$ ]] && [ "$PORT" -le 65535 ] || die "bad port: $PORT"
+[ -z "$PAGE_CACHE_MB" ] || [[ "$PAGE_CACHE_MB" =~ ^[1-9][0-9]*$ ]] || die "bad page cache size: $PAGE_CACHE_MB"
 if [ -z "$DATA" ]; then
   if [ "$PORT" = 7687 ]; then DATA="$STATE/data"; else DATA="$STATE/data-$PORT"; fi
 fi
@@ -115,6 +120,7 @@ start() {
   mkdir -p "$DATA"
   local args=(--port "$PORT" --data "$DATA")
   if [ -n "$AUTH" ]; then args+=(--auth "$AUTH"); else args+=(--no-auth); fi
+  if [ -n "$PAGE_CACHE_MB" ]; then args+=(--page-cache-mb "$PAGE_CACHE_MB"); fi
   : >"$LOG"
   # setsid: its own session, so a Ctrl-C in the calling terminal does not reach it.
   # shellcheck disable=SC2086
