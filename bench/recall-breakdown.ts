@@ -2,10 +2,14 @@
 // engine.recall makes is timed (a timing wrapper around the store), and the
 // query embedding too, over the same queries as `pnpm bench`'s recall step.
 //   pnpm -s tsx bench/recall-breakdown.ts [--store sqlite|neo4j] [--size 100000]
-//        [--queries 200] [--keep DIR]
+//        [--queries 200] [--keep DIR] [--warmup N]
 // --keep DIR: SQLite keeps the loaded database in DIR/breakdown-<size>.db and
 // reuses it on the next run with the same size (loading 100k takes ~20 s);
 // Neo4j (with NEO4J_URI) keeps the owner breakdown-<size> on that server.
+// --warmup N: unmeasured recalls first (queries drawn with another seed;
+// default 10, and 1,000 on Neo4j: a server that has just started is slow until
+// its JIT has compiled the read paths, p95 about 100 ms at 100k for its first
+// few hundred recalls, and a Neo4j in service has long been running).
 // Prints a table of p50 / p95 per call, and the recall's own, on stdout.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -25,6 +29,7 @@ const { values } = parseArgs({
     store: { type: 'string', default: 'sqlite' },
     size: { type: 'string', default: '100000' },
     queries: { type: 'string', default: '200' },
+    warmup: { type: 'string' },
     keep: { type: 'string' },
     'neo4j-port': { type: 'string', default: '17695' },
     /** Run the timed calls one at a time (each call's own cost, not its wait for the others). */
@@ -38,6 +43,8 @@ const { values } = parseArgs({
 const storeKind = values.store as StoreKind;
 const size = Number(values.size);
 const nQueries = Number(values.queries);
+const warmup = Number(values.warmup ?? (storeKind === 'neo4j' ? 1000 : 10));
+if (!Number.isInteger(warmup) || warmup < 0) throw new Error('--warmup wants a whole number');
 const caller: Caller = { role: 'user', owners: 'all', principal: 'bench' };
 const LOAD_CHUNK = 5_000;
 
@@ -147,7 +154,11 @@ try {
   const queries = syntheticQueries(nQueries);
   const timedEmbedder: Embedder = timed(embedder, 'embed:');
   const engine = ctx.engine(timed(store), { embedder: timedEmbedder });
-  for (const q of queries.slice(0, 10)) await engine.recall(caller, owner, q);
+  const warmupQueries = syntheticQueries(Math.min(warmup, 500), 8);
+  for (let i = 0; i < warmup; i++) {
+    await engine.recall(caller, owner, warmupQueries[i % warmupQueries.length]!);
+    if ((i + 1) % 100 === 0) ctx.progress(`warm-up ${i + 1}/${warmup} recalls`);
+  }
   const total: number[] = [];
   const each: { ms: number; query: string; calls: string[] }[] = [];
   recording = true;
@@ -166,7 +177,9 @@ try {
       latencySummary(v),
     ]),
   ];
-  console.log(`# recall breakdown: ${storeKind}, one owner of ${size}, ${nQueries} queries`);
+  console.log(
+    `# recall breakdown: ${storeKind}, one owner of ${size}, ${nQueries} queries after ${warmup} unmeasured`,
+  );
   console.log(JSON.stringify(machineInfo()));
   console.log('| call | n | p50 | p95 | mean |\n|---|---|---|---|---|');
   for (const [k, s] of rows) console.log(`| ${k} | ${s.n} | ${s.p50} | ${s.p95} | ${s.mean} |`);
