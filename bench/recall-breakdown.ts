@@ -154,9 +154,8 @@ try {
   const queries = syntheticQueries(nQueries);
   const timedEmbedder: Embedder = timed(embedder, 'embed:');
   const engine = ctx.engine(timed(store), { embedder: timedEmbedder });
-  const warmupQueries = syntheticQueries(Math.min(warmup, 500), 8);
-  for (let i = 0; i < warmup; i++) {
-    await engine.recall(caller, owner, warmupQueries[i % warmupQueries.length]!);
+  for (const [i, q] of syntheticQueries(warmup, 8).entries()) {
+    await engine.recall(caller, owner, q);
     if ((i + 1) % 100 === 0) ctx.progress(`warm-up ${i + 1}/${warmup} recalls`);
   }
   const total: number[] = [];

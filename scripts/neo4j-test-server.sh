@@ -36,7 +36,8 @@ START_TIMEOUT="${NEO4J_START_TIMEOUT:-120}"
 STOP_TIMEOUT="${NEO4J_STOP_TIMEOUT:-30}"
 
 die() { echo "neo4j-test-server: $*" >&2; exit 1; }
-usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+# The header comment, down to the first line of code.
+usage() { sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 cmd="${1:-}"; [ $# -gt 0 ] && shift
 PORT=7687; DATA=""; KEEP=0; AUTH=""; PAGE_CACHE_MB=""
