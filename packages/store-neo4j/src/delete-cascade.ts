@@ -3,8 +3,9 @@
 // full-text entries, edges, orphaned relation edges, entities, sources and
 // sessions, and session-buffer copies; record a rederive job in the outbox
 // for each derived memory that keeps surviving sources; audit it; return the
-// receipt (invariant 7). The cascade is a sequence of statements in one explicit
-// transaction; the optional onCascadeStep hook runs between them so a test
+// receipt (invariant 7). The cascade is a few statements in one explicit
+// transaction (lock the owner, compute the closure, delete it, record jobs
+// and audit); the optional onCascadeStep hook runs between them so a test
 // can break the connection mid-way and prove that nothing is half-deleted.
 import { cascadeAuditEvents, cascadeReceipt, rederiveJob } from '@keepgraph/core';
 import { KeepGraphError, contentHash } from '@keepgraph/core';
@@ -21,6 +22,10 @@ interface ClosureRow {
   contentHash: string;
   isRoot: boolean;
   hasEmbedding: boolean;
+  kind: MemoryKind;
+  tags: string[] | null;
+  /** Sources outside the closure (none for a root). */
+  surviving: string[];
 }
 
 /** One statement of the cascade, then the test hook. */
@@ -52,42 +57,31 @@ async function sameTextMessages(tx: Tx, ownerId: string, closure: ClosureRow[]):
   return messages.filter((m) => wanted.has(contentHash(m.text))).map((m) => m.id);
 }
 
-/** Delete the closure and everything hanging off it; returns the receipt's counts. */
+/**
+ * Delete the closure and everything hanging off it in one statement (a
+ * statement per part cost a round trip and a lookup of every id each: about
+ * a third of a 1,000-memory cascade, bench/README); returns the receipt's counts.
+ */
 async function deleteClosure(ctx: StoreContext, tx: Tx, ownerId: string, closure: ClosureRow[]) {
-  const p = { ownerId, ids: closure.map((r) => r.id) };
-  // Collected first: after the memories go, their neighbours are unreachable.
-  const [near] = await step<{ neighbours: string[] }>(ctx, tx, 'cascade-neighbours', p);
-  const [rel] = await step<{ deleted: unknown; entities: string[] }>(
-    ctx,
-    tx,
-    'cascade-relations',
-    p,
-  );
   const copies = await sameTextMessages(tx, ownerId, closure);
-  const [msg] = await step<{ deleted: unknown; sessions: string[] }>(
-    ctx,
-    tx,
-    'cascade-session-messages',
-    { ...p, copies },
-  );
-  await step(ctx, tx, 'cascade-supersede-pointers', p);
-  await step(ctx, tx, 'cascade-delete-memories', p);
-  await step(ctx, tx, 'cascade-idempotency', p);
-  const candidates = [
-    ...new Set([...(near?.neighbours ?? []), ...(rel?.entities ?? []), ...(msg?.sessions ?? [])]),
-  ];
-  const [orphans] = await step<{ entities: unknown }>(ctx, tx, 'cascade-orphans', {
+  const [done] = await step<{
+    relationEdges: unknown;
+    entities: unknown;
+    sessionMessages: unknown;
+  }>(ctx, tx, 'cascade-delete', {
     ownerId,
-    candidates,
+    ids: closure.map((r) => r.id),
+    copies,
+    deleted: int(closure.length),
   });
   return {
     // Every memory has a full-text entry (text and ownerKey are indexed);
     // only those with an embedding have a vector entry.
     embeddingsDeleted: closure.filter((r) => r.hasEmbedding).length,
     fullTextEntriesDeleted: closure.length,
-    relationEdgesDeleted: num(rel?.deleted ?? 0),
-    entitiesDeleted: num(orphans?.entities ?? 0),
-    sessionMessagesDeleted: num(msg?.deleted ?? 0),
+    relationEdgesDeleted: num(done?.relationEdges ?? 0),
+    entitiesDeleted: num(done?.entities ?? 0),
+    sessionMessagesDeleted: num(done?.sessionMessages ?? 0),
   };
 }
 
@@ -108,22 +102,19 @@ export async function deleteCascade(
     }
     const deletedMemoryIds = closure.map((r) => r.id);
     const deletedContentHashes = [...new Set(closure.map((r) => r.contentHash))];
-    const rederive: RederiveEntry[] = (
-      await step<{ id: string; kind: MemoryKind; tags: string[] | null; surviving: string[] }>(
-        ctx,
-        tx,
-        'cascade-rederive',
-        { ownerId, closure: deletedMemoryIds, rootIds },
-      )
-    ).map((r) => ({
-      id: r.id,
-      kind: r.kind,
-      tags: [...(r.tags ?? [])],
-      survivingSources: [...r.surviving].sort(),
-    }));
+    // A derived memory that keeps surviving sources is rebuilt from them by
+    // a job (cascade-closure gives a requested root none).
+    const rederive: RederiveEntry[] = closure
+      .filter((r) => r.surviving.length > 0)
+      .map((r) => ({
+        id: r.id,
+        kind: r.kind,
+        tags: [...(r.tags ?? [])],
+        survivingSources: [...new Set(r.surviving)].sort(),
+      }))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
     const counts = await deleteClosure(ctx, tx, ownerId, closure);
-    await step(ctx, tx, 'cascade-update-owner', { ownerId, deleted: int(deletedMemoryIds.length) });
     const receipt = cascadeReceipt(req, {
       deletedMemoryIds,
       deletedContentHashes,

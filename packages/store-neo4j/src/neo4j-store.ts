@@ -94,7 +94,7 @@ export interface Neo4jStoreOptions extends KitOptions {
   migrationsDir?: string;
   /**
    * Test hook: called between the statements of a cascade transaction with
-   * the statement's name (e.g. 'cascade-delete-memories'). Default none.
+   * the statement's name (e.g. 'cascade-delete'). Default none.
    */
   onCascadeStep?: (step: string) => Promise<void> | void;
 }
