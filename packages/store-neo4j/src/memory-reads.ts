@@ -1,5 +1,9 @@
 // Owner-scoped lookups of memories: by id, by key, by source, listings and
-// the orderings used by cap eviction and the expiry sweeper.
+// the orderings used by cap eviction and the expiry sweeper. Lookups by a
+// list of ids name their index (USING INDEX SEEK): on a young database the
+// index statistics lag, every index looks empty, and a plan cached then may
+// start from all of the owner's memories instead (seen in the cascade,
+// bench/README, thirteenth session).
 import type { DerivedEdge, ExpiryCandidate, Memory, SessionSuccessor } from '@keepgraph/core';
 import { MEMORY_PROJECTION, propsToMemory, toMs } from './record-mapping.ts';
 import { cypher } from './queries.ts';
@@ -15,7 +19,8 @@ export async function getById(
 ): Promise<Memory | null> {
   const [row] = await readRows<MemoryRow>(
     ctx,
-    `MATCH (m:Memory {id: $id}) WHERE m.ownerId = $ownerId RETURN ${MEMORY_PROJECTION} AS m`,
+    `MATCH (m:Memory {id: $id}) USING INDEX SEEK m:Memory(id)
+     WHERE m.ownerId = $ownerId RETURN ${MEMORY_PROJECTION} AS m`,
     { ownerId, id },
   );
   return row ? propsToMemory(row.m) : null;
@@ -31,7 +36,8 @@ export async function getByIds(
   const unique = [...new Set(ids)];
   const found = await readRows<MemoryRow>(
     ctx,
-    `MATCH (m:Memory) WHERE m.id IN $ids AND m.ownerId = $ownerId RETURN ${MEMORY_PROJECTION} AS m`,
+    `MATCH (m:Memory) USING INDEX SEEK m:Memory(id)
+     WHERE m.id IN $ids AND m.ownerId = $ownerId RETURN ${MEMORY_PROJECTION} AS m`,
     { ownerId, ids: unique },
   );
   const byId = new Map(found.map((r) => [String(r.m.id), r.m]));
@@ -52,7 +58,8 @@ export async function nextInSession(
   if (ids.length === 0) return [];
   const found = await readRows<{ after: string } & MemoryRow>(
     ctx,
-    `MATCH (p:Memory) WHERE p.id IN $ids AND p.ownerId = $ownerId AND p.sessionId IS NOT NULL
+    `MATCH (p:Memory) USING INDEX SEEK p:Memory(id)
+     WHERE p.id IN $ids AND p.ownerId = $ownerId AND p.sessionId IS NOT NULL
      CALL (p) {
        MATCH (m:Memory {ownerId: $ownerId, sessionId: p.sessionId})
        WHERE m.rid > p.rid AND m.kind = 'episode'
@@ -175,7 +182,7 @@ export async function derivedFrom(
   if (ids.length === 0) return [];
   return readRows<DerivedEdge>(
     ctx,
-    `MATCH (c:Memory)-[:DERIVED_FROM]->(p:Memory)
+    `MATCH (c:Memory)-[:DERIVED_FROM]->(p:Memory) USING INDEX SEEK p:Memory(id)
       WHERE p.id IN $ids AND p.ownerId = $ownerId AND c.ownerId = $ownerId
      RETURN p.id AS source, c.id AS child ORDER BY child, source`,
     { ownerId, ids: [...new Set(ids)] },
