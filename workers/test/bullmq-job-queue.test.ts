@@ -215,6 +215,10 @@ describe('BullMqJobQueue without Redis', () => {
   });
 });
 
+// "At once" is told apart from waiting out the producer timeout (5 s), with
+// room for a busy host: a refused call took 1,003 ms once in a CI run.
+const AT_ONCE_MS = DEFAULT_PRODUCER_TIMEOUT_MS / 2;
+
 describe('BullMqJobQueue when its Redis stops', () => {
   const server = testRedis();
   const port = server.port;
@@ -231,12 +235,12 @@ describe('BullMqJobQueue when its Redis stops', () => {
       // At once, not after the timeout: the command is refused, not held for the reconnect.
       const down = await timed(q.enqueue([rederive('rederive:during')]));
       expect(down.error).toBeInstanceOf(Error);
-      expect(down.ms).toBeLessThan(1000);
+      expect(down.ms).toBeLessThan(AT_ONCE_MS);
       // Coded, for the HTTP routes that read the queues (503 queue_unavailable).
       expect(down.error).toMatchObject({ code: 'queue_unavailable' });
       const metrics = await timed(q.queueMetrics());
       expect(metrics.error).toMatchObject({ code: 'queue_unavailable' });
-      expect(metrics.ms).toBeLessThan(1000);
+      expect(metrics.ms).toBeLessThan(AT_ONCE_MS);
 
       await startRedis();
       // ioredis reconnects on its own (BullMQ's retry strategy: 1 s, then longer).
@@ -252,7 +256,7 @@ describe('BullMqJobQueue when its Redis stops', () => {
       await stopRedis();
       const closed = await timed(q.close());
       expect(closed.error).toBeNull();
-      expect(closed.ms).toBeLessThan(1000);
+      expect(closed.ms).toBeLessThan(AT_ONCE_MS);
       // Dropped, not left reconnecting for ever (which would keep the process
       // alive): no attempt in the next 2.5 s, when ioredis retries every 1-2 s.
       let attempts = 0;
