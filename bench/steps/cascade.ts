@@ -109,11 +109,12 @@ export async function cascadeStep(
   // (Neo4j: a 1,000-memory cascade about twice as slow for its first dozen
   // runs, bench/README): warm-up rounds run every shape once, timed apart as
   // `firstRunMs`, before the measured runs.
-  const first = new Map<string, { ms: number; verified: boolean }>();
+  // The first warm-up round's run of each shape, by shape index.
+  const first: { forgetMs: number; verified: boolean }[] = [];
   for (let w = 0; w < (o.warmupRounds ?? 0); w++) {
-    for (const [depth, fanout] of CASCADE_SHAPES) {
+    for (const [i, [depth, fanout]] of CASCADE_SHAPES.entries()) {
       const x = await runOnce(depth, fanout, `warmup${w}`, o.seed + 1000 + w);
-      if (w === 0) first.set(`${depth}x${fanout}`, { ms: x.forgetMs, verified: x.verified });
+      if (w === 0) first[i] = x;
       ctx.log(
         `cascade ${depth}x${fanout} warm-up round ${w + 1}: forget ${x.forgetMs.toFixed(1)} ms`,
       );
@@ -121,17 +122,17 @@ export async function cascadeStep(
   }
 
   const rows: CascadeRow[] = [];
-  for (const [depth, fanout] of CASCADE_SHAPES) {
+  for (const [i, [depth, fanout]] of CASCADE_SHAPES.entries()) {
     const forget: number[] = [];
     const build: number[] = [];
-    let verified = first.get(`${depth}x${fanout}`)?.verified ?? true;
+    const firstRun = first[i];
+    let verified = firstRun?.verified ?? true;
     for (let run = 0; run < o.runs; run++) {
       const x = await runOnce(depth, fanout, String(run), o.seed + run);
       forget.push(x.forgetMs);
       build.push(x.buildMs);
       verified &&= x.verified;
     }
-    const firstRun = first.get(`${depth}x${fanout}`);
     const row: CascadeRow = {
       depth,
       fanout,
@@ -140,7 +141,7 @@ export async function cascadeStep(
       forgetMs: latencySummary(forget),
       buildMs: latencySummary(build).p50,
       verified,
-      ...(firstRun ? { firstRunMs: +firstRun.ms.toFixed(1) } : {}),
+      ...(firstRun ? { firstRunMs: +firstRun.forgetMs.toFixed(1) } : {}),
     };
     ctx.log(
       `cascade ${depth}x${fanout} (${row.derived} derived): forget p50 ${row.forgetMs.p50} ms, max ${row.forgetMs.max} ms, verified ${verified}`,

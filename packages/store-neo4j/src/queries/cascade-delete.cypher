@@ -33,8 +33,8 @@
 // from every memory) stays cached until the next replan.
 // params: $ownerId, $ids (the closure), $copies (element ids of same-text
 //         messages), $deleted (the closure's size)
-// returns: relationEdges, entities, sources, emptySessions, sessionMessages
-//          (how many of each went)
+// returns: relationEdges, entities, sessionMessages (how many of each went:
+//          the receipt's counts; orphaned sources and sessions go uncounted)
 CALL () {
   MATCH (m:Memory)
     USING INDEX SEEK m:Memory(id)
@@ -107,15 +107,13 @@ CALL (neighbours, ends, sessions) {
                              AND NOT EXISTS { (n)<-[:OBSERVED_IN]-() } AND NOT EXISTS { (n)<-[:IN_SESSION]-() }
          ELSE false
        END AS orphan,
-       CASE WHEN n:Entity THEN 'entity' WHEN n:Source THEN 'source' ELSE 'session' END AS what
+       n:Entity AS entity
   WHERE orphan
   DETACH DELETE n
-  RETURN sum(CASE WHEN what = 'entity' THEN 1 ELSE 0 END) AS entities,
-         sum(CASE WHEN what = 'source' THEN 1 ELSE 0 END) AS sources,
-         sum(CASE WHEN what = 'session' THEN 1 ELSE 0 END) AS emptySessions
+  RETURN sum(CASE WHEN entity THEN 1 ELSE 0 END) AS entities
 }
 CALL () {
   MATCH (o:Owner {id: $ownerId})
   SET o.memoryCount = o.memoryCount - $deleted
 }
-RETURN relationEdges, entities, sources, emptySessions, sessionMessages
+RETURN relationEdges, entities, sessionMessages
