@@ -16,8 +16,8 @@
 // For each it holds that:
 // - every answer is a 2xx or a 503 carrying the case's code (no other 5xx,
 //   no other refusal, no request left 60 s without an answer); while the
-//   dependency is away every request is answered within 15 s, /healthz
-//   within 2 s (no wait holds the event loop);
+//   dependency is away every request is answered within 15 s (8 s on
+//   Neo4j), /healthz within 2 s (no wait holds the event loop);
 // - nothing is half-written (outage/whole.ts): acknowledged writes whole,
 //   refused ones absent, forgets all or nothing, the audit chain intact;
 // - the server serves again once the dependency is back, by itself.
@@ -57,8 +57,19 @@ const CLIENTS = 4;
 const TO_FORGET = 24;
 /** The load runs this long before the dependency goes. */
 const WARM_MS = 2_000;
-/** An answer to a request sent while the dependency is away comes within this (the store waits 5 s for it). */
+/**
+ * An answer to a request sent while the dependency is away comes within
+ * this. SQLite waits out a lock 5 s per store call, and a write may make
+ * two that wait (the write, then releasing its idempotency key).
+ */
 const MAX_ANSWER_MS = 15_000;
+/**
+ * The Neo4j store waits 5 s for the database from an operation's start,
+ * and not at all once an operation has given up, until one succeeds: a
+ * request waits about 5 s whatever number of store calls it makes. (It
+ * was 5 s per call, each retried past it: 9-12 s for a write.)
+ */
+const MAX_NEO4J_ANSWER_MS = 8_000;
 /** /healthz answers within this while the dependency is away: the event loop is never held. */
 const MAX_HEALTHZ_MS = 2_000;
 /** How long the server may take to serve again once the dependency is back. */
@@ -80,6 +91,8 @@ interface Outage {
   giveBack(): Promise<void>;
   /** The route whose first success after the dependency is back marks the recovery. */
   recoveredBy: string;
+  /** The slowest answer allowed to a request sent while away (default MAX_ANSWER_MS). */
+  maxAnswerMs?: number;
 }
 
 interface Figures {
@@ -241,7 +254,7 @@ async function runOutage(o: Outage): Promise<Figures> {
   });
   // The outage was real: the server did refuse with the case's code.
   expect(during.filter((a) => a.status === 503).length).toBeGreaterThan(0);
-  expect(figures.slowestAnswerWhileAwayMs).toBeLessThan(MAX_ANSWER_MS);
+  expect(figures.slowestAnswerWhileAwayMs).toBeLessThan(o.maxAnswerMs ?? MAX_ANSWER_MS);
   expect(away.filter((a) => a.route === 'GET /healthz').length).toBeGreaterThan(0);
   expect(figures.slowestHealthzWhileAwayMs).toBeLessThan(MAX_HEALTHZ_MS);
   expect(figures.recoverMs).toBeLessThan(MAX_RECOVER_MS);
@@ -348,6 +361,7 @@ describe('dependencies failing', () => {
       awayMs: 8_000,
       giveBack: () => db.start({ keep: true }),
       recoveredBy: 'POST /owners/:o/memories',
+      maxAnswerMs: MAX_NEO4J_ANSWER_MS,
     });
   }, 300_000);
 

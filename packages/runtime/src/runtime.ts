@@ -127,11 +127,12 @@ function unavailable(
 }
 
 /**
- * How long a Neo4j transaction is retried while the database cannot be
- * reached (or answers a transient error), in ms. The driver's default, 30 s,
- * held each HTTP request for 30 s per store call while Neo4j was down (a
- * write makes two: its key, then the write) before the 503; this is as long
- * as the SQLite store waits out a lock.
+ * How long a Neo4j operation waits for the database, from its start, while
+ * it cannot be reached (or answers a transient error), in ms; as long as the
+ * SQLite store waits out a lock. The driver's default, 30 s, held each HTTP
+ * request 30 s per store call before the 503. Once one operation has given
+ * up, the others try once without waiting until one succeeds (the store's
+ * retry.ts), so a request with several store calls waits about this long.
  */
 const NEO4J_RETRY_MS = 5000;
 

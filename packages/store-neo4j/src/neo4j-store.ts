@@ -4,6 +4,7 @@
 // initialises the schema and maps errors at the boundary.
 import { enableTcpNoDelayForDriverSockets } from './tcp-no-delay.ts';
 import { RecentSizes } from './recent-sizes.ts';
+import { Reachability } from './retry.ts';
 import {
   KeepGraphError,
   KitStore,
@@ -88,7 +89,11 @@ export interface Neo4jStoreOptions extends KitOptions {
   driver?: Driver;
   /** Owners with fewer memories are searched by exact cosine scoring (default 2000). */
   exactSearchThreshold?: number;
-  /** How long managed transactions retry transient errors, in ms (driver default 30000). */
+  /**
+   * How long one operation waits for the database, from its start, in ms
+   * (default 30000, the driver's): retriable errors are retried within it
+   * (retry.ts). It also bounds the driver's connect and its own retries at init.
+   */
   maxTransactionRetryTimeMs?: number;
   /** Directory of numbered migrations (default: graph-schema/neo4j). For tests. */
   migrationsDir?: string;
@@ -122,9 +127,13 @@ export class Neo4jMemoryStore extends KitStore<StoreContext> {
       this.driver = neo4j.driver(opts.uri, auth, {
         // Plain numbers back: every integer the store keeps fits in 2^53.
         disableLosslessIntegers: true,
+        // A connect that hangs (a host that drops packets) waits no longer than an operation may.
         ...(opts.maxTransactionRetryTimeMs === undefined
           ? {}
-          : { maxTransactionRetryTime: opts.maxTransactionRetryTimeMs }),
+          : {
+              maxTransactionRetryTime: opts.maxTransactionRetryTimeMs,
+              connectionTimeout: Math.max(1000, opts.maxTransactionRetryTimeMs),
+            }),
       });
       this.ownsDriver = true;
     }
@@ -142,7 +151,8 @@ export class Neo4jMemoryStore extends KitStore<StoreContext> {
       database: this.database,
       dimensions: opts.dimensions,
       exactSearchThreshold: this.opts.exactSearchThreshold ?? DEFAULT_EXACT_SEARCH_THRESHOLD,
-      readRetryMs: this.opts.maxTransactionRetryTimeMs ?? DEFAULT_RETRY_MS,
+      retryMs: this.opts.maxTransactionRetryTimeMs ?? DEFAULT_RETRY_MS,
+      reach: new Reachability(),
       onCascadeStep: this.opts.onCascadeStep,
       recentSizes: new RecentSizes(),
     };

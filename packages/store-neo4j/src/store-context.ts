@@ -2,6 +2,7 @@
 // the vector dimension fixed at init(), and the tuning options.
 import type { Driver } from 'neo4j-driver';
 import type { RecentSizes } from './recent-sizes.ts';
+import type { Reachability } from './retry.ts';
 
 /** The state every operation receives; built once by init(). */
 export interface StoreContext {
@@ -11,8 +12,10 @@ export interface StoreContext {
   dimensions: number;
   /** Owners with fewer memories than this are searched by exact scoring. */
   exactSearchThreshold: number;
-  /** How long a single read retries retriable errors, in ms (as managed transactions do). */
-  readRetryMs: number;
+  /** How long an operation retries retriable errors, from its start, in ms (retry.ts). */
+  retryMs: number;
+  /** Whether an operation has given up on an unreachable database since the last success. */
+  reach: Reachability;
   /** Memory counts a query read a moment ago, for the vector search to size itself by. */
   recentSizes: RecentSizes;
   /** Test hook called between the statements of a cascade transaction. */

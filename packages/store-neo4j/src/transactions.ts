@@ -1,25 +1,48 @@
-// One place that opens sessions and runs transactions. Managed
-// transactions (executeRead/executeWrite) retry on transient errors and
-// connection loss, re-running the whole work function, so every work
-// function here must be a pure function of its inputs plus the database:
-// no side effects outside the transaction except the test hook. A single
-// read (readRows) runs as an auto-commit query, retried the same way.
-import { setTimeout as sleep } from 'node:timers/promises';
+// One place that opens sessions and runs transactions. A transaction is
+// retried whole on transient errors and connection loss (retry.ts: within
+// the store's budget, and not at all once another operation has given up
+// on an unreachable database), so every work function here must be a pure
+// function of its inputs plus the database: no side effects outside the
+// transaction except the test hook. A single read (readRows) runs as an
+// auto-commit query, retried the same way.
 import neo4j from 'neo4j-driver';
 import type { ManagedTransaction, Record as Neo4jRecord, Session } from 'neo4j-driver';
+import { retrying } from './retry.ts';
 import type { StoreContext } from './store-context.ts';
 
-/** A transaction handle as the operation modules see it. */
-export type Tx = ManagedTransaction;
+/** A transaction handle as the operation modules see it: it runs queries, and only the runner commits. */
+export type Tx = Pick<ManagedTransaction, 'run'>;
 
 /** Run `work` in one write transaction (retried whole on transient errors). */
 export function inWrite<T>(ctx: StoreContext, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return inSession(ctx, 'WRITE', (session) => session.executeWrite(work));
+  return retrying(ctx.retryMs, ctx.reach, () =>
+    inSession(ctx, 'WRITE', (session) => oneTransaction(session, work)),
+  );
 }
 
 /** Run `work` in one read transaction. */
 export function inRead<T>(ctx: StoreContext, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return inSession(ctx, 'READ', (session) => session.executeRead(work));
+  return retrying(ctx.retryMs, ctx.reach, () =>
+    inSession(ctx, 'READ', (session) => oneTransaction(session, work)),
+  );
+}
+
+/**
+ * One attempt: begin, work, commit; rolled back on any failure. The
+ * driver's managed transactions (executeWrite) would retry on the driver's
+ * schedule inside ours, so the store begins and commits its own.
+ */
+async function oneTransaction<T>(session: Session, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const tx = session.beginTransaction();
+  try {
+    const out = await work(tx);
+    await tx.commit();
+    return out;
+  } catch (e) {
+    // The connection may be gone: the server rolls back what it never saw committed.
+    if (tx.isOpen()) await tx.rollback().catch(() => undefined);
+    throw e;
+  }
 }
 
 async function inSession<T>(
@@ -38,35 +61,21 @@ async function inSession<T>(
   }
 }
 
-/** The driver's retry schedule for managed transactions: 1 s, doubling, ±20%. */
-const FIRST_RETRY_MS = 1000;
-const RETRY_JITTER = 0.2;
-
 /**
  * Run one read query and map each record to a plain object. It runs as an
- * auto-commit query (RUN and PULL: one round trip) rather than a managed
+ * auto-commit query (RUN and PULL: one round trip) rather than a
  * transaction (BEGIN, RUN and PULL, then COMMIT: two); one statement needs
- * no transaction around it, and a recall is made of such reads. The managed
- * transaction's retry is kept: a retriable error (server unavailable,
- * transient) is retried on the driver's own schedule until `readRetryMs`
- * has passed, and then thrown as it was.
+ * no transaction around it, and a recall is made of such reads. It is
+ * retried as transactions are.
  */
-export async function readRows<T>(
+export function readRows<T>(
   ctx: StoreContext,
   query: string,
   params: Record<string, unknown>,
 ): Promise<T[]> {
-  const started = Date.now();
-  for (let delay = FIRST_RETRY_MS; ; delay *= 2) {
-    try {
-      return await inSession(ctx, 'READ', async (session) =>
-        rows<T>(await session.run(query, params)),
-      );
-    } catch (e) {
-      if (!neo4j.isRetriableError(e) || Date.now() - started >= ctx.readRetryMs) throw e;
-    }
-    await sleep(delay * (1 - RETRY_JITTER + 2 * RETRY_JITTER * Math.random()));
-  }
+  return retrying(ctx.retryMs, ctx.reach, () =>
+    inSession(ctx, 'READ', async (session) => rows<T>(await session.run(query, params))),
+  );
 }
 
 /** Records of a result as plain objects keyed by the RETURN aliases. */
