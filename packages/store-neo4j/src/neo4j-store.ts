@@ -4,7 +4,6 @@
 // initialises the schema and maps errors at the boundary.
 import { enableTcpNoDelayForDriverSockets } from './tcp-no-delay.ts';
 import { RecentSizes } from './recent-sizes.ts';
-import { Reachability } from './retry.ts';
 import {
   KeepGraphError,
   KitStore,
@@ -152,7 +151,7 @@ export class Neo4jMemoryStore extends KitStore<StoreContext> {
       dimensions: opts.dimensions,
       exactSearchThreshold: this.opts.exactSearchThreshold ?? DEFAULT_EXACT_SEARCH_THRESHOLD,
       retryMs: this.opts.maxTransactionRetryTimeMs ?? DEFAULT_RETRY_MS,
-      reach: new Reachability(),
+      reach: { givenUp: false },
       onCascadeStep: this.opts.onCascadeStep,
       recentSizes: new RecentSizes(),
     };

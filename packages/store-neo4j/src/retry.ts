@@ -29,54 +29,46 @@ const UNREACHABLE = new Set([
 ]);
 
 /** True when `e` says the database cannot be reached (connection refused or lost, database stopping). */
-export function isUnreachable(e: unknown): boolean {
+function isUnreachable(e: unknown): boolean {
   return e instanceof Neo4jError && UNREACHABLE.has(e.code);
 }
 
-/** Whether an operation has given up on an unreachable database since the last success. */
-export class Reachability {
-  #givenUp = false;
+/** Shared by a store's operations: true from one giving up on an unreachable database until the next success. */
+export interface Reachability {
+  givenUp: boolean;
+}
 
-  /** True from an operation giving up on an unreachable database until the next success. */
-  get givenUp(): boolean {
-    return this.#givenUp;
-  }
-
-  gaveUp(): void {
-    this.#givenUp = true;
-  }
-
-  reached(): void {
-    this.#givenUp = false;
-  }
+/** How long an operation waits for the database, in ms, and what the store's operations share. */
+export interface RetryBudget {
+  retryMs: number;
+  reach: Reachability;
 }
 
 /**
  * Run `attempt` until it succeeds, retrying retriable errors (connection
- * loss, transient errors) on the driver's schedule within `budgetMs` of the
+ * loss, transient errors) on the driver's schedule within `retryMs` of the
  * start; a wait never goes past the budget. Attempts run the whole work
  * again, so `attempt` must be safe to repeat (a transaction is). When the
  * database is unreachable and another operation has already given up on it,
  * the error is thrown at once.
  */
 export async function retrying<T>(
-  budgetMs: number,
-  reach: Reachability,
+  { retryMs, reach }: RetryBudget,
   attempt: () => Promise<T>,
 ): Promise<T> {
   const started = Date.now();
   for (let delay = FIRST_RETRY_MS; ; delay *= 2) {
     try {
       const out = await attempt();
-      reach.reached();
+      reach.givenUp = false;
       return out;
     } catch (e) {
       if (!neo4j.isRetriableError(e)) throw e;
       const unreachable = isUnreachable(e);
       if (unreachable && reach.givenUp) throw e;
-      const left = budgetMs - (Date.now() - started);
+      const left = retryMs - (Date.now() - started);
       if (left <= 0) {
-        if (unreachable) reach.gaveUp();
+        if (unreachable) reach.givenUp = true;
         throw e;
       }
       await sleep(Math.min(left, delay * (1 - RETRY_JITTER + 2 * RETRY_JITTER * Math.random())));

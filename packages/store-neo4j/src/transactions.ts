@@ -15,16 +15,20 @@ export type Tx = Pick<ManagedTransaction, 'run'>;
 
 /** Run `work` in one write transaction (retried whole on transient errors). */
 export function inWrite<T>(ctx: StoreContext, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return retrying(ctx.retryMs, ctx.reach, () =>
-    inSession(ctx, 'WRITE', (session) => oneTransaction(session, work)),
-  );
+  return inTransaction(ctx, 'WRITE', work);
 }
 
 /** Run `work` in one read transaction. */
 export function inRead<T>(ctx: StoreContext, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return retrying(ctx.retryMs, ctx.reach, () =>
-    inSession(ctx, 'READ', (session) => oneTransaction(session, work)),
-  );
+  return inTransaction(ctx, 'READ', work);
+}
+
+function inTransaction<T>(
+  ctx: StoreContext,
+  mode: 'READ' | 'WRITE',
+  work: (tx: Tx) => Promise<T>,
+): Promise<T> {
+  return retrying(ctx, () => inSession(ctx, mode, (session) => oneTransaction(session, work)));
 }
 
 /**
@@ -73,7 +77,7 @@ export function readRows<T>(
   query: string,
   params: Record<string, unknown>,
 ): Promise<T[]> {
-  return retrying(ctx.retryMs, ctx.reach, () =>
+  return retrying(ctx, () =>
     inSession(ctx, 'READ', async (session) => rows<T>(await session.run(query, params))),
   );
 }

@@ -2,8 +2,6 @@
 // nodes, edges, relation assertions and both indexes; a connection killed
 // in the middle of the cascade transaction leaves everything in place, and
 // the retried cascade then succeeds.
-import { createServer, connect } from 'node:net';
-import type { AddressInfo, Server, Socket } from 'node:net';
 import { NEO4J_INDEXES } from '@keepgraph/graph-schema';
 import type { Memory, MemoryWrite } from '@keepgraph/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +19,7 @@ import {
   randomWord,
 } from './helpers.ts';
 import { neo4jUri, releaseNeo4j } from './neo4j-uri.ts';
+import { TcpProxy } from './tcp-proxy.ts';
 
 let uri: string;
 let store: Neo4jMemoryStore;
@@ -161,31 +160,17 @@ describe('deleteCascade (neo4j)', () => {
 
   it('a connection killed mid-cascade rolls everything back; the retried cascade succeeds', async () => {
     // A TCP proxy between a second store and Neo4j, killable from the hook.
-    const target = new URL(uri.replace(/^bolt/, 'http'));
-    const sockets = new Set<Socket>();
-    const proxy: Server = createServer((client) => {
-      const upstream = connect(Number(target.port), target.hostname);
-      sockets.add(client).add(upstream);
-      client.pipe(upstream).pipe(client);
-      const drop = (): void => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('error', drop).on('close', drop);
-      upstream.on('error', drop).on('close', drop);
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const port = (proxy.address() as AddressInfo).port;
+    const proxy = new TcpProxy(uri);
+    await proxy.up();
     const steps: string[] = [];
     let killed = false;
-    const { store: viaProxy, done: closeProxyStore } = await openStore(`bolt://127.0.0.1:${port}`, {
+    const { store: viaProxy, done: closeProxyStore } = await openStore(proxy.uri, {
       maxTransactionRetryTimeMs: 1500,
       onCascadeStep: (step) => {
         steps.push(step);
         if (step === 'cascade-delete' && !killed) {
           killed = true;
-          proxy.close(); // no reconnect: the driver's retries fail too
-          for (const s of sockets) s.destroy();
+          void proxy.down(); // no reconnect: the store's retries fail too
         }
       },
     });
@@ -240,7 +225,7 @@ describe('deleteCascade (neo4j)', () => {
       expect(await store.findTraces(dag.owner, ids, [])).toEqual([]);
     } finally {
       await closeProxyStore();
-      proxy.close();
+      await proxy.down();
     }
   });
 

@@ -4,52 +4,15 @@
 // is waiting when the database comes back succeeds. The database "goes"
 // by closing a TCP proxy between the store and a real Neo4j (connections
 // refused, open ones cut), and "comes back" by listening again.
-import { connect, createServer } from 'node:net';
-import type { AddressInfo, Server, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Neo4jMemoryStore } from '../src/index.ts';
 import { batchOf, makeMemory, newOwner, openStore, randomUnitVector } from './helpers.ts';
 import { neo4jUri, releaseNeo4j } from './neo4j-uri.ts';
+import { TcpProxy } from './tcp-proxy.ts';
 
 /** The store's wait for the database in this test, in ms. */
 const BUDGET_MS = 2_000;
-
-/** A TCP proxy to Neo4j that can refuse connections and cut the open ones. */
-class Proxy {
-  #server: Server | null = null;
-  readonly #sockets = new Set<Socket>();
-  port = 0;
-
-  constructor(private readonly target: URL) {}
-
-  async up(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = connect(Number(this.target.port), this.target.hostname);
-      this.#sockets.add(client).add(upstream);
-      client.pipe(upstream).pipe(client);
-      const drop = (): void => {
-        client.destroy();
-        upstream.destroy();
-        this.#sockets.delete(client);
-        this.#sockets.delete(upstream);
-      };
-      client.on('error', drop).on('close', drop);
-      upstream.on('error', drop).on('close', drop);
-    });
-    await new Promise<void>((ok) => server.listen(this.port, '127.0.0.1', ok));
-    this.port = (server.address() as AddressInfo).port;
-    this.#server = server;
-  }
-
-  async down(): Promise<void> {
-    const server = this.#server;
-    this.#server = null;
-    for (const s of this.#sockets) s.destroy();
-    this.#sockets.clear();
-    if (server) await new Promise<void>((ok) => server.close(() => ok()));
-  }
-}
 
 /** How long `op` took, and what it threw (undefined when it succeeded). */
 async function timed(op: () => Promise<unknown>): Promise<{ ms: number; code?: string }> {
@@ -62,8 +25,7 @@ async function timed(op: () => Promise<unknown>): Promise<{ ms: number; code?: s
   }
 }
 
-let uri: string;
-let proxy: Proxy;
+let proxy: TcpProxy;
 let store: Neo4jMemoryStore;
 let done: () => Promise<void>;
 const owner = newOwner();
@@ -72,10 +34,9 @@ const write = () =>
 const read = () => store.countMemories(owner);
 
 beforeAll(async () => {
-  uri = await neo4jUri();
-  proxy = new Proxy(new URL(uri.replace(/^bolt/, 'http')));
+  proxy = new TcpProxy(await neo4jUri());
   await proxy.up();
-  ({ store, done } = await openStore(`bolt://127.0.0.1:${proxy.port}`, {
+  ({ store, done } = await openStore(proxy.uri, {
     maxTransactionRetryTimeMs: BUDGET_MS,
   }));
 });
