@@ -1,7 +1,22 @@
-// Prints the plain closing line CI reads ("tests: N passed, N failed, N skipped")
-// from Vitest's JSON report, since Vitest's own summary is not one CI knows.
+// Prints the slowest test files of the run, then the plain closing line CI
+// reads ("tests: N passed, N failed, N skipped") from Vitest's JSON report,
+// since Vitest's own summary is not one CI knows.
 import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 
 const report = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const files = (report.testResults ?? [])
+  .map((f) => ({
+    name: relative(process.cwd(), f.name),
+    ms: (f.endTime ?? 0) - (f.startTime ?? 0),
+  }))
+  .sort((a, b) => b.ms - a.ms);
+if (files.length > 0) {
+  console.log('slowest test files:');
+  for (const f of files.slice(0, 10))
+    console.log(`  ${(f.ms / 1000).toFixed(1).padStart(7)} s  ${f.name}`);
+}
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-console.log(`tests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`);
+console.log(
+  `tests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`,
+);

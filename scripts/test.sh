@@ -48,7 +48,9 @@ fi
 
 mkdir -p .tmp
 status=0
+start_vitest=$SECONDS
 pnpm -s vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest-report.json "$@" || status=$?
+echo "[test] vitest took $((SECONDS - start_vitest)) s"
 node scripts/test-summary.mjs .tmp/vitest-report.json || true
 # The Python client (clients/python), unless a subset of the Vitest tests was asked for.
 if [ $# -eq 0 ]; then

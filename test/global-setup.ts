@@ -1,16 +1,22 @@
 // Vitest global setup: makes sure the services the tests talk to are up,
-// once per run. Neo4j: NEO4J_URI if given, otherwise the embedded test
-// server (tools/neo4j-test-server) is built if needed, started on a port of
-// its own, and stopped afterwards. Tests read the URI with inject('neo4jUri').
+// once per run. Neo4j: one server for each Vitest worker (test/services.ts
+// says why), the embedded test server (tools/neo4j-test-server) built if
+// needed and started on ports of the run's own, stopped afterwards; or the
+// servers NEO4J_URI names (a comma-separated list, one per worker). Tests
+// read their worker's URI with neo4jUri() from test/services.ts.
 // Redis: REDIS_URL if given, otherwise a redis-server of the run's own (no
 // persistence) on KEEPGRAPH_TEST_REDIS_PORT (16379); inject('redisUrl').
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    neo4jUri: string;
+    /** One Bolt URI per Vitest worker, in pool order. */
+    neo4jUris: string[];
+    /** One port per worker for a Neo4j a test starts for itself. */
+    neo4jPrivatePorts: number[];
     neo4jUser: string;
     neo4jPassword: string;
     redisUrl: string;
@@ -18,14 +24,17 @@ declare module 'vitest' {
 }
 
 const root = resolve(import.meta.dirname, '..');
-const TEST_PORT = process.env.KEEPGRAPH_TEST_NEO4J_PORT ?? '17687';
+/** The first worker's Neo4j port; worker i (from 0) uses this + 10 i, and + 1 for a private server. */
+const TEST_PORT = Number(process.env.KEEPGRAPH_TEST_NEO4J_PORT ?? '17687');
 
-function script(...args: string[]): string {
-  return execFileSync('bash', [resolve(root, 'scripts/neo4j-test-server.sh'), ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+async function script(...args: string[]): Promise<string> {
+  const { stdout, stderr } = await promisify(execFile)(
+    'bash',
+    [resolve(root, 'scripts/neo4j-test-server.sh'), ...args],
+    { cwd: root, encoding: 'utf8' },
+  );
+  if (stderr) process.stderr.write(stderr);
+  return stdout;
 }
 
 const REDIS_PORT = process.env.KEEPGRAPH_TEST_REDIS_PORT ?? '16379';
@@ -66,46 +75,67 @@ async function startRedis(): Promise<{ url: string; stop: () => void }> {
 }
 
 // Global setup runs once per Vitest project, each with a fresh copy of this
-// module but in one process: one Redis (kept on globalThis) serves them all
-// and stops with the last.
-interface SharedRedis {
-  server: Promise<{ url: string; stop: () => void }>;
+// module but in one process: one Redis and one set of Neo4j servers (kept on
+// globalThis) serve them all and stop with the last project.
+interface SharedServices {
+  redis: Promise<{ url: string; stop: () => void }> | undefined;
+  neo4j: Promise<{ uris: string[]; stop: () => Promise<void> }>;
   users: number;
 }
-const shared = globalThis as { __keepgraphTestRedis?: SharedRedis };
+const shared = globalThis as { __keepgraphTestServices?: SharedServices };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  let url = process.env.REDIS_URL;
-  let mine: SharedRedis | undefined;
-  if (!url) {
-    mine = shared.__keepgraphTestRedis ??= { server: startRedis(), users: 0 };
-    mine.users++;
-    url = (await mine.server).url;
-  }
-  project.provide('redisUrl', url);
-  const stopNeo4j = setupNeo4j(project);
+  const workers = project.globalConfig.maxWorkers;
+  const services = (shared.__keepgraphTestServices ??= {
+    redis: process.env.REDIS_URL ? undefined : startRedis(),
+    neo4j: startNeo4j(workers),
+    users: 0,
+  });
+  services.users++;
+  project.provide('redisUrl', process.env.REDIS_URL ?? (await services.redis!).url);
+  project.provide('neo4jUser', process.env.NEO4J_USER ?? '');
+  project.provide('neo4jPassword', process.env.NEO4J_PASSWORD ?? '');
+  project.provide('neo4jUris', (await services.neo4j).uris);
+  project.provide(
+    'neo4jPrivatePorts',
+    Array.from({ length: workers }, (_, i) => TEST_PORT + 10 * i + 1),
+  );
   return async () => {
-    stopNeo4j?.();
-    if (mine && --mine.users === 0) {
-      delete shared.__keepgraphTestRedis;
-      (await mine.server).stop();
-    }
+    if (--services.users > 0) return;
+    delete shared.__keepgraphTestServices;
+    await (await services.neo4j).stop();
+    (await services.redis)?.stop();
   };
 }
 
-function setupNeo4j(project: TestProject): (() => void) | undefined {
-  const given = process.env.NEO4J_URI;
-  project.provide('neo4jUser', process.env.NEO4J_USER ?? '');
-  project.provide('neo4jPassword', process.env.NEO4J_PASSWORD ?? '');
+/** One Neo4j per worker: NEO4J_URI's list, or test servers started here in parallel. */
+async function startNeo4j(workers: number): Promise<{ uris: string[]; stop: () => Promise<void> }> {
+  const given = process.env.NEO4J_URI?.split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
   if (given) {
-    project.provide('neo4jUri', given);
-    return undefined;
+    if (given.length < workers) {
+      throw new Error(
+        `NEO4J_URI names ${given.length} server(s) for ${workers} Vitest workers: give one per worker (comma-separated), or set KEEPGRAPH_TEST_WORKERS=${given.length}`,
+      );
+    }
+    return { uris: given.slice(0, workers), stop: async () => {} };
   }
-  const out = script('start', '--port', TEST_PORT);
-  const uri = /NEO4J_URI=(\S+)/.exec(out)?.[1];
-  if (!uri) throw new Error(`the Neo4j test server did not report its URI:\n${out}`);
-  project.provide('neo4jUri', uri);
-  return () => {
-    script('stop', '--port', TEST_PORT);
+  // Build once before the parallel starts (each start would otherwise check the build).
+  await script('build');
+  const ports = Array.from({ length: workers }, (_, i) => String(TEST_PORT + 10 * i));
+  const uris = await Promise.all(
+    ports.map(async (port) => {
+      const out = await script('start', '--port', port);
+      const uri = /NEO4J_URI=(\S+)/.exec(out)?.[1];
+      if (!uri) throw new Error(`the Neo4j test server on ${port} did not report its URI:\n${out}`);
+      return uri;
+    }),
+  );
+  return {
+    uris,
+    stop: async () => {
+      await Promise.all(ports.map((port) => script('stop', '--port', port)));
+    },
   };
 }

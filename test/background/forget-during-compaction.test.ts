@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   compact,
   isCompactionSummary,
@@ -22,6 +22,7 @@ import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { isFinalJobError } from '@keepgraph/workers';
 import { engineOver, user } from './harness.ts';
+import { neo4jAuth, neo4jUri } from '../services.ts';
 
 /** The store, with `beforeDerivedWrite` run once, just before the first write of a derived memory. */
 function racing(store: MemoryStore, beforeDerivedWrite: () => Promise<void>): MemoryStore {
@@ -47,7 +48,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const stores: Record<string, () => MemoryStore> = {
   sqlite: () => createSqliteStore({ path: join(dir, 'kg.db') }),
-  neo4j: () => createNeo4jStore({ uri: inject('neo4jUri') }),
+  neo4j: () => createNeo4jStore({ uri: neo4jUri(), ...neo4jAuth() }),
 };
 
 for (const [name, open] of Object.entries(stores)) {

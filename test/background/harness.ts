@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, inject } from 'vitest';
+import { afterEach } from 'vitest';
 import {
   ManualClock,
   createEngine,
@@ -28,6 +28,7 @@ import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { redisConnection } from '@keepgraph/runtime';
 import { startWorkerProcess } from '@keepgraph/workers';
+import { neo4jAuth, neo4jUri, redisUrl } from '../services.ts';
 
 export const user: Caller = { role: 'user', owners: 'all', principal: 'user:test' };
 export const operator: Caller = { role: 'operator', owners: 'all', principal: 'op:test' };
@@ -158,16 +159,14 @@ export const serverMode: BackgroundMode = {
   name: 'server (Neo4j, BullMQ workers)',
   async fixture(opts = {}) {
     const store = createNeo4jStore({
-      uri: inject('neo4jUri'),
-      ...(inject('neo4jUser')
-        ? { user: inject('neo4jUser'), password: inject('neo4jPassword') }
-        : {}),
+      uri: neo4jUri(),
+      ...neo4jAuth(),
     });
     const clock = manualClock(opts);
     const engine = await engineOver(store, { ...opts, clock });
     const wp = await startWorkerProcess({
       engine,
-      connection: redisConnection(inject('redisUrl')),
+      connection: redisConnection(redisUrl()),
       prefix: `kgtest-${randomUUID().slice(0, 8)}`,
       schedules: false,
       // Only settle() relays. Fixtures share one Neo4j, so one outbox: a

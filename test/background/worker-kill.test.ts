@@ -35,6 +35,7 @@ import {
 } from '@keepgraph/extractor-openai/testing';
 import { bullIdle, engineOver, user } from './harness.ts';
 import { graphSnapshot } from './graph-snapshot.ts';
+import { keepgraphArgv } from '../keepgraph-cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
@@ -138,17 +139,8 @@ function startWorker(
 ): { child: ChildProcess; ready: Promise<void>; log: () => string } {
   const child = spawn(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      'packages/cli/src/main.ts',
-      'worker',
-      '--data',
-      dataDir,
-      '--lock-ms',
-      '2000',
-      '--no-schedules',
-    ],
+    // The real model (process.env names none): the worker reflects memories embedded by it.
+    keepgraphArgv('worker', '--data', dataDir, '--lock-ms', '2000', '--no-schedules'),
     {
       cwd: root,
       env: {

@@ -2,12 +2,12 @@
 // (NEO4J_URI, or the test server the global setup starts), with the real
 // embedding model. Neo4j Community has one database, so every store shares
 // it; the suite's random owner ids keep tests apart.
-import { inject } from 'vitest';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { rawContent, tamperAuditEvent } from '@keepgraph/store-neo4j/testing';
 import type { Embedder } from '@keepgraph/core';
 import { runMemoryStoreConformance } from './index.ts';
+import { neo4jAuth, neo4jUri } from '../services.ts';
 
 let embedder: Promise<Embedder> | null = null;
 
@@ -15,8 +15,8 @@ runMemoryStoreConformance({
   name: 'neo4j',
   async makeStore() {
     const store = createNeo4jStore({
-      uri: inject('neo4jUri'),
-      ...(inject('neo4jUser') ? { user: inject('neo4jUser'), password: inject('neo4jPassword') } : {}),
+      uri: neo4jUri(),
+      ...neo4jAuth(),
     });
     return {
       store,

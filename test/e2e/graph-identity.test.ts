@@ -14,6 +14,7 @@ import { MultiDirectedGraph } from 'graphology';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
+import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const JWT_SECRET = randomBytes(32).toString('hex');
@@ -245,20 +246,8 @@ describe.each(['sqlite', 'neo4j'] as const)('graph and identity reads over %s', 
   it('keepgraph owners lists the same owners from the data directory', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        'packages/cli/src/main.ts',
-        'owners',
-        '--after',
-        run,
-        '--limit',
-        '2',
-        '--json',
-        '--data',
-        dataDir,
-      ],
-      { cwd: root, env: { ...process.env, ...env(), KEEPGRAPH_DEBUG: '' } },
+      keepgraphArgv('owners', '--after', run, '--limit', '2', '--json', '--data', dataDir),
+      { cwd: root, env: keepgraphEnv({ ...env(), KEEPGRAPH_DEBUG: '' }) },
     );
     const page = JSON.parse(stdout) as { owners: { ownerId: string }[]; next: string | null };
     expect(page.owners.map((o) => o.ownerId)).toEqual([a, b]);

@@ -5,6 +5,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
+import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -27,8 +28,8 @@ export async function startKeepGraph(
 ): Promise<KeepGraphProcess> {
   const server: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', 'packages/cli/src/main.ts', 'start', '--port', '0', '--data', dataDir],
-    { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    keepgraphArgv('start', '--port', '0', '--data', dataDir),
+    { cwd: root, env: keepgraphEnv(env), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
   const collect = (d: Buffer) => {
@@ -106,18 +107,8 @@ export function createKey(
 ): { id: string; key: string; role: string; owners: 'all' | string[] } {
   const out = execFileSync(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      'packages/cli/src/main.ts',
-      'keys',
-      'create',
-      ...flags,
-      '--json',
-      '--data',
-      dataDir,
-    ],
-    { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' },
+    keepgraphArgv('keys', 'create', ...flags, '--json', '--data', dataDir),
+    { cwd: root, env: keepgraphEnv(env), encoding: 'utf8' },
   );
   return JSON.parse(out) as { id: string; key: string; role: string; owners: 'all' | string[] };
 }

@@ -9,9 +9,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { filesUnder, storeEnv } from './stores.ts';
+import { neo4jUri } from '../services.ts';
+import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const JWT_SECRET = randomBytes(32).toString('hex');
@@ -71,14 +73,10 @@ describe.each(['sqlite', 'neo4j'] as const)(
       };
     }
     const keepgraph = (args: string[]) =>
-      promisify(execFile)(
-        process.execPath,
-        ['--import', 'tsx', 'packages/cli/src/main.ts', ...args, '--data', dataDir],
-        {
-          cwd: root,
-          env: { ...process.env, ...env(), KEEPGRAPH_DEBUG: '' },
-        },
-      ).then(
+      promisify(execFile)(process.execPath, keepgraphArgv(...args, '--data', dataDir), {
+        cwd: root,
+        env: keepgraphEnv({ ...env(), KEEPGRAPH_DEBUG: '' }),
+      }).then(
         (r) => ({ code: 0, ...r }),
         (e: { code: number; stdout: string; stderr: string }) => ({
           code: e.code,
@@ -368,7 +366,7 @@ describe.each(['sqlite', 'neo4j'] as const)(
       // DATA_DIR/operator.key holds the first operator key by design (mode 0600).
       const files = filesUnder(dataDir).filter((f) => !f.endsWith('operator.key'));
       if (store === 'neo4j') {
-        const port = new URL(inject('neo4jUri')).port;
+        const port = new URL(neo4jUri()).port;
         const neo4jData = join(root, '.tmp/neo4j', port === '7687' ? 'data' : `data-${port}`);
         files.push(...filesUnder(neo4jData));
       }

@@ -17,6 +17,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TOOLS } from '@keepgraph/mcp';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
+import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -134,9 +135,9 @@ describe('MCP over stdio (keepgraph mcp, embedded store)', () => {
     dir = await mkdtemp(join(tmpdir(), 'keepgraph-mcp-stdio-'));
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', 'packages/cli/src/main.ts', '--data', dir, 'mcp', '--owner', owner],
+      args: keepgraphArgv('--data', dir, 'mcp', '--owner', owner),
       cwd: root,
-      env: { ...(process.env as Record<string, string>), KEEPGRAPH_DEBUG: '' },
+      env: keepgraphEnv({ KEEPGRAPH_DEBUG: '' }) as Record<string, string>,
       stderr: 'pipe',
     });
     client = new Client({ name: 'keepgraph-test', version: '1' });
@@ -202,18 +203,9 @@ for (const store of ['sqlite', 'neo4j'] as const) {
       await remote.connect(
         new StdioClientTransport({
           command: process.execPath,
-          args: [
-            '--import',
-            'tsx',
-            'packages/cli/src/main.ts',
-            'mcp',
-            '--url',
-            kg.base,
-            '--owner',
-            remoteOwner,
-          ],
+          args: keepgraphArgv('mcp', '--url', kg.base, '--owner', remoteOwner),
           cwd: root,
-          env: { ...(process.env as Record<string, string>), KEEPGRAPH_KEY: key },
+          env: keepgraphEnv({ KEEPGRAPH_KEY: key }) as Record<string, string>,
           stderr: 'pipe',
         }) as Transport,
       );

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseSamples, promtoolCheck, sampleValue, type Sample } from '@keepgraph/server/testing';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
+import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const DEFAULT_POLICY = resolve(root, 'packages/core/policy/default.yaml');
@@ -212,11 +213,11 @@ describe('GET /metrics on keepgraph start (embedded: SQLite, jobs in-process)', 
 
 /** `keepgraph worker` over the same store and Redis, with its schedules (the expiry sweep every second). */
 function startWorker(dataDir: string, env: Record<string, string>) {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'packages/cli/src/main.ts', 'worker', '--data', dataDir],
-    { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child: ChildProcess = spawn(process.execPath, keepgraphArgv('worker', '--data', dataDir), {
+    cwd: root,
+    env: keepgraphEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const ready = new Promise<void>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`worker did not start:\n${out}`)), 90_000);

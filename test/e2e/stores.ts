@@ -3,10 +3,10 @@
 // runtime opens, and every file under a directory (for raw-byte checks).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { inject } from 'vitest';
 import type { StoreSelection } from '@keepgraph/runtime';
 import { createNeo4jStore, type Neo4jMemoryStore } from '@keepgraph/store-neo4j';
 import { rawContent } from '@keepgraph/store-neo4j/testing';
+import { neo4jAuth, neo4jUri } from '../services.ts';
 
 export type StoreName = 'sqlite' | 'neo4j';
 
@@ -15,10 +15,8 @@ export function storeEnv(store: StoreName): Record<string, string> {
   if (store === 'sqlite') return { KEEPGRAPH_STORE: 'sqlite' };
   return {
     KEEPGRAPH_STORE: 'neo4j',
-    NEO4J_URI: inject('neo4jUri'),
-    ...(inject('neo4jUser')
-      ? { NEO4J_USER: inject('neo4jUser'), NEO4J_PASSWORD: inject('neo4jPassword') }
-      : {}),
+    NEO4J_URI: neo4jUri(),
+    ...(neo4jAuth() && { NEO4J_USER: neo4jAuth()!.user, NEO4J_PASSWORD: neo4jAuth()!.password }),
   };
 }
 
@@ -27,10 +25,8 @@ export function storeSelectionFor(store: StoreName): StoreSelection {
   if (store === 'sqlite') return { kind: 'sqlite' };
   return {
     kind: 'neo4j',
-    uri: inject('neo4jUri'),
-    ...(inject('neo4jUser')
-      ? { user: inject('neo4jUser'), password: inject('neo4jPassword') }
-      : {}),
+    uri: neo4jUri(),
+    ...neo4jAuth(),
   };
 }
 
@@ -44,10 +40,8 @@ export function filesUnder(dir: string): string[] {
 /** The test run's Neo4j as a store, for reading beside a server (call init before use). */
 export function testNeo4jStore(): Neo4jMemoryStore {
   return createNeo4jStore({
-    uri: inject('neo4jUri'),
-    ...(inject('neo4jUser')
-      ? { user: inject('neo4jUser'), password: inject('neo4jPassword') }
-      : {}),
+    uri: neo4jUri(),
+    ...neo4jAuth(),
   });
 }
 

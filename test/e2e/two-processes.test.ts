@@ -9,12 +9,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryStore } from '@keepgraph/core';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
+import { neo4jAuth, neo4jUri } from '../services.ts';
 
 const PARALLEL = 50;
 // Above the 50 versions of the key test, so eviction stays out of it.
@@ -26,10 +27,8 @@ async function openBeside(store: 'sqlite' | 'neo4j', dataDir: string): Promise<M
   const s =
     store === 'neo4j'
       ? createNeo4jStore({
-          uri: inject('neo4jUri'),
-          ...(inject('neo4jUser')
-            ? { user: inject('neo4jUser'), password: inject('neo4jPassword') }
-            : {}),
+          uri: neo4jUri(),
+          ...neo4jAuth(),
         })
       : createSqliteStore({ path: join(dataDir, 'keepgraph.db') });
   await s.init({ dimensions: 384 });

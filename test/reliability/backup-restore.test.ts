@@ -33,6 +33,8 @@ import type { MemoryStore } from '@keepgraph/core';
 import { createNeo4jStore, type Neo4jMemoryStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { operatorCall, startKeepGraph, type KeepGraphProcess } from '../e2e/keepgraph-process.ts';
+import { privateNeo4jPort } from '../services.ts';
+import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
 
@@ -59,11 +61,11 @@ interface Run {
 function keepgraph(args: string[], data: string, env: Record<string, string>): Promise<Run> {
   const t0 = performance.now();
   return new Promise((done) => {
-    const p = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'packages/cli/src/main.ts', ...args, '--data', data],
-      { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const p = spawn(process.execPath, keepgraphArgv(...args, '--data', data), {
+      cwd: root,
+      env: keepgraphEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -78,8 +80,8 @@ function keepgraph(args: string[], data: string, env: Record<string, string>): P
 async function startPrivateNeo4j(
   dataDir: string,
 ): Promise<{ uri: string; stop: () => Promise<void> }> {
-  // Beside the run's own server: KEEPGRAPH_TEST_NEO4J_PORT keeps runs apart, so does +1.
-  const port = String(Number(process.env.KEEPGRAPH_TEST_NEO4J_PORT ?? '17687') + 1);
+  // Beside this worker's own server, on a port of the worker's own.
+  const port = String(privateNeo4jPort());
   const script = join(root, 'scripts/neo4j-test-server.sh');
   const run = promisify(execFile);
   const { stdout } = await run('bash', [script, 'start', '--port', port, '--data', dataDir], {

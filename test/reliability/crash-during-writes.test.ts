@@ -2,7 +2,8 @@
 // a burst of 1,000 HTTP writes from 8 concurrent clients, one owner each,
 // and is killed with SIGKILL at a random moment of it (after a seeded
 // random number of acknowledged writes), then started again over the same
-// data; 20 rounds a store (KG_CRASH_ROUNDS to change it while working).
+// data; 20 rounds a store at full scale, 6 in the test command
+// (test/scale.ts; KG_CRASH_ROUNDS to change it while working).
 // After each restart:
 // - every acknowledged write is there, its text as sent;
 // - every memory of those owners, acknowledged or not (a write may commit
@@ -21,14 +22,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { seededRandom, type MemoryStore } from '@keepgraph/core';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
-import { inject } from 'vitest';
 import { operatorCall, startKeepGraph, type KeepGraphProcess } from '../e2e/keepgraph-process.ts';
 import { storeEnv } from '../e2e/stores.ts';
+import { neo4jAuth, neo4jUri } from '../services.ts';
 import { WHOLE, allMemories, audited, traces } from './outage/whole.ts';
+import { scaled } from '../scale.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
 
-const ROUNDS = Number(process.env.KG_CRASH_ROUNDS ?? 20);
+const ROUNDS = scaled('KG_CRASH_ROUNDS', { ci: 6, full: 20 });
 const BURST = 1000;
 const CLIENTS = 8;
 
@@ -139,7 +141,7 @@ for (const store of ['sqlite', 'neo4j'] as const) {
       const port: MemoryStore =
         store === 'sqlite'
           ? createSqliteStore({ path: join(data, 'keepgraph.db') })
-          : createNeo4jStore({ uri: inject('neo4jUri') });
+          : createNeo4jStore({ uri: neo4jUri(), ...neo4jAuth() });
       await port.init({ dimensions: 384 });
       try {
         let pending = await port.outboxPending(100);

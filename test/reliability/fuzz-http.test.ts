@@ -17,6 +17,7 @@
 // - afterwards the store holds exactly what accepted requests wrote: the
 //   export of every owner (every owner the server lists, and every owner
 //   an accepted write named) against the model of store-model.ts.
+// 10,000 at full scale, 3,000 in the test command (test/scale.ts).
 // Seeded (KG_FUZZ_SEED; KG_FUZZ_CASES for fewer cases while working): a
 // failure prints its case number, request and answer.
 import { appendFileSync } from 'node:fs';
@@ -39,11 +40,12 @@ import {
   type StoredMemory,
 } from './fuzz/store-model.ts';
 import { Raw, closeAgent, send, type WireResponse } from './fuzz/wire.ts';
+import { scaled } from '../scale.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
 
 const SEED = Number(process.env.KG_FUZZ_SEED ?? 18_001);
-const CASES = Number(process.env.KG_FUZZ_CASES ?? 10_000);
+const CASES = scaled('KG_FUZZ_CASES', { ci: 3_000, full: 10_000 });
 /** Requests in flight at once: enough to overlap the embedding of one write with the parsing of others. */
 const CONCURRENCY = 6;
 /** Every case and its answer, one a line, to this file (while working on a failure). */

@@ -13,7 +13,7 @@ import {
   type Role,
   type UseCaseName,
 } from '@keepgraph/core';
-import type { TransformersModelId } from '@keepgraph/embedder';
+import type { ModelId } from '@keepgraph/embedder';
 
 /** Options accepted before or after any command. */
 export interface GlobalOptions {
@@ -22,7 +22,7 @@ export interface GlobalOptions {
   /** Absolute path of a policy file, or undefined for the default policy. */
   policyPath: string | undefined;
   /** Embedding model id, or undefined for the embedder's default. */
-  modelId: TransformersModelId | undefined;
+  modelId: ModelId | undefined;
   role: Role;
   principal: string;
   /** The use-cases the command declared (runsUseCases): its engine offers those only. */
@@ -94,7 +94,7 @@ export function globalOptions(
   const g = cmd.optsWithGlobals<{
     data: string;
     policy?: string;
-    model?: TransformersModelId;
+    model?: ModelId;
     role: Role;
     principal: string;
   }>();

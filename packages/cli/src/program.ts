@@ -3,7 +3,7 @@
 // other tools can run it against their own Io.
 import { Command, Option } from 'commander';
 import { ROLES } from '@keepgraph/core';
-import { TRANSFORMERS_MODEL_IDS } from '@keepgraph/embedder';
+import { MODEL_IDS } from '@keepgraph/embedder';
 import { registerBackup, registerRestore } from './commands/backup.ts';
 import { registerBench } from './commands/bench-recall.ts';
 import { registerCorrect } from './commands/correct.ts';
@@ -65,9 +65,7 @@ export function buildProgram(io: Io): Command {
       ),
     )
     .addOption(
-      new Option('--model <id>', 'embedding model')
-        .choices(TRANSFORMERS_MODEL_IDS)
-        .env('KEEPGRAPH_MODEL'),
+      new Option('--model <id>', 'embedding model').choices(MODEL_IDS).env('KEEPGRAPH_MODEL'),
     )
     .addOption(
       new Option('--role <role>', 'your role for local commands').choices(ROLES).default('user'),

@@ -9,9 +9,9 @@ import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { keepgraphArgv, keepgraphEnv } from '../../../test/keepgraph-cli.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
-const MAIN = join(ROOT, 'packages/cli/src/main.ts');
 
 interface Run {
   code: number;
@@ -26,11 +26,11 @@ function keepgraph(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((done) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', MAIN, '--data', dataDir, ...args],
+      keepgraphArgv('--data', dataDir, ...args),
       {
         cwd: ROOT,
         // A stray KEEPGRAPH_DEBUG would add stack traces to stderr.
-        env: { ...process.env, KEEPGRAPH_DEBUG: '', ...env },
+        env: keepgraphEnv({ KEEPGRAPH_DEBUG: '', ...env }),
         timeout: 120_000,
         maxBuffer: 16 * 1024 * 1024,
       },
@@ -416,16 +416,15 @@ describe('keepgraph worker', { timeout: 180_000 }, () => {
     const { spawn } = await import('node:child_process');
     const worker = spawn(
       process.execPath,
-      ['--import', 'tsx', MAIN, '--data', dataDir, '--policy', policyFile, 'worker'],
+      keepgraphArgv('--data', dataDir, '--policy', policyFile, 'worker'),
       {
         cwd: ROOT,
-        env: {
-          ...process.env,
+        env: keepgraphEnv({
           KEEPGRAPH_DEBUG: '',
           KEEPGRAPH_REDIS_URL: inject('redisUrl'),
           KEEPGRAPH_REDIS_PREFIX: `kgcli-${randomUUID().slice(0, 8)}`,
           KEEPGRAPH_SWEEP_INTERVAL_MS: '200',
-        },
+        }),
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { BenchRecallReport } from '../src/commands/bench-recall.ts';
 import type { Io } from '../src/io.ts';
 import { runCli } from '../src/run.ts';
@@ -16,6 +16,7 @@ import { defaultPolicy, evaluateStoredFields } from '@keepgraph/core';
 import { parseDataset, type Dataset } from '../src/retrieval-eval/dataset.ts';
 import { formatResults, type ResultLine } from '../src/retrieval-eval/results.ts';
 import { percentile, scoreResults } from '../src/retrieval-eval/score.ts';
+import { neo4jUri } from '../../../test/services.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
@@ -337,7 +338,7 @@ describe('keepgraph bench recall', { timeout: 120_000 }, () => {
     const dataDir = join(dir, 'data-neo4j');
     await writeFile(datasetPath, JSON.stringify(dataset));
     const saved = { uri: process.env.NEO4J_URI, store: process.env.KEEPGRAPH_STORE };
-    process.env.NEO4J_URI = inject('neo4jUri');
+    process.env.NEO4J_URI = neo4jUri();
     delete process.env.KEEPGRAPH_STORE;
     try {
       const { code, io } = await benchRecall(dataDir, datasetPath, resultsPath, [

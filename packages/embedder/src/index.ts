@@ -8,5 +8,7 @@ export {
 } from './transformers-embedder.ts';
 export type { TransformersEmbedderOptions, TransformersModelId } from './transformers-embedder.ts';
 export { createHashingEmbedder } from './hashing-embedder.ts';
+export { createEmbedder, HASHING_MODEL_ID, isModelId, MODEL_IDS } from './embedder-choice.ts';
+export type { ModelId } from './embedder-choice.ts';
 export { resolveModelsDir } from './models-dir.ts';
 export { dot, l2Normalize } from './vector-math.ts';

@@ -4,11 +4,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_POLICY_PATH } from '@keepgraph/core';
-import {
-  DEFAULT_MODEL_ID,
-  TRANSFORMERS_MODEL_IDS,
-  type TransformersModelId,
-} from '@keepgraph/embedder';
+import { DEFAULT_MODEL_ID, MODEL_IDS, type ModelId } from '@keepgraph/embedder';
 
 /** Stores the server can open: the embedded SQLite file store, or Neo4j. */
 export const STORE_KINDS = ['sqlite', 'neo4j'] as const;
@@ -22,8 +18,12 @@ export interface ServerConfig {
   port: number;
   /** Path to the policy YAML, loaded and validated before anything is stored. */
   policyPath: string;
-  /** One of the installed transformers.js models (see scripts/setup-models.sh). */
-  modelId: TransformersModelId;
+  /**
+   * One of the installed transformers.js models (see scripts/setup-models.sh),
+   * or `hashing-384`: a deterministic embedder with no meaning and no model
+   * files, for tests whose assertions do not depend on recall quality.
+   */
+  modelId: ModelId;
   /** Where the embedding models live; undefined = the embedder's own default. */
   modelsDir: string | undefined;
   /** Expiry sweep period in ms (embedded mode's in-process background); 0 runs no background jobs in this process. */
@@ -133,9 +133,7 @@ const ConfigSchema = z
       .min(0, 'must be between 0 and 65535')
       .max(65_535, 'must be between 0 and 65535'),
     policyPath: nonBlank.transform((p) => resolve(p)),
-    modelId: oneOf(
-      TRANSFORMERS_MODEL_IDS as readonly [TransformersModelId, ...TransformersModelId[]],
-    ),
+    modelId: oneOf(MODEL_IDS as readonly [ModelId, ...ModelId[]]),
     modelsDir: nonBlank.transform((p) => resolve(p)).optional(),
     sweepIntervalMs: z.coerce
       .number({ error: 'must be a number' })

@@ -21,11 +21,7 @@ import {
   type InProcessBackground,
   type Observer,
 } from '@keepgraph/core';
-import {
-  TRANSFORMERS_MODEL_IDS,
-  createTransformersEmbedder,
-  type TransformersModelId,
-} from '@keepgraph/embedder';
+import { MODEL_IDS, createEmbedder, isModelId } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import type { StoreSelection } from './config.ts';
@@ -109,10 +105,6 @@ async function dataDirAuditSecret(dataDir: string): Promise<string> {
   return secret;
 }
 
-function isModelId(id: string): id is TransformersModelId {
-  return (TRANSFORMERS_MODEL_IDS as readonly string[]).includes(id);
-}
-
 /** Turn an adapter's start-up failure into a coded error the CLI can explain. */
 function unavailable(
   code: 'store_unavailable' | 'embedder_unavailable',
@@ -167,8 +159,8 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
   if (modelId !== undefined && !isModelId(modelId)) {
     throw new KeepGraphError(
       'embedder_unavailable',
-      `unknown embedding model ${JSON.stringify(modelId)}; one of ${TRANSFORMERS_MODEL_IDS.join(', ')}`,
-      { modelId, allowed: [...TRANSFORMERS_MODEL_IDS] },
+      `unknown embedding model ${JSON.stringify(modelId)}; one of ${MODEL_IDS.join(', ')}`,
+      { modelId, allowed: [...MODEL_IDS] },
     );
   }
 
@@ -176,7 +168,7 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
   try {
     embedder =
       opts.embedder ??
-      (await createTransformersEmbedder({
+      (await createEmbedder({
         ...(modelId !== undefined && { modelId }),
         ...(opts.modelsDir !== undefined && { modelsDir: opts.modelsDir }),
         ...(opts.lazyModel && { lazy: true }),

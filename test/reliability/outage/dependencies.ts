@@ -7,6 +7,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { closeSync, mkdirSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { keepgraphArgv, keepgraphEnv } from '../../keepgraph-cli.ts';
 
 const root = resolve(import.meta.dirname, '../../..');
 
@@ -137,11 +138,11 @@ export async function startWorker(
   dataDir: string,
   env: Record<string, string>,
 ): Promise<{ log(): string; stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'packages/cli/src/main.ts', 'worker', '--data', dataDir],
-    { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child: ChildProcess = spawn(process.execPath, keepgraphArgv('worker', '--data', dataDir), {
+    cwd: root,
+    env: keepgraphEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const collect = (d: Buffer) => (out += d.toString());
   child.stdout!.on('data', collect);
