@@ -1,15 +1,20 @@
 // Root Vitest config: every package's tests run against their TypeScript
-// sources (no build step). The conformance suite is its own project so that
-// `pnpm test:conformance` can run it alone.
+// sources (no build step). The store conformance suite
+// (@keepgraph/store-conformance) runs from each store package's own
+// test/conformance.<store>.test.ts; those files are their own project, left
+// out of `unit`, so that `pnpm test:conformance` can run them alone.
 //
 // Files run on KEEPGRAPH_TEST_WORKERS workers at once (default 2, one per
 // core here; most of a file's time is spent waiting on the servers it
 // spawns). Each worker has a Neo4j server of its own (test/services.ts), so
 // files running at once never share a database, and no project has to wait
 // for another.
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const WORKERS = Number(process.env.KEEPGRAPH_TEST_WORKERS ?? 2);
+
+/** Each store package's run of the store conformance suite. */
+const CONFORMANCE = 'packages/store-*/test/conformance.*.test.ts';
 
 export default defineConfig({
   test: {
@@ -30,13 +35,14 @@ export default defineConfig({
             'workers/test/**/*.test.ts',
             'graph-schema/**/*.test.ts',
           ],
+          exclude: [...configDefaults.exclude, CONFORMANCE],
         },
       },
       {
         extends: true,
         test: {
           name: 'conformance',
-          include: ['test/conformance/**/*.test.ts'],
+          include: [CONFORMANCE],
         },
       },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },

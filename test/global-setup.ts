@@ -6,10 +6,12 @@
 // read their worker's URI with neo4jUri() from test/services.ts.
 // Redis: REDIS_URL if given, otherwise a redis-server of the run's own (no
 // persistence) on KEEPGRAPH_TEST_REDIS_PORT (16379); inject('redisUrl').
+// The CLI: bundled once for the run's spawned processes (test/cli-bundle.ts).
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { buildCliBundle } from './cli-bundle.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,6 +22,8 @@ declare module 'vitest' {
     neo4jUser: string;
     neo4jPassword: string;
     redisUrl: string;
+    /** The run's bundle of the CLI, or '' to run the sources through tsx. */
+    cliBundle: string;
   }
 }
 
@@ -79,6 +83,7 @@ async function startRedis(): Promise<{ url: string; stop: () => void }> {
 // globalThis) serve them all and stop with the last project.
 interface SharedServices {
   redis: Promise<{ url: string; stop: () => void }> | undefined;
+  cliBundle: Promise<string>;
   neo4j: Promise<{ uris: string[]; stop: () => Promise<void> }>;
   users: number;
 }
@@ -89,6 +94,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const services = (shared.__keepgraphTestServices ??= {
     redis: process.env.REDIS_URL ? undefined : startRedis(),
     neo4j: startNeo4j(workers),
+    cliBundle: process.env.KEEPGRAPH_TEST_CLI === 'tsx' ? Promise.resolve('') : buildCliBundle(),
     users: 0,
   });
   services.users++;
@@ -96,6 +102,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('neo4jUser', process.env.NEO4J_USER ?? '');
   project.provide('neo4jPassword', process.env.NEO4J_PASSWORD ?? '');
   project.provide('neo4jUris', (await services.neo4j).uris);
+  project.provide('cliBundle', await services.cliBundle);
   project.provide(
     'neo4jPrivatePorts',
     Array.from({ length: workers }, (_, i) => TEST_PORT + 10 * i + 1),

@@ -548,8 +548,9 @@ export interface IdempotencyRecords {
 /**
  * The store contract, by concern. Implementations: SQLite (embedded), Neo4j
  * (server); each is assembled by the store kit (store-kit.ts) from one
- * function per member, and the conformance suite in `test/conformance`
- * proves each one (docs/implementing-a-store.md says what a store writes).
+ * function per member, and the conformance suite
+ * (`packages/store-conformance`) proves each one
+ * (docs/implementing-a-store.md says what a store writes).
  *
  * Every read is scoped to one owner, except the audit log, the expiry scan
  * and the counts, which serve operators and the sweeper.

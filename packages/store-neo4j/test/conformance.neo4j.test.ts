@@ -1,13 +1,14 @@
-// Runs the store conformance suite on the Neo4j store against a real Neo4j
-// (NEO4J_URI, or the test server the global setup starts), with the real
-// embedding model. Neo4j Community has one database, so every store shares
-// it; the suite's random owner ids keep tests apart.
+// Runs the store conformance suite (@keepgraph/store-conformance) on the
+// Neo4j store against a real Neo4j (NEO4J_URI, or this Vitest worker's test
+// server, as test/global-setup.ts started it), with the real embedding
+// model. Neo4j Community has one database, so every store shares it; the
+// suite's random owner ids keep tests apart.
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { rawContent, tamperAuditEvent } from '@keepgraph/store-neo4j/testing';
 import type { Embedder } from '@keepgraph/core';
-import { runMemoryStoreConformance } from './index.ts';
-import { neo4jAuth, neo4jUri } from '../services.ts';
+import { runMemoryStoreConformance } from '@keepgraph/store-conformance';
+import { neo4jAuth, neo4jUri } from '../../../test/services.ts';
 
 let embedder: Promise<Embedder> | null = null;
 

@@ -1,5 +1,6 @@
-// Runs the store conformance suite on the embedded SQLite store, file-backed
-// (so the raw-bytes probes see exactly what is at rest), with the real model.
+// Runs the store conformance suite (@keepgraph/store-conformance) on the
+// embedded SQLite store, file-backed (so the raw-bytes probes see exactly
+// what is at rest), with the real model.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { rawFilesAsIs, tamperAuditEvent } from '@keepgraph/store-sqlite/testing';
 import type { Embedder } from '@keepgraph/core';
-import { runMemoryStoreConformance } from './index.ts';
+import { runMemoryStoreConformance } from '@keepgraph/store-conformance';
 
 const dir = mkdtempSync(join(tmpdir(), 'kg-conformance-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
