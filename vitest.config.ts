@@ -34,6 +34,8 @@ export default defineConfig({
             'packages/*/test/**/*.test.ts',
             'workers/test/**/*.test.ts',
             'graph-schema/**/*.test.ts',
+            // The test suite's own helpers (the one-pass needle search).
+            'test/corpus/**/*.test.ts',
           ],
           exclude: [...configDefaults.exclude, CONFORMANCE],
         },

@@ -42,7 +42,11 @@ const CREDENTIALS: ((m: Make) => SensitiveValue)[] = [
   (m) => same('github-classic-token', 'ghp_' + m.pick(ALNUM, 36)),
   (m) => same('github-oauth-token', 'gho_' + m.pick(ALNUM, 36)),
   (m) => same('github-fine-grained', `github_pat_${m.pick(ALNUM, 22)}_${m.pick(ALNUM, 59)}`),
-  (m) => same('slack-bot-token', `xoxb-${m.pick(DIGITS, 12)}-${m.pick(DIGITS, 13)}-${m.pick(ALNUM, 24)}`),
+  (m) =>
+    same(
+      'slack-bot-token',
+      `xoxb-${m.pick(DIGITS, 12)}-${m.pick(DIGITS, 13)}-${m.pick(ALNUM, 24)}`,
+    ),
   (m) => same('stripe-secret', 'sk_live_' + m.pick(ALNUM, 24)),
   (m) => same('stripe-restricted', 'rk_live_' + m.pick(ALNUM, 24)),
   (m) => {
@@ -60,7 +64,11 @@ const CREDENTIALS: ((m: Make) => SensitiveValue)[] = [
   },
   (m) => {
     const pass = m.pick(ALNUM, 10);
-    return { kind: 'url-password', value: `postgres://admin:${pass}@db${m.int(1, 99)}.internal:5432/app`, needle: pass };
+    return {
+      kind: 'url-password',
+      value: `postgres://admin:${pass}@db${m.int(1, 99)}.internal:5432/app`,
+      needle: pass,
+    };
   },
   (m) => {
     const body = m.pick(ALNUM + '+/', 64);
@@ -126,6 +134,8 @@ const PERSONAL: ((m: Make) => SensitiveValue)[] = [
   (m) => same('payment-card', cardNumber(m, '4')),
   (m) => same('iban', iban(m)),
 ];
+
+export const PERSONAL_KINDS = PERSONAL.length;
 
 /** `count` personal-data items (every kind in turn), from `seed`. */
 export function personalData(count: number, seed: number): SensitiveValue[] {
