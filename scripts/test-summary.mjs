@@ -1,7 +1,9 @@
 // Prints the slowest test files of the run, then the plain closing line CI
 // reads ("tests: N passed, N failed, N skipped") from Vitest's JSON report,
 // since Vitest's own summary is not one CI knows.
-import { readFileSync } from 'node:fs';
+// With --write-durations, also records every file's duration in
+// test/durations.json, the order test/sequencer.ts starts files in.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
 const report = JSON.parse(readFileSync(process.argv[2], 'utf8'));
@@ -15,6 +17,15 @@ if (files.length > 0) {
   console.log('slowest test files:');
   for (const f of files.slice(0, 10))
     console.log(`  ${(f.ms / 1000).toFixed(1).padStart(7)} s  ${f.name}`);
+}
+if (process.argv.includes('--write-durations')) {
+  const durations = Object.fromEntries(
+    [...files]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((f) => [f.name, Math.round(f.ms / 100) / 10]),
+  );
+  writeFileSync('test/durations.json', `${JSON.stringify(durations, null, 2)}\n`);
+  console.log(`test/durations.json: ${files.length} files`);
 }
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 console.log(
