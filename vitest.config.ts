@@ -28,6 +28,8 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     // Starts (or finds) the services tests need: Neo4j (one per worker) and Redis.
     globalSetup: ['test/global-setup.ts'],
+    // Each file starts on an empty Neo4j (its worker's: test/fresh-neo4j.ts says why).
+    setupFiles: ['test/fresh-neo4j.ts'],
     projects: [
       {
         extends: true,

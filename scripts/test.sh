@@ -5,11 +5,14 @@
 # again on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each step says how long the run has taken so far (the budget is 20 minutes).
+step() { echo "[test] $1 (at ${SECONDS} s)"; }
+step bootstrap
 bash scripts/bootstrap.sh
 
-echo "[test] typecheck"
+step typecheck
 pnpm -s typecheck
-echo "[test] lint"
+step lint
 pnpm -s lint
 
 # docker-compose.yml is for users (no Docker engine here): check it parses
@@ -18,7 +21,7 @@ if ! command -v docker-compose >/dev/null 2>&1; then
   echo "[test] installing docker-compose (to validate docker-compose.yml)"
   apt-get update -qq && apt-get install -y -qq docker-compose >/dev/null
 fi
-echo "[test] docker-compose config"
+step "docker-compose config"
 docker-compose config -q
 
 # Redis for the BullMQ workers' tests: Debian's redis-server; the Vitest
@@ -48,12 +51,15 @@ fi
 
 mkdir -p .tmp
 status=0
+step vitest
 start_vitest=$SECONDS
 pnpm -s vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest-report.json "$@" || status=$?
 echo "[test] vitest took $((SECONDS - start_vitest)) s"
 node scripts/test-summary.mjs .tmp/vitest-report.json || true
 # The Python client (clients/python), unless a subset of the Vitest tests was asked for.
 if [ $# -eq 0 ]; then
+  step "python client"
   bash scripts/test-python.sh || status=$?
 fi
+step done
 exit $status

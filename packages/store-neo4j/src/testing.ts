@@ -1,8 +1,9 @@
 // Probes for tests (the shared conformance suite's StoreUnderTest): a dump
 // of everything the database holds that Cypher can read, and a tamper that
-// edits one audit event behind the store's back. Not for production paths.
+// edits one audit event behind the store's back, and a wipe of all data but
+// the schema between test files. Not for production paths.
 import neo4j from 'neo4j-driver';
-import { NEO4J_INDEXES } from '@keepgraph/graph-schema';
+import { NEO4J_INDEXES, NEO4J_LABELS } from '@keepgraph/graph-schema';
 import type { Neo4jMemoryStore } from './neo4j-store.ts';
 
 /** Embeddings are summarised in the dump: numbers cannot hold a text, and 384 floats a node dwarf the rest. */
@@ -96,4 +97,48 @@ export async function tamperAuditEvent(
       await s.close();
     }
   };
+}
+
+/** What a wipe keeps: the migration ledger, its lease and the database's own facts (vector width). */
+const SCHEMA_LABELS = [
+  NEO4J_LABELS.SchemaMigration,
+  NEO4J_LABELS.SchemaLock,
+  NEO4J_LABELS.KeepGraphMeta,
+] as const;
+
+/**
+ * Delete every node and relationship but the schema's, so a test starts on
+ * an empty database as a fresh server would give it (indexes and
+ * constraints stay). For test servers shared by test files that run one
+ * after another; never while a store is open on the database elsewhere.
+ * Resolves to the number of nodes deleted.
+ */
+export async function wipeData(opts: {
+  uri: string;
+  user?: string;
+  password?: string;
+  database?: string;
+}): Promise<number> {
+  const driver = neo4j.driver(
+    opts.uri,
+    opts.user !== undefined ? neo4j.auth.basic(opts.user, opts.password ?? '') : undefined,
+  );
+  const keep = SCHEMA_LABELS.map((l) => `n:${l}`).join(' OR ');
+  const session = driver.session({
+    ...(opts.database !== undefined && { database: opts.database }),
+    defaultAccessMode: neo4j.session.WRITE,
+  });
+  try {
+    // Auto-commit (CALL … IN TRANSACTIONS needs it): batches keep a big
+    // database's wipe within the server's transaction memory.
+    const r = await session.run(
+      `MATCH (n) WHERE NOT (${keep})
+       CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS
+       RETURN count(*) AS deleted`,
+    );
+    return Number(r.records[0]?.get('deleted') ?? 0);
+  } finally {
+    await session.close();
+    await driver.close();
+  }
 }
