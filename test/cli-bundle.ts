@@ -12,15 +12,16 @@
 // files load as they do from the sources. Workspace files that find things
 // next to themselves (`new URL('./queries/', import.meta.url)`) keep doing
 // so: their `import.meta` is rewritten to their own source location.
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
 const root = resolve(import.meta.dirname, '..');
 
-/** Where the run's bundle is written. */
-export const CLI_BUNDLE = resolve(root, '.tmp/keepgraph-cli.mjs');
+/** Where the run's bundle is written: its entry point, beside the chunks it loads. */
+const OUT_DIR = resolve(root, '.tmp/keepgraph-cli');
+export const CLI_BUNDLE = resolve(OUT_DIR, 'main.mjs');
 
 const WORKSPACE_PREFIX = '@keepgraph/';
 
@@ -67,10 +68,17 @@ const sourceImportMeta: Plugin = {
 
 /** Bundle packages/cli/src/main.ts into {@link CLI_BUNDLE}. */
 export async function buildCliBundle(): Promise<string> {
+  await rm(OUT_DIR, { recursive: true, force: true });
   await build({
-    entryPoints: [resolve(root, 'packages/cli/src/main.ts')],
-    outfile: CLI_BUNDLE,
+    entryPoints: { main: resolve(root, 'packages/cli/src/main.ts') },
+    outdir: OUT_DIR,
+    outExtension: { '.js': '.mjs' },
     bundle: true,
+    // The CLI imports the server, the workers and the runtime only in the
+    // commands that need them; as one file, every npm package those import
+    // would load at start (an ES module's imports are static). In chunks,
+    // each loads with its command.
+    splitting: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
