@@ -3,13 +3,19 @@
 // since Vitest's own summary is not one CI knows.
 // With --write-durations, also records every file's duration in
 // test/durations.json, the order test/sequencer.ts starts files in.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
 
 const report = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+/** A test file's path from the checkout it ran in (the folder of vitest.config.ts), wherever that was. */
+function fromCheckout(file) {
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir))
+    if (existsSync(`${dir}/vitest.config.ts`)) return relative(dir, file);
+  return relative(process.cwd(), file);
+}
 const files = (report.testResults ?? [])
   .map((f) => ({
-    name: relative(process.cwd(), f.name),
+    name: fromCheckout(f.name),
     ms: (f.endTime ?? 0) - (f.startTime ?? 0),
   }))
   .sort((a, b) => b.ms - a.ms);

@@ -21,6 +21,10 @@ export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const seconds = (f: TestSpecification) =>
       DURATIONS[relative(root, f.moduleId)] ?? Number.POSITIVE_INFINITY;
-    return [...files].sort((a, b) => seconds(b) - seconds(a));
+    // Unknown files (Infinity) first, then longest first; never Infinity - Infinity.
+    return [...files].sort((a, b) => {
+      const [sa, sb] = [seconds(a), seconds(b)];
+      return sa === sb ? 0 : sb > sa ? 1 : -1;
+    });
   }
 }
