@@ -13,10 +13,11 @@ export type StoreName = 'sqlite' | 'neo4j';
 /** KEEPGRAPH_STORE and, for Neo4j, the test run's server and credentials. */
 export function storeEnv(store: StoreName): Record<string, string> {
   if (store === 'sqlite') return { KEEPGRAPH_STORE: 'sqlite' };
+  const auth = neo4jAuth();
   return {
     KEEPGRAPH_STORE: 'neo4j',
     NEO4J_URI: neo4jUri(),
-    ...(neo4jAuth() && { NEO4J_USER: neo4jAuth()!.user, NEO4J_PASSWORD: neo4jAuth()!.password }),
+    ...(auth && { NEO4J_USER: auth.user, NEO4J_PASSWORD: auth.password }),
   };
 }
 
