@@ -111,7 +111,7 @@ describe.each(['sqlite', 'neo4j'] as const)('graph and identity reads over %s', 
     const r = await call(op, `/v1/owners/${a}/memories/${ruleId}/neighbours`);
     expect(r.status).toBe(200);
     const graph = MultiDirectedGraph.from(r.json);
-    expect(r.json.attributes).toEqual({ root: ruleId, ownerId: a });
+    expect(r.json.attributes).toEqual({ root: ruleId, ownerId: a, truncated: false });
     expect(graph.getNodeAttributes(ruleId)).toMatchObject({
       nodeType: 'memory',
       kind: 'rule',

@@ -7,6 +7,8 @@ export const ERROR_CODES = [
   // input
   'invalid_input',
   'payload_too_large',
+  // an answer past the policy's limits.responseBytes: ask for less (a page, a narrower graph)
+  'response_too_large',
   // the HTTP layer: headers past the server's limit, a request that did not arrive in time
   'headers_too_large',
   'request_timeout',
@@ -33,6 +35,7 @@ export const ERROR_CODES = [
   'refused_ttl_out_of_range',
   'refused_kind_not_kept',
   'refused_missing_sources',
+  'refused_too_many_sources',
   // configuration / infrastructure
   'invalid_policy',
   // the store cannot be reached, or another process holds its write lock past the wait

@@ -207,6 +207,18 @@ const REFUSALS: Record<RefusalCode, () => Promise<void>> = {
     expect(refusalCode(await evaluateWrite(policy, derived))).toBe('accepted');
   },
 
+  refused_too_many_sources: async () => {
+    const max = policy.limits.derivedFrom;
+    const d = await expectRefused(
+      policy,
+      write({ kind: 'summary', derived: true, sourceCount: max + 1 }),
+      'refused_too_many_sources',
+    );
+    if (!d.ok) expect(d.details).toEqual({ max, named: max + 1 });
+    const atMax = write({ kind: 'summary', derived: true, sourceCount: max });
+    expect(refusalCode(await evaluateWrite(policy, atMax))).toBe('accepted');
+  },
+
   refused_ttl_out_of_range: async () => {
     const d = await expectRefused(policy, write({ ttlSeconds: 60 }), 'refused_ttl_out_of_range');
     if (!d.ok) expect(d.details).toEqual({ min: DAY, max: 3650 * DAY, given: 60 });

@@ -17,6 +17,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Queue } from 'bullmq';
 import cors from '@fastify/cors';
 import {
+  KeepGraphError,
   MAX_OWNER_ID_CHARS,
   type Caller,
   type Credential,
@@ -183,6 +184,31 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     done(null, { lines: String(body).split(/\r?\n/) });
   });
   installErrorHandling(app, BODY_LIMIT_BYTES);
+
+  // The answer's ceiling (invariant 13): every read that grows with the data
+  // is paged or cut before it is built; this is the backstop for an answer
+  // that still came out bigger, refused with a code instead of sent.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const max = opts.engine.deps.policy.limits.responseBytes;
+    const size =
+      typeof payload === 'string'
+        ? Buffer.byteLength(payload)
+        : Buffer.isBuffer(payload)
+          ? payload.length
+          : 0;
+    if (size <= max) return payload;
+    request.log.warn({ bytes: size, limitBytes: max }, 'answer over the response limit');
+    const m = toHttpError(
+      new KeepGraphError(
+        'response_too_large',
+        `the answer is larger than the limit of ${max} bytes (limits.responseBytes): ask for less, e.g. a smaller page`,
+        { limitBytes: max },
+      ),
+      BODY_LIMIT_BYTES,
+    );
+    void reply.status(m.status).header('content-type', 'application/json; charset=utf-8');
+    return JSON.stringify(m.body);
+  });
 
   // Every answered request, by route pattern (as in the log lines: never the URL).
   const metrics = opts.metrics ?? createServerMetrics();

@@ -7,6 +7,9 @@ import { ERROR_CODES, type ErrorCode } from '@keepgraph/core';
 export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_input: 400,
   payload_too_large: 413,
+  // RFC 9110's "content too large", here of the answer asked for: the caller
+  // can ask for less, so it is the caller's to fix, not a fault.
+  response_too_large: 413,
   headers_too_large: 431,
   request_timeout: 408,
   owner_required: 400,
@@ -31,6 +34,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, number>> = {
   refused_ttl_out_of_range: 422,
   refused_kind_not_kept: 422,
   refused_missing_sources: 422,
+  refused_too_many_sources: 422,
   // The server's own configuration is wrong: not the caller's fault.
   invalid_policy: 500,
   // A dependency is down, locked or out of room: nothing is half-written

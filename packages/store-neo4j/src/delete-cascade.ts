@@ -9,7 +9,7 @@
 // can break the connection mid-way and prove that nothing is half-deleted.
 import { cascadeAuditEvents, cascadeReceipt, rederiveJob } from '@keepgraph/core';
 import { KeepGraphError, contentHash } from '@keepgraph/core';
-import type { CascadeRequest, DeletionReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
+import type { CascadeRequest, CascadeReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { recordJobs } from './outbox.ts';
 import { cypher } from './queries.ts';
@@ -89,9 +89,9 @@ async function deleteClosure(ctx: StoreContext, tx: Tx, ownerId: string, closure
 export async function deleteCascade(
   ctx: StoreContext,
   req: CascadeRequest,
-): Promise<DeletionReceipt> {
+): Promise<CascadeReceipt> {
   const rootIds = [...new Set(req.rootIds)];
-  return inWrite(ctx, async (tx): Promise<DeletionReceipt> => {
+  return inWrite(ctx, async (tx): Promise<CascadeReceipt> => {
     const ownerId = req.ownerId;
     await step(ctx, tx, 'cascade-lock-owner', { ownerId });
     const closure = await step<ClosureRow>(ctx, tx, 'cascade-closure', { ownerId, rootIds });

@@ -6,7 +6,7 @@
 // (invariant 7).
 import { cascadeAuditEvents, cascadeReceipt, rederiveJob } from '@keepgraph/core';
 import { KeepGraphError, contentHash } from '@keepgraph/core';
-import type { CascadeRequest, DeletionReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
+import type { CascadeRequest, CascadeReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { addOwnerTextRows, tokensOfRows } from './full-text-statistics.ts';
 import { recordJobs } from './outbox.ts';
@@ -171,8 +171,8 @@ function deleteClosure(
 }
 
 /** Run a cascade; throws not_found when none of the roots is this owner's. */
-export function deleteCascade(ctx: StoreContext, req: CascadeRequest): DeletionReceipt {
-  const run = ctx.db.transaction((): [DeletionReceipt, () => void] => {
+export function deleteCascade(ctx: StoreContext, req: CascadeRequest): CascadeReceipt {
+  const run = ctx.db.transaction((): [CascadeReceipt, () => void] => {
     const rootIds = JSON.stringify([...new Set(req.rootIds)]);
     const rows = ctx.st
       .file('cascade-closure')

@@ -63,6 +63,7 @@ function summaryOf(
   cluster: readonly Memory[],
   replaces: readonly { summary: Memory; members: Memory[] }[],
   vectors: ReadonlyMap<string, Float32Array>,
+  maxSources: number,
 ): DerivedWrite {
   const members = new Map(cluster.map((m) => [m.id, m]));
   for (const r of replaces) for (const m of r.members) members.set(m.id, m);
@@ -70,11 +71,16 @@ function summaryOf(
   // written (the cluster comes in write order; members of the summaries it
   // replaces that fell out of the scan window are older still).
   const position = new Map(cluster.map((m, i) => [m.id, i]));
-  const all = [...members.values()].sort(
-    (a, b) => (position.get(a.id) ?? -1) - (position.get(b.id) ?? -1) || byAge(a, b),
-  );
+  // A summary names at most the policy's limits.derivedFrom members, the
+  // newest: a cluster past it still gets one key, and the members left out
+  // are never hidden behind a summary that does not name them.
+  const all = [...members.values()]
+    .sort((a, b) => (position.get(a.id) ?? -1) - (position.get(b.id) ?? -1) || byAge(a, b))
+    .slice(-maxSources);
   const ids = all.map((m) => m.id);
-  const centre = medoid(cluster, vectors);
+  const named = new Set(ids);
+  const inCluster = cluster.filter((m) => named.has(m.id));
+  const centre = medoid(inCluster.length > 0 ? inCluster : cluster, vectors);
   const previous = replaces.map((r) => r.summary).sort(byAge);
   const key = previous[0]?.key ?? `compaction:${all[0]!.id}`;
   const about = new Map(all.flatMap((m) => m.about).map((e) => [`${e.type}:${e.name}`, e]));
@@ -180,6 +186,7 @@ export async function compact(deps: EngineDeps, ownerId: string): Promise<Compac
           c.map((id) => byId.get(id)!),
           replaces,
           vectors,
+          deps.policy.limits.derivedFrom,
         ),
       );
     }

@@ -185,7 +185,11 @@ export class InProcessJobRunner implements JobQueue, QueueMetricsSource {
       }
     } finally {
       q.active--;
-      this.pump(name);
+      // The next job starts after the event loop has had a turn at I/O: in
+      // embedded mode these jobs share the API's event loop, and a forget
+      // that queued many re-derivations must not hold requests until the
+      // last one is done (invariant 13).
+      setImmediate(() => this.pump(name));
       this.settle();
     }
   }

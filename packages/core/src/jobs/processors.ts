@@ -186,7 +186,10 @@ export function createProcessors(engine: Engine, opts: ProcessorOptions): Proces
       // Claims and context summaries come from episodes: read the survivors
       // again, each as its current version (a corrected source is read as
       // its correction).
-      const ids = payload.survivingSources;
+      // At most the policy's fan-out: a memory written under it named no
+      // more, and one written before it (or under a wider limit) must not
+      // make one job read and regroup thousands of episodes at once.
+      const ids = payload.survivingSources.slice(0, deps.policy.limits.derivedFrom);
       return exclusive(job.ownerId, async () => {
         const now = deps.clock.now().toISOString();
         const episodes = (await currentVersions(deps.store, job.ownerId, ids, now)).filter(

@@ -28,6 +28,7 @@ export {
   evaluateWrite,
   ownerCap,
   sessionCap,
+  tooManySources,
   ttlBounds,
 } from './policy-gate.ts';
 export type { GateDecision, GateInput, GateRefusal, SessionGateDecision } from './policy-gate.ts';

@@ -24,6 +24,8 @@ export interface GateInput {
   ttlSeconds?: number;
   /** True when derivedFrom is non-empty. */
   derived: boolean;
+  /** How many memories derivedFrom names (absent: as many as `derived` implies, 0 or 1). */
+  sourceCount?: number;
   /** Every other string the write stores (stored-fields.ts): read for secrets and personal data too. */
   fields?: readonly StoredField[];
 }
@@ -50,6 +52,21 @@ function refuse(
   details: Record<string, unknown> = {},
 ): GateRefusal {
   return { ok: false, code, message, details };
+}
+
+/**
+ * A memory naming more sources than the policy's limits.derivedFrom
+ * (invariant 13): every lineage, cascade and re-derivation through it would
+ * be as wide. Exported so a write can be refused before its sources are read.
+ */
+export function tooManySources(policy: Policy, sourceCount: number): GateRefusal | null {
+  const max = policy.limits.derivedFrom;
+  if (sourceCount <= max) return null;
+  return refuse(
+    'refused_too_many_sources',
+    `derivedFrom names ${sourceCount} memories; the policy allows at most ${max} (limits.derivedFrom)`,
+    { max, named: sourceCount },
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -400,6 +417,9 @@ export async function evaluateWrite(policy: Policy, input: GateInput): Promise<G
       { kind, authority },
     );
   }
+
+  const fanOut = tooManySources(policy, input.sourceCount ?? 0);
+  if (fanOut) return fanOut;
 
   const bounds = ttlBounds(policy, kind, authority);
   if (

@@ -167,6 +167,38 @@ const backgroundSchema = z.strictObject({
 });
 export type BackgroundPolicy = z.output<typeof backgroundSchema>;
 
+/**
+ * Fair share (invariant 13): how much one request may make the server do.
+ * Every read that grows with the data is cut at these, and the cut is said
+ * (`truncated`), so no caller can make one answer, or one cascade, as big
+ * as the owner's data. Defaults apply to policies written before this
+ * section existed.
+ */
+const limitsSchema = z.strictObject({
+  /**
+   * The most memories one memory may name in derivedFrom. Reflection and
+   * compaction write within it; a write over it is refused
+   * (refused_too_many_sources), and a re-derivation reads at most this many
+   * survivors.
+   */
+  derivedFrom: z.number().int().min(2).max(10_000).default(256),
+  /**
+   * The most memories one graph answer holds: a lineage (each of a why's
+   * lineages share this budget), a memory's neighbours. A graph cut here
+   * says `truncated: true`.
+   */
+  graphNodes: z.number().int().min(10).max(10_000).default(500),
+  /** The most calls one MCP JSON-RPC batch may hold; each call counts against the rate limit. */
+  mcpBatch: z.number().int().min(1).max(1000).default(20),
+  /** The largest answer body, in bytes: over it, 413 response_too_large instead of the answer. */
+  responseBytes: z
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(16 * 1024 * 1024),
+});
+export type LimitsPolicy = z.output<typeof limitsSchema>;
+
 /** The policy as parsed: durations are seconds, everything else as written. */
 export const PolicySchema = z
   .strictObject({
@@ -246,6 +278,7 @@ export const PolicySchema = z
         .default({ kinds: [...DERIVED_KINDS], authorities: ['agent_inferred'] }),
     }),
     background: backgroundSchema.prefault({}),
+    limits: limitsSchema.prefault({}),
   })
   .superRefine((p, ctx) => {
     for (const kind of MEMORY_KINDS) {
@@ -278,6 +311,20 @@ export const PolicySchema = z
         code: 'custom',
         path: ['sources', 'requireDerivedFrom', 'authorities'],
         message: 'must include agent_inferred: inferred claims always name their sources',
+      });
+    }
+    if (p.background.compaction.minCluster > p.limits.derivedFrom) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['background', 'compaction', 'minCluster'],
+        message: 'must not exceed limits.derivedFrom: a summary names every member of its cluster',
+      });
+    }
+    if (p.background.reflection.contextWindow > p.limits.derivedFrom) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['background', 'reflection', 'contextWindow'],
+        message: "must not exceed limits.derivedFrom: a context summary names its passage's episodes",
       });
     }
     if (p.text.minChars > p.text.maxChars) {

@@ -2,7 +2,7 @@
 // store: the caller's events (or one made here, since a cascade is never
 // unaudited), with the receipt's ids, hashes and counts on the first.
 import type { AuditEventInput, AuditType } from '../audit.ts';
-import type { CascadeRequest, DeletionReason, DeletionReceipt } from './memory-store.ts';
+import type { CascadeReceipt, CascadeRequest, DeletionReason } from './memory-store.ts';
 
 /** The audit type that records a deletion for each reason. */
 export const DELETION_AUDIT_TYPE: Readonly<Record<DeletionReason, AuditType>> = {
@@ -21,10 +21,10 @@ function union(a: readonly string[], b: readonly string[]): string[] {
 }
 
 /** What a store measured while deleting: everything of the receipt that is not the request's. */
-export type CascadeOutcome = Omit<DeletionReceipt, 'ownerId' | 'reason' | 'requested' | 'at'>;
+export type CascadeOutcome = Omit<CascadeReceipt, 'ownerId' | 'reason' | 'requested' | 'at'>;
 
 /** The receipt of a cascade, the same shape on every store. */
-export function cascadeReceipt(req: CascadeRequest, outcome: CascadeOutcome): DeletionReceipt {
+export function cascadeReceipt(req: CascadeRequest, outcome: CascadeOutcome): CascadeReceipt {
   return {
     ownerId: req.ownerId,
     reason: req.reason,
@@ -37,7 +37,7 @@ export function cascadeReceipt(req: CascadeRequest, outcome: CascadeOutcome): De
 /** The events a store appends, in the cascade's own transaction. */
 export function cascadeAuditEvents(
   req: CascadeRequest,
-  receipt: DeletionReceipt,
+  receipt: CascadeReceipt,
 ): AuditEventInput[] {
   const events: AuditEventInput[] = req.audit.length
     ? [...req.audit]

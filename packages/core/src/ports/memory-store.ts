@@ -80,9 +80,31 @@ export interface DeletionReceipt {
   relationEdgesDeleted: number;
   entitiesDeleted: number;
   sessionMessagesDeleted: number;
-  /** Derived memories that lost a source but had others that survive: to re-derive. */
-  rederive: RederiveEntry[];
+  /**
+   * Derived memories that lost a source but had others that survive: to
+   * re-derive. Counts, not the survivors' ids: a forget of a source a
+   * thousand summaries share must not answer with every id of every one.
+   */
+  rederive: RederiveNote[];
   at: string;
+}
+
+/** A rederive entry as a receipt shows it. */
+export interface RederiveNote {
+  id: string;
+  kind: MemoryKind;
+  tags: string[];
+  /** How many of its sources survive (its job rebuilds it from them). */
+  survivingSourceCount: number;
+}
+
+/**
+ * What a store's cascade returns: the receipt, with each rederive entry's
+ * surviving sources (its job reads them). The engine answers callers with
+ * the receipt (forget.ts, toDeletionReceipt).
+ */
+export interface CascadeReceipt extends Omit<DeletionReceipt, 'rederive'> {
+  rederive: RederiveEntry[];
 }
 
 /** A deleted derived memory whose other sources survive, and what kind it was (kind and tags). */
@@ -273,7 +295,7 @@ export interface MemoryRecords {
    * Deleting a newer version clears the older one's supersededBy pointer but
    * keeps its validTo: a superseded claim never comes back by deletion.
    */
-  deleteCascade(req: CascadeRequest): Promise<DeletionReceipt>;
+  deleteCascade(req: CascadeRequest): Promise<CascadeReceipt>;
   getById(ownerId: string, id: string): Promise<Memory | null>;
   /** The owner's memories among `ids`, in the order asked, each once; others are skipped. */
   getByIds(ownerId: string, ids: readonly string[]): Promise<Memory[]>;

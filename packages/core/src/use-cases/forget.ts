@@ -6,7 +6,12 @@
 // decides what to delete and queues re-derivation of survivors' summaries.
 import { KeepGraphError, isKeepGraphError } from '../errors.ts';
 import { DELETION_AUDIT_TYPE } from '../ports/cascade-audit.ts';
-import type { DeletionReason, DeletionReceipt, Trace } from '../ports/memory-store.ts';
+import type {
+  CascadeReceipt,
+  DeletionReason,
+  DeletionReceipt,
+  Trace,
+} from '../ports/memory-store.ts';
 import type { Authority, MemoryKind } from '../record.ts';
 import { z } from 'zod';
 import { IdListSchema, auditEvent, logServed, type Caller, type EngineDeps } from './deps.ts';
@@ -47,6 +52,17 @@ export function mergeReceipts(
   return out;
 }
 
+/** The receipt a caller gets from a store's cascade. */
+export function toDeletionReceipt(r: CascadeReceipt): DeletionReceipt {
+  return {
+    ...r,
+    rederive: r.rederive.map(({ survivingSources, ...rest }) => ({
+      ...rest,
+      survivingSourceCount: survivingSources.length,
+    })),
+  };
+}
+
 /**
  * Run one cascade with its audit event and queue re-derivation jobs. The
  * event's `details.durationMs` is the time from here to the store's
@@ -75,7 +91,7 @@ export async function cascade(
   // outbox in the cascade's own transaction (rederiveJob).
   // Observed here, not from results: an eviction inside a write is in none.
   deps.observe?.({ type: 'cascade', reason, deletedMemories: receipt.deletedMemoryIds.length });
-  return receipt;
+  return toDeletionReceipt(receipt);
 }
 
 /** The roots and every memory derived from them, transitively (the cascade's closure), sorted. */

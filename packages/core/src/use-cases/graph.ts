@@ -9,6 +9,7 @@
 // "alice" the thing are one node to look at.
 import { z } from 'zod';
 import { normalizeEntityName } from '@keepgraph/graph-schema';
+import { yieldToEventLoop } from '../event-loop.ts';
 import { isLiveAt } from '../liveness.ts';
 import type { EntityRef, Memory } from '../record.ts';
 import type { RelationEdge } from '../ports/memory-store.ts';
@@ -176,10 +177,14 @@ export async function neighbours(
   ]);
   const children = derived.filter((e) => e.source === id).map((e) => e.child);
   const versions = [root.supersedes, root.supersededBy].filter((v): v is string => v !== null);
-  const around = await deps.store.getByIds(
-    ownerId,
-    [...new Set([...root.derivedFrom, ...children, ...versions])].filter((x) => x !== id),
+  // At most the policy's limits.graphNodes memories, the versions first,
+  // then the sources, then what was derived from it: a memory a thousand
+  // others grew out of answers a bounded neighbourhood that says it is cut.
+  const wanted = [...new Set([...versions, ...root.derivedFrom, ...children])].filter(
+    (x) => x !== id,
   );
+  const room = Math.max(0, deps.policy.limits.graphNodes - 1);
+  const around = await deps.store.getByIds(ownerId, wanted.slice(0, room));
   const g = new GraphBuilder();
   g.memory(root);
   for (const m of around) g.memory(m);
@@ -198,7 +203,7 @@ export async function neighbours(
     }
   }
   await logServed(deps, caller, ownerId, [id, ...around.map((m) => m.id)]);
-  return g.graph({ root: id, ownerId }, true);
+  return g.graph({ root: id, ownerId, truncated: wanted.length > room }, true);
 }
 
 export const EntityGraphOptionsSchema = z.strictObject({
@@ -240,9 +245,13 @@ export async function entityGraph(
   const relations = await deps.store.relations(ownerId);
   const asserting = [...new Set(relations.flatMap((r) => r.assertedBy))];
   const live = new Map<string, Memory>();
-  for (let i = 0; i < asserting.length; i += READ_CHUNK)
+  for (let i = 0; i < asserting.length; i += READ_CHUNK) {
     for (const m of await deps.store.getByIds(ownerId, asserting.slice(i, i + READ_CHUNK)))
       if (isLiveAt(m, now)) live.set(m.id, m);
+    // An owner of many assertions is read in chunks: other requests get a
+    // turn between them (invariant 13).
+    await yieldToEventLoop();
+  }
 
   const g = new GraphBuilder();
   for (const r of relations) {

@@ -27,6 +27,7 @@ import {
 } from '../rank.ts';
 import type { ScoredId } from '../ports/memory-store.ts';
 import { standInForDuplicates } from '../derived-keys.ts';
+import { yieldToEventLoop } from '../event-loop.ts';
 import { isLiveAt } from '../liveness.ts';
 import { lendScoreToReplies } from '../session-replies.ts';
 import { queryTimeWindows } from '../query-time.ts';
@@ -333,13 +334,18 @@ export function memoryNodeAttributes(m: Memory): Record<string, unknown> {
   };
 }
 
-/** The derivation DAG from a memory down to its episodes, with their origins and the older versions each replaced. */
+/**
+ * The derivation DAG from a memory down to its episodes, with their origins
+ * and the older versions each replaced: at most the policy's
+ * limits.graphNodes memories, nearest first; `attributes.truncated` says
+ * whether any were left out (a deeper node's own lineage shows the rest).
+ */
 export async function lineage(
   deps: EngineDeps,
   input: ParsedArgs<typeof MemoryIdArgs>,
   caller: Caller,
 ): Promise<SerializedGraph> {
-  const graph = await lineageGraph(deps, input);
+  const graph = await lineageGraph(deps, input, { left: deps.policy.limits.graphNodes });
   await logServed(
     deps,
     caller,
@@ -349,23 +355,37 @@ export async function lineage(
   return graph;
 }
 
+/** How many more memories a graph answer may hold (shared by a why's lineages). */
+interface NodeBudget {
+  left: number;
+}
+
 async function lineageGraph(
   deps: EngineDeps,
   { ownerId, id }: ParsedArgs<typeof MemoryIdArgs>,
+  budget: NodeBudget,
 ): Promise<SerializedGraph> {
   const root = await memoryOrNotFound(deps, ownerId, id);
   const graph: SerializedGraph = {
-    attributes: { root: id, ownerId },
+    attributes: { root: id, ownerId, truncated: false },
     options: { type: 'directed', multi: false, allowSelfLoops: false },
     nodes: [],
     edges: [],
   };
   const seen = new Set<string>();
   let frontier: Memory[] = [root];
+  let truncated = false;
+  // Breadth first, each level read only as far as the budget goes: a wide
+  // derivation costs the budget, never the whole DAG (invariant 13).
   while (frontier.length > 0) {
     const next: string[] = [];
     for (const m of frontier) {
       if (seen.has(m.id)) continue;
+      if (budget.left <= 0) {
+        truncated = true;
+        break;
+      }
+      budget.left -= 1;
       seen.add(m.id);
       graph.nodes.push({ key: m.id, attributes: memoryNodeAttributes(m) });
       // The older version this one replaced (a correction, a key's new value).
@@ -388,13 +408,17 @@ async function lineageGraph(
         next.push(s);
       }
     }
-    frontier = await deps.store.getByIds(
-      ownerId,
-      [...new Set(next)].filter((x) => !seen.has(x)),
-    );
+    const unseen = [...new Set(next)].filter((x) => !seen.has(x));
+    if (unseen.length > budget.left) truncated = true;
+    frontier = budget.left > 0 ? await deps.store.getByIds(ownerId, unseen.slice(0, budget.left)) : [];
+    // A level of hundreds of memories is built between store reads: let
+    // other requests in before the next.
+    await yieldToEventLoop();
   }
-  // Edges to sources that no longer exist would dangle; keep the graph loadable.
+  // Edges to sources that no longer exist, or past the cut, would dangle;
+  // keep the graph loadable.
   graph.edges = graph.edges.filter((e) => seen.has(e.target));
+  graph.attributes.truncated = truncated;
   return graph;
 }
 
@@ -415,7 +439,10 @@ export async function why(
   // Each result's lineage, and for a result reached through derived
   // memories, theirs too: the chain from the key the query found to it.
   const ids = [...new Set(r.results.flatMap((hit) => [hit.memory.id, ...hit.via]))];
-  for (const id of ids) lineageById[id] = await lineageGraph(deps, { ownerId: r.ownerId, id });
+  // One budget for all of them: a why is one answer.
+  const budget = { left: deps.policy.limits.graphNodes };
+  for (const id of ids)
+    lineageById[id] = await lineageGraph(deps, { ownerId: r.ownerId, id }, budget);
   // One read: the results and every memory their lineage shows.
   await logServed(
     deps,

@@ -6,7 +6,7 @@ import { yieldToEventLoop } from '../event-loop.ts';
 import { contentHash } from '../audit.ts';
 import { storedFields } from '../policy/stored-fields.ts';
 import { KeepGraphError, isKeepGraphError } from '../errors.ts';
-import { evaluateWrite, ownerCap } from '../policy/index.ts';
+import { evaluateWrite, ownerCap, tooManySources } from '../policy/index.ts';
 import {
   AUTHORITY_RANK,
   MemoryInputSchema,
@@ -127,6 +127,10 @@ export async function prepareWrite(
   // Invariant 2 (an inferred or derived memory names its sources) is the
   // gate's `sources.requireDerivedFrom`; here we check the sources exist.
   const sourceIds = [...new Set(input.derivedFrom)];
+  // The gate's fan-out rule, checked before the sources are read: reading
+  // thousands of them is the cost the rule is there to refuse.
+  const fanOut = tooManySources(deps.policy, sourceIds.length);
+  if (fanOut) throw new KeepGraphError(fanOut.code, fanOut.message, fanOut.details);
   const sources = derived ? await deps.store.getByIds(ownerId, sourceIds) : [];
   const live = sources.filter((s) => s.expiresAt > decidedAt.toISOString());
   if (live.length !== sourceIds.length) {
@@ -153,6 +157,7 @@ export async function prepareWrite(
     origin: input.origin,
     ttlSeconds: input.ttlSeconds,
     derived,
+    sourceCount: sourceIds.length,
     // The owner id is stored on every record it owns: gated like any field.
     fields: [{ path: 'ownerId', value: ownerId }, ...storedFields(input)],
   });

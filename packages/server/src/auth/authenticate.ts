@@ -73,6 +73,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated credential (null on public paths). */
     credential: Credential | null;
+    /**
+     * Count `n` more calls of this request against its credential's rate
+     * limit: a request that carries several calls (an MCP JSON-RPC batch)
+     * pays for each, so a batch cannot buy many calls for one. Throws
+     * rate_limited (Retry-After set on `reply`) once past the limit.
+     */
+    countCalls?: (reply: FastifyReply, n: number) => Promise<void>;
   }
 }
 
@@ -103,6 +110,13 @@ function rateLimited(reply: FastifyReply, ttlSeconds: number) {
 export const authenticationPlugin = fp<AuthenticationOptions>(
   async (app, opts) => {
     app.decorateRequest('credential', null);
+    app.decorateRequest('countCalls', async function (this: FastifyRequest, reply, n) {
+      if (perCredential === null || this.credential === null) return;
+      for (let i = 0; i < n; i += 1) {
+        const limit = await perCredential(this);
+        if (!limit.isAllowed && limit.isExceeded) throw rateLimited(reply, limit.ttlInSeconds);
+      }
+    });
     // Limits are checked by hand (createRateLimit) so they key on what the
     // hook has found: the principal, or the address of a failed attempt.
     await app.register(rateLimit, { global: false });

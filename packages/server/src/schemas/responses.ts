@@ -207,7 +207,13 @@ function multiGraphOut<A extends z.ZodType, N extends z.ZodType, E extends z.Zod
 }
 
 export const NeighboursOut = multiGraphOut(
-  z.object({ root: str.describe('The memory asked about'), ownerId: str }),
+  z.object({
+    root: str.describe('The memory asked about'),
+    ownerId: str,
+    truncated: z
+      .boolean()
+      .describe("Whether memories around it were left out at the policy's limits.graphNodes"),
+  }),
   z.discriminatedUnion('nodeType', [MemoryNodeOut, EntityNodeOut]),
   // The relation shape first: a relation named like a structural edge keeps its evidence.
   z.union([
@@ -276,7 +282,10 @@ export const ReceiptOut = z
         id: str,
         kind: z.enum(MEMORY_KINDS),
         tags: z.array(str),
-        survivingSources: z.array(str),
+        survivingSourceCount: z
+          .number()
+          .int()
+          .describe('How many of its sources survive: its re-derivation reads them'),
       }),
     ),
     at: str,

@@ -1,0 +1,336 @@
+// Can one authenticated caller stall every tenant? A `keepgraph start`
+// server (SQLite by default, default policy, background jobs on, as
+// shipped) is attacked by a user key of one owner, the way issue 38's
+// report did it, while a second client probes /healthz every 20 ms (open loop):
+//   lineage-batch  one MCP JSON-RPC batch of 100 `lineage` calls on a memory
+//                  whose derivation reaches every source (--sources);
+//   lineage-8      8 parallel GET …/lineage of that memory for --seconds;
+//   forget-wide    --summaries summaries each derived from as many sources
+//                  as the policy lets one memory name, then one forget of a
+//                  source they all share, and the re-derivation it queues;
+//   forget-fan-in  --fan-in memories each derived from one source (fan-in
+//                  has no limit), then one forget of that source.
+// Each attack reports /healthz p50/p95/max while it ran, and the server's
+// own event-loop delay max (the Prometheus gauge of `monitorEventLoopDelay`,
+// reset at each scrape, read before and after). The attacker first tries
+// the report's literal writes (one memory naming every source); what the
+// server answered is printed too.
+//   pnpm -s tsx bench/abuse.ts [--store sqlite|neo4j] [--model hashing-384]
+//     [--sources 5000] [--summaries 57] [--fan-in 5000] [--seconds 20] [--out FILE]
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { machineInfo } from './machine.ts';
+import { syntheticTexts } from './synthetic.ts';
+
+const { values } = parseArgs({
+  options: {
+    store: { type: 'string', default: 'sqlite' },
+    model: { type: 'string' },
+    sources: { type: 'string', default: '5000' },
+    summaries: { type: 'string', default: '57' },
+    seconds: { type: 'string', default: '20' },
+    'fan-in': { type: 'string', default: '5000' },
+    out: { type: 'string' },
+  },
+});
+const SOURCES = Number(values.sources);
+const SUMMARIES = Number(values.summaries);
+const SECONDS = Number(values.seconds);
+const FAN_IN = Number(values['fan-in']);
+const OWNER = 'mallory';
+const CALL_TIMEOUT_MS = 120_000;
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const dataDir = mkdtempSync(join(tmpdir(), 'kg-abuse-'));
+
+const server = spawn(
+  process.execPath,
+  ['--import', 'tsx', 'packages/cli/src/main.ts', 'start', '--port', '0', '--data', dataDir],
+  {
+    cwd: root,
+    env: {
+      ...process.env,
+      KEEPGRAPH_STORE: values.store,
+      ...(values.model !== undefined && { KEEPGRAPH_MODEL: values.model }),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  },
+);
+let log = '';
+server.stdout!.on('data', (d: Buffer) => (log += d.toString()));
+server.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+const base = await new Promise<string>((ok, fail) => {
+  const t = setInterval(() => {
+    const m = log.match(/listening on (http:\/\/[\d.:]+)/);
+    if (m) {
+      clearInterval(t);
+      ok(m[1]!);
+    }
+  }, 50);
+  server.on('exit', (c) => fail(new Error(`server exited ${c}\n${log}`)));
+});
+const operatorKey = readFileSync(join(dataDir, 'operator.key'), 'utf8').trim();
+
+const progress = (s: string) => process.stderr.write(`[abuse] ${s}\n`);
+
+async function call(
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+): Promise<{ status: number; body: any; bytes: number }> {
+  // A call not answered in CALL_TIMEOUT_MS is reported as status 0: the
+  // report's batch of lineages never answered at all.
+  let r: Response;
+  try {
+    r = await fetch(`${base}${path}`, {
+      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+        ...(path === '/mcp' && { accept: 'application/json, text/event-stream' }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+  } catch (e) {
+    if ((e as Error).name === 'TimeoutError') return { status: 0, body: null, bytes: 0 };
+    throw e;
+  }
+  const text = await r.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: kept as text
+  }
+  return { status: r.status, body: parsed, bytes: Buffer.byteLength(text) };
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? +s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!.toFixed(1) : null;
+};
+const stats = (xs: number[]) => ({
+  n: xs.length,
+  p50: pct(xs, 50),
+  p95: pct(xs, 95),
+  max: pct(xs, 100),
+});
+
+/** The server's event-loop delay max since the last scrape, in ms (the gauge resets when read). */
+async function eventLoopMaxMs(): Promise<number | null> {
+  const r = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${operatorKey}` } });
+  const m = /^keepgraph_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(await r.text());
+  return m ? +(Number(m[1]) * 1000).toFixed(1) : null;
+}
+
+/**
+ * Run `attack` while a probe of /healthz starts every 20 ms, whether or not
+ * the previous one has answered (open loop): a stall of 2 s shows as the
+ * ~100 probes it delayed, not as one slow sample. Health and event-loop
+ * figures.
+ */
+async function during<T>(name: string, attack: () => Promise<T>) {
+  progress(`${name}: running`);
+  await eventLoopMaxMs();
+  let done = false;
+  const t0 = performance.now();
+  const work = attack().finally(() => (done = true));
+  const health: number[] = [];
+  const probes: Promise<void>[] = [];
+  while (!done) {
+    const s = performance.now();
+    probes.push(
+      fetch(`${base}/healthz`)
+        .then((r) => r.arrayBuffer())
+        .then(() => void health.push(performance.now() - s)),
+    );
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const result = await work;
+  await Promise.all(probes);
+  const ms = Math.round(performance.now() - t0);
+  const loop = await eventLoopMaxMs();
+  progress(
+    `${name}: ${ms} ms, /healthz p95 ${pct(health, 95)} ms, max ${pct(health, 100)} ms, event-loop max ${loop} ms`,
+  );
+  return { ms, healthzMs: stats(health), eventLoopDelayMaxMs: loop, result };
+}
+
+/** Write memories in batches of 1,000; their ids in order. */
+async function writeAll(key: string, items: unknown[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < items.length; i += 1000) {
+    const r = await call('POST', `/v1/owners/${OWNER}/memories:batch`, key, {
+      memories: items.slice(i, i + 1000),
+    });
+    if (r.status !== 200) throw new Error(`batch: ${r.status} ${JSON.stringify(r.body)}`);
+    const stored = r.body.stored as { id: string }[];
+    if (r.body.failed?.length)
+      throw new Error(`batch refused: ${JSON.stringify(r.body.failed[0])}`);
+    ids.push(...stored.map((s) => s.id));
+    progress(`wrote ${ids.length} of ${items.length}`);
+  }
+  return ids;
+}
+
+const summary = (i: number, derivedFrom: string[]) => ({
+  kind: 'summary',
+  text: `Summary number ${i} of what the notes say about the garden and the trips`,
+  derivedFrom,
+  origin: { sessionId: 'abuse', turn: `s${i}` },
+});
+
+try {
+  const created = await call('POST', '/v1/keys', operatorKey, {
+    name: 'abuse bench',
+    role: 'user',
+    owners: [OWNER],
+  });
+  if (created.status !== 201)
+    throw new Error(`key: ${created.status} ${JSON.stringify(created.body)}`);
+  const key = created.body.key as string;
+
+  const texts = syntheticTexts(SOURCES, 11);
+  const sources = await writeAll(
+    key,
+    texts.map((text, i) => ({
+      kind: 'fact',
+      text,
+      origin: { sessionId: 'abuse', turn: String(i) },
+    })),
+  );
+
+  // The report's write: one memory naming every source.
+  const literal = await call('POST', `/v1/owners/${OWNER}/memories`, key, summary(0, sources));
+  const maxSources: number =
+    literal.status === 201 ? sources.length : (literal.body?.error?.details?.max ?? 0);
+  progress(
+    `one memory naming ${sources.length} sources: ${literal.status}; the most allowed: ${maxSources}`,
+  );
+  if (maxSources < 2) throw new Error(`no fan-out allowed? ${JSON.stringify(literal.body)}`);
+
+  // The deepest lineage the policy lets a caller build: layers of summaries
+  // of at most maxSources sources each, up to one top memory over all.
+  let layer = sources;
+  let top = literal.status === 201 ? (literal.body.memory?.id ?? literal.body.id) : null;
+  let n = 1;
+  while (top === null) {
+    const next: string[] = [];
+    const items = [];
+    for (let i = 0; i < layer.length; i += maxSources)
+      items.push(summary(n++, layer.slice(i, i + maxSources)));
+    next.push(...(await writeAll(key, items)));
+    if (next.length === 1) top = next[0]!;
+    layer = next;
+  }
+  const lineageOnce = await call('GET', `/v1/owners/${OWNER}/memories/${top}/lineage`, key);
+  progress(
+    `lineage of the top memory: ${lineageOnce.status}, ${lineageOnce.body?.nodes?.length} nodes, ${lineageOnce.bytes} bytes`,
+  );
+
+  const batch = Array.from({ length: 100 }, (_, i) => ({
+    jsonrpc: '2.0',
+    id: i + 1,
+    method: 'tools/call',
+    params: { name: 'lineage', arguments: { id: top } },
+  }));
+  const lineageBatch = await during('lineage-batch', async () => {
+    const r = await call('POST', '/mcp', key, batch);
+    return { status: r.status, bytes: r.bytes, code: r.body?.error?.code ?? null };
+  });
+
+  const lineage8 = await during('lineage-8', async () => {
+    const until = Date.now() + SECONDS * 1000;
+    const statuses: Record<string, number> = {};
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (Date.now() < until) {
+          const r = await call('GET', `/v1/owners/${OWNER}/memories/${top}/lineage`, key);
+          statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+        }
+      }),
+    );
+    return { statuses };
+  });
+
+  // Attack 2: many summaries over one shared source, then forget it.
+  const shared = sources[0]!;
+  const wide = Array.from({ length: SUMMARIES }, (_, i) => {
+    const others = sources.slice(1);
+    const start = (i * 97) % others.length;
+    const picked = [...others.slice(start), ...others.slice(0, start)].slice(0, maxSources - 1);
+    return summary(10_000 + i, [shared, ...picked]);
+  });
+  await writeAll(key, wide);
+  const forget = await during('forget-wide', async () => {
+    const r = await call('POST', `/v1/owners/${OWNER}/forget`, key, { ids: [shared] });
+    const receiptBytes = r.bytes;
+    // The re-derivation jobs it queued run in this process (embedded mode):
+    // the attack lasts until the queues are idle again.
+    for (;;) {
+      const m = await (
+        await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${operatorKey}` } })
+      ).text();
+      const busy = [
+        ...m.matchAll(
+          /^keepgraph_queue_jobs\{[^}]*state="(waiting|active|delayed)"[^}]*\} (\S+)$/gm,
+        ),
+      ]
+        .map((x) => Number(x[2]))
+        .reduce((a, b) => a + b, 0);
+      if (busy === 0) break;
+      await new Promise((res) => setTimeout(res, 250));
+    }
+    return {
+      status: r.status,
+      receiptBytes,
+      deleted: r.body?.deletedMemoryIds?.length ?? null,
+      rederive: r.body?.rederive?.length ?? null,
+    };
+  });
+
+  // Attack 2b: a wide closure. Fan-in has no limit (any number of memories
+  // may grow out of one), so a forget of that one deletes them all.
+  const root2 = sources[1]!;
+  await writeAll(
+    key,
+    Array.from({ length: FAN_IN }, (_, i) => summary(20_000 + i, [root2])),
+  );
+  const forgetFanIn = await during('forget-fan-in', async () => {
+    const r = await call('POST', `/v1/owners/${OWNER}/forget`, key, { ids: [root2] });
+    return {
+      status: r.status,
+      receiptBytes: r.bytes,
+      deleted: r.body?.deletedMemoryIds?.length ?? null,
+    };
+  });
+
+  const result = {
+    store: values.store,
+    model: values.model ?? 'default',
+    sources: SOURCES,
+    literalWrite: { status: literal.status, code: literal.body?.error?.code ?? null },
+    maxSourcesPerMemory: maxSources,
+    lineage: {
+      status: lineageOnce.status,
+      nodes: lineageOnce.body?.nodes?.length,
+      bytes: lineageOnce.bytes,
+    },
+    attacks: { lineageBatch, lineage8, forget, forgetFanIn },
+    machine: machineInfo(),
+  };
+  console.log(JSON.stringify(result, null, 2));
+  if (values.out) {
+    mkdirSync(dirname(resolve(values.out)), { recursive: true });
+    writeFileSync(resolve(values.out), JSON.stringify(result, null, 2) + '\n');
+  }
+} finally {
+  server.kill('SIGTERM');
+  await new Promise((r) => server.once('exit', r));
+  rmSync(dataDir, { recursive: true, force: true });
+}
