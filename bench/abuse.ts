@@ -74,6 +74,9 @@ const base = await new Promise<string>((ok, fail) => {
 });
 const operatorKey = readFileSync(join(dataDir, 'operator.key'), 'utf8').trim();
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are JSON read by shape
+type Json = any;
+
 const progress = (s: string) => process.stderr.write(`[abuse] ${s}\n`);
 
 async function call(
@@ -81,7 +84,7 @@ async function call(
   path: string,
   key: string,
   body?: unknown,
-): Promise<{ status: number; body: any; bytes: number }> {
+): Promise<{ status: number; body: Json; bytes: number }> {
   // A call not answered in CALL_TIMEOUT_MS is reported as status 0: the
   // report's batch of lineages never answered at all.
   let r: Response;

@@ -18,6 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are JSON read by shape
+type Json = any;
+
 const LIMITS = { derivedFrom: 12, graphNodes: 20, mcpBatch: 4 };
 const RATE_LIMIT = 60;
 
@@ -28,11 +31,10 @@ describe.each(['sqlite', 'neo4j'] as const)('fair share over %s', (store) => {
   const owner = `fair-${randomUUID().slice(0, 8)}`;
   const policyPath = join(dataDir, 'policy.yaml');
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are JSON read by shape
   async function call(
     path: string,
     init: { method?: string; body?: unknown } = {},
-  ): Promise<{ status: number; json: any; bytes: number }> {
+  ): Promise<{ status: number; json: Json; bytes: number }> {
     const r = await fetch(`${server.base}${path}`, {
       method: init.method ?? 'GET',
       headers: {

@@ -324,7 +324,8 @@ export const PolicySchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['background', 'reflection', 'contextWindow'],
-        message: "must not exceed limits.derivedFrom: a context summary names its passage's episodes",
+        message:
+          "must not exceed limits.derivedFrom: a context summary names its passage's episodes",
       });
     }
     if (p.text.minChars > p.text.maxChars) {

@@ -410,7 +410,8 @@ async function lineageGraph(
     }
     const unseen = [...new Set(next)].filter((x) => !seen.has(x));
     if (unseen.length > budget.left) truncated = true;
-    frontier = budget.left > 0 ? await deps.store.getByIds(ownerId, unseen.slice(0, budget.left)) : [];
+    frontier =
+      budget.left > 0 ? await deps.store.getByIds(ownerId, unseen.slice(0, budget.left)) : [];
     // A level of hundreds of memories is built between store reads: let
     // other requests in before the next.
     await yieldToEventLoop();
