@@ -126,9 +126,22 @@ const stats = (xs: number[]) => ({
 
 /** The server's event-loop delay max since the last scrape, in ms (the gauge resets when read). */
 async function eventLoopMaxMs(): Promise<number | null> {
-  const r = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${operatorKey}` } });
-  const m = /^keepgraph_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(await r.text());
+  const m = /^keepgraph_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(await metrics());
   return m ? +(Number(m[1]) * 1000).toFixed(1) : null;
+}
+
+/** The Prometheus exposition, read again while a stalled server does not accept the connection. */
+async function metrics(): Promise<string> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const r = await fetch(`${base}/metrics`, {
+        headers: { authorization: `Bearer ${operatorKey}` },
+      });
+      return await r.text();
+    } catch (e) {
+      if (attempt >= 30) throw e;
+    }
+  }
 }
 
 /**
@@ -285,9 +298,7 @@ try {
     // The re-derivation jobs it queued run in this process (embedded mode):
     // the attack lasts until the queues are idle again.
     for (;;) {
-      const m = await (
-        await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${operatorKey}` } })
-      ).text();
+      const m = await metrics();
       const busy = [
         ...m.matchAll(
           /^keepgraph_queue_jobs\{[^}]*state="(waiting|active|delayed)"[^}]*\} (\S+)$/gm,
