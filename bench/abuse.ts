@@ -17,6 +17,7 @@
 // server answered is printed too.
 //   pnpm -s tsx bench/abuse.ts [--store sqlite|neo4j] [--model hashing-384]
 //     [--sources 5000] [--summaries 57] [--fan-in 5000] [--seconds 20] [--out FILE]
+//     [--attacks lineage-batch,lineage-8,forget-wide,forget-fan-in]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     summaries: { type: 'string', default: '57' },
     seconds: { type: 'string', default: '20' },
     'fan-in': { type: 'string', default: '5000' },
+    attacks: { type: 'string', default: 'lineage-batch,lineage-8,forget-wide,forget-fan-in' },
     out: { type: 'string' },
   },
 });
@@ -41,6 +43,10 @@ const SOURCES = Number(values.sources);
 const SUMMARIES = Number(values.summaries);
 const SECONDS = Number(values.seconds);
 const FAN_IN = Number(values['fan-in']);
+const ATTACKS = new Set(values.attacks!.split(','));
+/** Run `attack` if asked for (--attacks), else null. */
+const maybe = <T>(name: string, attack: () => Promise<T>) =>
+  ATTACKS.has(name) ? during(name, attack) : Promise.resolve(null);
 const OWNER = 'mallory';
 const CALL_TIMEOUT_MS = 120_000;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -264,12 +270,12 @@ try {
     method: 'tools/call',
     params: { name: 'lineage', arguments: { id: top } },
   }));
-  const lineageBatch = await during('lineage-batch', async () => {
+  const lineageBatch = await maybe('lineage-batch', async () => {
     const r = await call('POST', '/mcp', key, batch);
     return { status: r.status, bytes: r.bytes, code: r.body?.error?.code ?? null };
   });
 
-  const lineage8 = await during('lineage-8', async () => {
+  const lineage8 = await maybe('lineage-8', async () => {
     const until = Date.now() + SECONDS * 1000;
     const statuses: Record<string, number> = {};
     await Promise.all(
@@ -291,8 +297,8 @@ try {
     const picked = [...others.slice(start), ...others.slice(0, start)].slice(0, maxSources - 1);
     return summary(10_000 + i, [shared, ...picked]);
   });
-  await writeAll(key, wide);
-  const forget = await during('forget-wide', async () => {
+  if (ATTACKS.has('forget-wide')) await writeAll(key, wide);
+  const forget = await maybe('forget-wide', async () => {
     const r = await call('POST', `/v1/owners/${OWNER}/forget`, key, { ids: [shared] });
     const receiptBytes = r.bytes;
     // The re-derivation jobs it queued run in this process (embedded mode):
@@ -320,11 +326,12 @@ try {
   // Attack 2b: a wide closure. Fan-in has no limit (any number of memories
   // may grow out of one), so a forget of that one deletes them all.
   const root2 = sources[1]!;
-  await writeAll(
-    key,
-    Array.from({ length: FAN_IN }, (_, i) => summary(20_000 + i, [root2])),
-  );
-  const forgetFanIn = await during('forget-fan-in', async () => {
+  if (ATTACKS.has('forget-fan-in'))
+    await writeAll(
+      key,
+      Array.from({ length: FAN_IN }, (_, i) => summary(20_000 + i, [root2])),
+    );
+  const forgetFanIn = await maybe('forget-fan-in', async () => {
     const r = await call('POST', `/v1/owners/${OWNER}/forget`, key, { ids: [root2] });
     return {
       status: r.status,
