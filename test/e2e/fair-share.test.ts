@@ -13,7 +13,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_POLICY_PATH } from '@keepgraph/core';
-import { parseDocument } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
@@ -73,9 +72,14 @@ describe.each(['sqlite', 'neo4j'] as const)('fair share over %s', (store) => {
   let sources: string[] = [];
 
   beforeAll(async () => {
-    const doc = parseDocument(readFileSync(DEFAULT_POLICY_PATH, 'utf8'));
-    doc.set('limits', { ...LIMITS, responseBytes: 16 * 1024 * 1024 });
-    writeFileSync(policyPath, doc.toString());
+    // The shipped policy with its limits lowered (each line must be there to change).
+    let policy = readFileSync(DEFAULT_POLICY_PATH, 'utf8');
+    for (const [name, value] of Object.entries(LIMITS)) {
+      const line = new RegExp(`^  ${name}: \\d+$`, 'm');
+      expect(policy).toMatch(line);
+      policy = policy.replace(line, `  ${name}: ${value}`);
+    }
+    writeFileSync(policyPath, policy);
     const env = {
       ...storeEnv(store),
       KEEPGRAPH_POLICY: policyPath,
