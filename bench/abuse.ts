@@ -297,7 +297,12 @@ try {
     const picked = [...others.slice(start), ...others.slice(0, start)].slice(0, maxSources - 1);
     return summary(10_000 + i, [shared, ...picked]);
   });
-  if (ATTACKS.has('forget-wide')) await writeAll(key, wide);
+  // One at a time: a summary naming thousands of ids is a body of its own.
+  if (ATTACKS.has('forget-wide'))
+    for (const item of wide) {
+      const r = await call('POST', `/v1/owners/${OWNER}/memories`, key, item);
+      if (r.status !== 201) throw new Error(`summary: ${r.status} ${JSON.stringify(r.body)}`);
+    }
   const forget = await maybe('forget-wide', async () => {
     const r = await call('POST', `/v1/owners/${OWNER}/forget`, key, { ids: [shared] });
     const receiptBytes = r.bytes;
