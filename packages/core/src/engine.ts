@@ -51,6 +51,29 @@ function errorCode(e: unknown): string {
   return isKeepGraphError(e) ? e.code : 'internal';
 }
 
+/**
+ * Every check the engine makes before a use-case's body runs, and nothing
+ * else: the caller's shape, its role, the owners the use-case spans, and
+ * the arguments parsed with the caller (an owner outside its scope
+ * refused). Throws what the engine method would; returns the parsed input.
+ * Anything that answers for the engine without running it (an
+ * Idempotency-Key's kept answer) runs this first, so it answers only a
+ * caller the engine would let run the request now.
+ */
+export function checkUseCaseCall(
+  name: UseCaseName,
+  caller: Caller,
+  args: readonly unknown[],
+): Record<string, unknown> {
+  const uc = USE_CASES[name] as unknown as UseCase;
+  checkCaller(caller);
+  requireRole(caller, uc.roles, uc.action);
+  checkSpanScope(uc, undefined, caller);
+  const input = parseUseCaseInput(uc, args, caller);
+  checkSpanScope(uc, input, caller);
+  return input;
+}
+
 export function createEngine(opts: EngineOptions): Engine {
   const { auditSecret, ...deps } = opts;
   const observe = safeObserver(deps.observe);
@@ -67,11 +90,7 @@ export function createEngine(opts: EngineOptions): Engine {
         // Timed from the first check: a refused caller is a use-case run too.
         const started = performance.now();
         try {
-          checkCaller(caller);
-          requireRole(caller, uc.roles, uc.action);
-          checkSpanScope(uc, undefined, caller);
-          const input = parseUseCaseInput(uc, args, caller);
-          checkSpanScope(uc, input, caller);
+          const input = checkUseCaseCall(name, caller, args);
           const result = await uc.run(d, input, caller);
           observe({
             type: 'use_case',

@@ -7,7 +7,7 @@ export {
   type AppAuth,
   type AppOptions,
 } from './app.ts';
-export { jwtVerifier, type JwtOptions, type JwtVerifier } from './auth/jwt.ts';
+export { jwtPrincipal, jwtVerifier, type JwtOptions, type JwtVerifier } from './auth/jwt.ts';
 export { HTTP_STATUS, httpStatusOf } from './http-status.ts';
 export { METRICS_PATH } from './auth/authenticate.ts';
 export {

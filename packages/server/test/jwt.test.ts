@@ -14,7 +14,7 @@ import { SignJWT, UnsecuredJWT, exportJWK, exportSPKI, generateKeyPair, type JWK
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
 import { buildApp } from '../src/app.ts';
-import { jwtVerifier } from '../src/auth/jwt.ts';
+import { jwtPrincipal, jwtVerifier } from '../src/auth/jwt.ts';
 
 const ISSUER = 'https://idp.example/';
 const AUDIENCE = 'keepgraph';
@@ -146,12 +146,34 @@ describe('JWTs checked against a JWKS', () => {
       }),
       'no owners': await sign(keys.privateKey, { body: { keepgraph_owners: undefined } }),
       truncated: (await sign(keys.privateKey)).slice(0, -5),
+      'a sub with a lone surrogate': await sign(keys.privateKey, { sub: 'ana\ud800' }),
     };
     for (const [what, token] of Object.entries(bad)) {
       const r = await recall(token);
       expect(r.statusCode, what).toBe(401);
       expect(r.json().error.code, what).toBe('unauthenticated');
     }
+  });
+});
+
+describe('the principal of a sub', () => {
+  it('is jwt:<sub> for a short sub, and the sub whole, hashed, for a long one', async () => {
+    expect(jwtPrincipal('ana')).toBe('jwt:ana');
+    const long = 'x'.repeat(200);
+    expect(jwtPrincipal(long)).toBe(`jwt:${long}`);
+    const a = jwtPrincipal(`${long}a`);
+    expect(a).toMatch(/^jwt:sha256:[0-9a-f]{64}$/);
+    expect(a).not.toBe(jwtPrincipal(`${long}b`));
+    // A short sub cannot name a long sub's principal.
+    const spoof = `sha256:${a.slice('jwt:sha256:'.length)}`;
+    expect(jwtPrincipal(spoof)).not.toBe(a);
+    expect(jwtPrincipal(spoof)).toMatch(/^jwt:sha256:[0-9a-f]{64}$/);
+    const who = await app.inject({
+      method: 'GET',
+      url: '/v1/whoami',
+      headers: { authorization: `Bearer ${await sign(keys.privateKey, { sub: `${long}a` })}` },
+    });
+    expect(who.json().principal).toBe(a);
   });
 });
 

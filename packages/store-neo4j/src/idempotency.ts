@@ -1,8 +1,9 @@
 // Idempotency records (the IdempotencyRecords concern): one
 // (:IdempotencyRecord) node per (caller, Idempotency-Key). A claim is a
 // MERGE under the unique id constraint: of many concurrent claims one
-// finds the key free, the others read the winner's record.
-import type { IdempotencyRecord } from '@keepgraph/core';
+// finds the key free, the others read the winner's record. Scope and key
+// arrive as core's keyed hashes, and the answer as core keeps it (KeptAnswer).
+import type { IdempotencyRecord, KeptAnswer } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
 import { inWrite } from './transactions.ts';
 
@@ -85,7 +86,7 @@ export async function completeIdempotency(
   ctx: StoreContext,
   scope: string,
   key: string,
-  response: { status: number; body: unknown },
+  response: KeptAnswer,
   memoryIds: readonly string[],
 ): Promise<void> {
   await inWrite(ctx, (tx) =>

@@ -3,12 +3,13 @@
 // lease. Tests use their own ledger and index names, so they never touch
 // the store's own schema ledger in the shared database.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import neo4j from 'neo4j-driver';
 import type { Driver } from 'neo4j-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NEO4J_MIGRATIONS_DIR } from '@keepgraph/graph-schema';
 import {
   acquireSchemaLock,
   createNeo4jStore,
@@ -202,5 +203,29 @@ describe('migrations (neo4j)', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('0010 idempotency hashed keys (neo4j)', () => {
+  it('deletes the records kept before, whose key and error messages are as sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kg-neo4j-0010-'));
+    dirs.push(dir);
+    const file = '0010-idempotency-hashed-keys.cypher';
+    copyFileSync(join(NEO4J_MIGRATIONS_DIR, file), join(dir, file));
+    const id = `key:k1\u0000ghp_sent_as_a_key_${suffix}`;
+    await driver.executeQuery(
+      `CREATE (:IdempotencyRecord {id: $id, scope: 'key:k1', key: 'ghp_sent_as_a_key',
+               expiresAt: '2999-01-01T00:00:00Z', response: '{"status":404}'})`,
+      { id },
+    );
+    expect(await migrate(driver, { dir, ledger: newLedger() })).toEqual({
+      applied: [10],
+      current: 10,
+    });
+    const left = await driver.executeQuery(
+      'MATCH (r:IdempotencyRecord {id: $id}) RETURN count(r) AS n',
+      { id },
+    );
+    expect(left.records[0]?.get('n')).toBe(0);
   });
 });

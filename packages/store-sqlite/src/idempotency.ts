@@ -1,7 +1,8 @@
 // Idempotency records (the IdempotencyRecords concern): one row per (caller,
 // Idempotency-Key), claimed in one IMMEDIATE transaction so that of many
-// processes racing for a key exactly one inserts it.
-import type { IdempotencyRecord } from '@keepgraph/core';
+// processes racing for a key exactly one inserts it. Scope and key arrive
+// as core's keyed hashes, and the answer as core keeps it (KeptAnswer).
+import type { IdempotencyRecord, KeptAnswer } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
 
 interface Row {
@@ -57,7 +58,7 @@ export function completeIdempotency(
   ctx: StoreContext,
   scope: string,
   key: string,
-  response: { status: number; body: unknown },
+  response: KeptAnswer,
   memoryIds: readonly string[],
 ): void {
   ctx.st

@@ -170,6 +170,28 @@ describe('0009 passes due', () => {
   });
 });
 
+describe('0016 idempotency hashed keys', () => {
+  it('drops the records kept before, whose key and error messages are as sent', async () => {
+    const path = join(scratch(), 'h.db');
+    const store = createSqliteStore({ path });
+    await store.init({ dimensions: 8 });
+    await store.close();
+    const db = openDatabase({ path });
+    try {
+      db.prepare('DELETE FROM schema_migrations WHERE version = 16').run();
+      db.prepare(
+        `INSERT INTO idempotency (scope, key, owner_id, request_hash, created_at, expires_at, response_json)
+         VALUES ('key:k1', 'ghp_sent_as_a_key', 'owner-a', 'h', '2026-01-01T00:00:00Z', '2999-01-01T00:00:00Z',
+                 '{"status":404,"body":{"error":{"code":"not_found","message":"no session sk_live_x"}}}')`,
+      ).run();
+      expect(migrate(db).applied).toEqual([16]);
+      expect(db.prepare('SELECT count(*) FROM idempotency').pluck().get()).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe('0014 owner-tagged terms', () => {
   it('re-indexes the full text of a store made with the owner-key column, tagged by owner', async () => {
     const path = join(scratch(), 'g.db');

@@ -519,8 +519,13 @@ export interface ApiKeys {
  * forgetOwner deletes the owner's records, and each expires.
  */
 export interface IdempotencyRecord {
-  /** Whose key it is: the caller's principal (one caller cannot replay another's answer). */
+  /**
+   * Whose key it is: a keyed hash of the credential's principal, role and
+   * owners (one caller cannot replay another's answer, nor a credential
+   * whose rights changed the answer of its former rights).
+   */
   scope: string;
+  /** A keyed hash of the Idempotency-Key, never the key: a client may send anything there. */
   key: string;
   /** The owner the request wrote to, if any. */
   ownerId: string | null;
@@ -529,7 +534,7 @@ export interface IdempotencyRecord {
   createdAt: string;
   expiresAt: string;
   /** Null while the first request is still running, and once `forgotten`. */
-  response: { status: number; body: unknown } | null;
+  response: KeptAnswer | null;
   /** The memory ids the answer names. */
   memoryIds: string[];
   /**
@@ -538,6 +543,22 @@ export interface IdempotencyRecord {
    * repeat still writes nothing.
    */
   forgotten: boolean;
+}
+
+/**
+ * What a record keeps of an answer (core's `keptAnswer` decides): of an
+ * error, its status and `{ error: { code } }` only; of a success, its body
+ * less the values equal to the request's path parameters, whose places
+ * `params` lists (the repeat's own parameters fill them on replay).
+ */
+export interface KeptAnswer {
+  status: number;
+  body: unknown;
+  /**
+   * Where a path parameter's value was in the body: the path to it, the
+   * parameter's name, and whether it was there in NFC (as the engine parses ids).
+   */
+  params?: { path: (string | number)[]; name: string; nfc?: true }[];
 }
 
 /** Idempotency records: claim a key, record its answer, or let it go. */
@@ -556,7 +577,7 @@ export interface IdempotencyRecords {
   completeIdempotency(
     scope: string,
     key: string,
-    response: { status: number; body: unknown },
+    response: KeptAnswer,
     memoryIds: readonly string[],
   ): Promise<void>;
   /**

@@ -9,7 +9,7 @@ import type { Caller, EngineDeps } from './deps.ts';
 import { optionalArg, type ParsedArgs } from './define.ts';
 
 export interface WhoAmI {
-  /** `key:<id>` for an API key, `jwt:<sub>` for a JWT. */
+  /** `key:<id>` for an API key, `jwt:<sub>` for a JWT (`jwt:sha256:<hex>` for a long sub). */
   principal: string;
   role: Role;
   /** The owners the credential may act on: `'all'` for every owner, as keys and JWT claims say it. */

@@ -37,7 +37,7 @@ export interface Caller {
   role: Role;
   /** The owners it may act on; any other is `owner_out_of_scope`, whether it exists or not. */
   owners: OwnerScope;
-  /** Principal id written into origins, audit events and the read log (`key:<id>`, `jwt:<sub>`). */
+  /** Principal id written into origins, audit events and the read log (`key:<id>`, `jwt:<sub>`, `jwt:sha256:<hex>`). */
   principal: string;
   /**
    * When the credential stops authenticating (ISO 8601): an API key's

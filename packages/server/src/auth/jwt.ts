@@ -2,7 +2,8 @@
 // provider's JWKS, the issuer and the audience always checked, the
 // algorithms fixed by the key type (never the token's say, so `alg: none`
 // and an HMAC token signed with a public key both fail). Claims name the
-// role and the owners; the subject becomes the principal.
+// role and the owners; the subject becomes the principal (jwtPrincipal).
+import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { z } from 'zod';
 import { OwnerIdSchema, ROLES, type Credential } from '@keepgraph/core';
@@ -39,6 +40,23 @@ const ASYMMETRIC_ALGS = [
 
 const OwnersClaim = z.union([z.literal('all'), z.array(OwnerIdSchema).min(1).max(1000)]);
 
+/** The longest `sub` kept as it is in a principal (callers' principals have at most 256 characters). */
+export const JWT_SUB_KEPT_CHARS = 200;
+
+/**
+ * The principal of a token's subject: `jwt:<sub>`, or `jwt:sha256:<hex of
+ * the sub's UTF-8>` for a sub longer than JWT_SUB_KEPT_CHARS. Two subs are
+ * never one principal: a cut would make every sub sharing its first
+ * characters one caller (one rate limit, one set of Idempotency-Key
+ * answers). A short sub that itself starts with `sha256:` is hashed too,
+ * or an identity provider that lets users pick their sub would let one
+ * name the hash of another's.
+ */
+export function jwtPrincipal(sub: string): string {
+  if (sub.length <= JWT_SUB_KEPT_CHARS && !sub.startsWith('sha256:')) return `jwt:${sub}`;
+  return `jwt:sha256:${createHash('sha256').update(sub, 'utf8').digest('hex')}`;
+}
+
 function credentialOf(
   payload: JWTPayload,
   roleClaim: string,
@@ -48,6 +66,8 @@ function credentialOf(
   const owners = OwnersClaim.safeParse(payload[ownersClaim]);
   if (!role.success || !owners.success || typeof payload.sub !== 'string' || payload.sub === '')
     return null;
+  // A lone surrogate has no UTF-8 form: two such subs would hash alike.
+  if (/\p{Cs}/u.test(payload.sub)) return null;
   // An operator acts on every owner, as with keys.
   if (role.data === 'operator' && owners.data !== 'all') return null;
   // `exp` is a required claim (jwtVerify checks it): seconds since the epoch.
@@ -55,7 +75,7 @@ function credentialOf(
   return {
     role: role.data,
     owners: owners.data,
-    principal: `jwt:${payload.sub.slice(0, 200)}`,
+    principal: jwtPrincipal(payload.sub),
     expiresAt: Number.isNaN(exp.getTime()) ? null : exp.toISOString(),
   };
 }

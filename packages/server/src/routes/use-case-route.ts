@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import {
   KeepGraphError,
   answerOnce,
+  checkUseCaseCall,
   isKeepGraphError,
   type Answer,
   type Caller,
@@ -190,17 +191,24 @@ export function registerUseCaseRoutes(
               : 'send one Idempotency-Key header',
             { issues: [{ path: 'headers.idempotency-key', message: 'not taken here' }] },
           );
+        const args = r.args(req as never) as unknown[];
+        // The engine's own checks, before a kept answer can be replayed: it
+        // goes only to a caller the engine would let run this request now.
+        checkUseCaseCall(r.useCase, caller, args);
+        const params = (req.params ?? {}) as Record<string, unknown>;
         const replay = await answerOnce(
           engine.deps,
           {
-            scope: caller.principal,
+            caller,
             key,
-            ownerId: (req.params as { ownerId?: string } | undefined)?.ownerId ?? null,
+            ownerId: typeof params.ownerId === 'string' ? params.ownerId : null,
             request: { method: r.method, url: request.url, body: request.body ?? null },
+            params,
           },
           async (): Promise<Answer> => {
             try {
-              return { status, body: await answer() };
+              const result = await call(caller, ...args);
+              return { status, body: r.reply ? r.reply(result as never, req as never) : result };
             } catch (e) {
               // A refusal is an answer too (it wrote nothing): replayed as such.
               // Faults are not recorded, so a retry runs again.

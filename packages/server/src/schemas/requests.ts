@@ -51,7 +51,7 @@ export const IdempotencyHeaders = z.object({
     .string()
     .optional()
     .describe(
-      'Sent again by the same caller within 24 h, the first answer is replayed (header `Idempotent-Replayed: true`) and nothing is written; with another request, 409 `idempotency_key_reused`',
+      "Sent again within 24 h by the same credential with the same role and owners, once it passes the route's checks, the first answer is replayed (header `Idempotent-Replayed: true`; an error with its status and code only) and nothing is written; with another request, 409 `idempotency_key_reused`",
     ),
 });
 

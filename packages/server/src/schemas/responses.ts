@@ -238,7 +238,9 @@ export const EntityGraphOut = multiGraphOut(
 );
 
 export const WhoAmIOut = z.object({
-  principal: str.describe('`key:<id>` for an API key, `jwt:<sub>` for a JWT'),
+  principal: str.describe(
+    '`key:<id>` for an API key, `jwt:<sub>` for a JWT (`jwt:sha256:<hex>` for a sub over 200 characters)',
+  ),
   role: z.enum(ROLES),
   owners: z
     .union([z.literal('all'), z.array(str)])

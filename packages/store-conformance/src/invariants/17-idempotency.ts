@@ -3,22 +3,38 @@
 // key is refused; a failed first request lets the key go; an expired record
 // is claimed anew; and deleting a memory an answer names drops the answer
 // (it may hold the text) while a repeat still writes nothing. Forgetting the
-// owner deletes its records.
+// owner deletes its records. A record is the credential's own (principal,
+// role and owners), and keeps neither the key, nor an error's message, nor
+// the values of the request's path parameters.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_TTL_MS, KeepGraphError, answerOnce, type Answer } from '@keepgraph/core';
-import { episode, expectCode, sharedFixture, user, type ConformanceOptions } from '../harness.ts';
+import {
+  IDEMPOTENCY_TTL_MS,
+  KeepGraphError,
+  REPLAYED_ERROR_MESSAGE,
+  answerOnce,
+  type Answer,
+  type Caller,
+} from '@keepgraph/core';
+import {
+  agent,
+  episode,
+  expectCode,
+  sharedFixture,
+  user,
+  type ConformanceOptions,
+} from '../harness.ts';
 
 export function idempotencySuite(opts: ConformanceOptions): void {
   describe('idempotency records', () => {
     const f = sharedFixture(opts);
 
     /** answerOnce over this store, the request being a remember of `text`. */
-    const rememberOnce = (o: string, key: string, text: string, scope = 'user:test') =>
+    const rememberOnce = (o: string, key: string, text: string, caller: Caller = user) =>
       answerOnce(
         f.engine.deps,
         {
-          scope,
+          caller,
           key,
           ownerId: o,
           request: { method: 'POST', url: `/owners/${o}/memories`, body: { text } },
@@ -43,12 +59,10 @@ export function idempotencySuite(opts: ConformanceOptions): void {
       expect(ids.size).toBe(1);
       expect(await f.engine.deps.store.listIds(o)).toEqual([...ids]);
       // Another caller's key of the same name is its own.
-      const other = await rememberOnce(
-        o,
-        key,
-        'The user moved to Porto last spring',
-        'agent:other',
-      );
+      const other = await rememberOnce(o, key, 'The user moved to Porto last spring', {
+        ...agent,
+        principal: 'agent:other',
+      });
       expect(other.replayed).toBe(false);
       expect(await f.engine.deps.store.listIds(o)).toHaveLength(2);
     });
@@ -68,7 +82,7 @@ export function idempotencySuite(opts: ConformanceOptions): void {
     it('lets the key go when the first request fails, so a retry runs', async () => {
       const o = f.owner();
       const key = randomUUID();
-      const req = { scope: 'user:test', key, ownerId: o, request: { n: 1 } };
+      const req = { caller: user, key, ownerId: o, request: { n: 1 } };
       await expect(
         answerOnce(f.engine.deps, req, async () => {
           throw new KeepGraphError('store_unavailable', 'down');
@@ -91,7 +105,7 @@ export function idempotencySuite(opts: ConformanceOptions): void {
     it('answers a new request once the record has expired', async () => {
       const o = f.owner();
       const key = randomUUID();
-      const req = { scope: 'user:test', key, ownerId: o, request: { n: 1 } };
+      const req = { caller: user, key, ownerId: o, request: { n: 1 } };
       await answerOnce(f.engine.deps, req, async () => ({ status: 200, body: { first: true } }));
       f.clock.advance(IDEMPOTENCY_TTL_MS + 1000);
       const later = await answerOnce(f.engine.deps, { ...req, request: { n: 2 } }, async () => ({
@@ -125,7 +139,7 @@ export function idempotencySuite(opts: ConformanceOptions): void {
       const o = f.owner();
       const m = await f.engine.remember(user, o, episode('The user parks on level three'));
       const req = {
-        scope: 'user:test',
+        caller: user,
         key: randomUUID(),
         ownerId: o,
         request: { forget: m.memory.id },
@@ -142,6 +156,63 @@ export function idempotencySuite(opts: ConformanceOptions): void {
         contentHashes: receipt.deletedContentHashes,
       });
       expect(check).toMatchObject({ forgotten: true, traces: [] });
+    });
+
+    it("is the credential's own: another role or another owner list of one principal is not replayed to", async () => {
+      const o = f.owner();
+      const key = randomUUID();
+      const text = 'The user waters the ferns on Sundays';
+      const scoped: Caller = { ...user, owners: [o, `${o}-b`] };
+      expect((await rememberOnce(o, key, text, scoped)).replayed).toBe(false);
+      // The same owners in another order are the same credential.
+      expect(
+        (await rememberOnce(o, key, text, { ...scoped, owners: [`${o}-b`, o] })).replayed,
+      ).toBe(true);
+      for (const other of [
+        { ...scoped, owners: [o] },
+        { ...scoped, owners: 'all' as const },
+        { ...scoped, role: 'tool' as const },
+      ])
+        expect((await rememberOnce(o, key, text, other)).replayed, JSON.stringify(other)).toBe(
+          false,
+        );
+      expect(await f.engine.deps.store.listIds(o)).toHaveLength(4);
+    });
+
+    it('keeps a keyed hash of the key, and of an error only its status and code', async () => {
+      const o = f.owner();
+      // A secret sent as the key by mistake, and a message that quotes input.
+      const key = `ghp_${randomUUID().replaceAll('-', '')}Zq9`;
+      const quoted = `unrecognized key ${randomUUID()}`;
+      const req = { caller: user, key, ownerId: o, request: { n: 1 } };
+      const first = await answerOnce(f.engine.deps, req, async () => ({
+        status: 400,
+        body: { error: { code: 'invalid_input', message: quoted, details: { quoted } } },
+      }));
+      expect(first).toMatchObject({ status: 400, replayed: false });
+      expect((first.body as { error: { message: string } }).error.message).toBe(quoted);
+      const again = await answerOnce(f.engine.deps, req, async () => ({ status: 200, body: {} }));
+      expect(again).toEqual({
+        status: 400,
+        body: { error: { code: 'invalid_input', message: REPLAYED_ERROR_MESSAGE } },
+        replayed: true,
+      });
+      const raw = await f.sut.rawContent();
+      expect(raw.includes(Buffer.from(key))).toBe(false);
+      expect(raw.includes(Buffer.from(quoted))).toBe(false);
+    });
+
+    it("keeps no value of the request's path parameters, and gives them back from the repeat", async () => {
+      const o = f.owner();
+      const sessionId = `s-${randomUUID()}`;
+      const params = { ownerId: o, sessionId };
+      const req = { caller: user, key: randomUUID(), ownerId: o, request: { sessionId }, params };
+      const body = { ownerId: o, sessionId, nested: [{ sessionId }], count: 2 };
+      const first = await answerOnce(f.engine.deps, req, async () => ({ status: 200, body }));
+      expect(first).toEqual({ status: 200, body, replayed: false });
+      expect((await f.sut.rawContent()).includes(Buffer.from(sessionId))).toBe(false);
+      const again = await answerOnce(f.engine.deps, req, async () => ({ status: 200, body: {} }));
+      expect(again).toEqual({ status: 200, body, replayed: true });
     });
 
     it('goes with its owner', async () => {
