@@ -5,7 +5,13 @@
 // is tested is the binding, not the use-case.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { KeepGraphError, USE_CASES, type Engine, type UseCaseName } from '@keepgraph/core';
+import {
+  KeepGraphError,
+  USE_CASES,
+  defaultPolicy,
+  type Engine,
+  type UseCaseName,
+} from '@keepgraph/core';
 import { buildApp } from '../src/app.ts';
 import { NOT_USE_CASE_ROUTES } from '../src/routes/operate.ts';
 
@@ -13,7 +19,9 @@ const ran: string[] = [];
 const engine = new Proxy({} as Engine, {
   get(_t, prop) {
     if (prop === 'then') return undefined;
-    if (prop === 'deps') return { store: { kind: 'none' }, embedder: { modelId: 'none' } };
+    // The policy: the app reads its limits (the answer's ceiling).
+    if (prop === 'deps')
+      return { store: { kind: 'none' }, embedder: { modelId: 'none' }, policy: defaultPolicy() };
     return async () => {
       ran.push(String(prop));
       throw new KeepGraphError('not_found', 'stopped by the test engine');
