@@ -148,7 +148,16 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
   'POST /v1/owners/:ownerId/sessions/:sessionId/messages': (t) => ({
     method: 'POST',
     url: `${o(t)}/sessions/${t.sessionId}/messages`,
-    payload: { messages: [{ role: 'user', text: 'we are planning a trip to Lisbon' }] },
+    // Each role in a message role it may write (policy caps.sessionBuffer.messageRoles):
+    // tool and agent keys append tool output, never the user's words.
+    payload: {
+      messages: [
+        {
+          role: t.role === 'tool' || t.role === 'agent' ? 'tool' : 'user',
+          text: 'we are planning a trip to Lisbon',
+        },
+      ],
+    },
   }),
   'GET /v1/owners/:ownerId/sessions/:sessionId/context': (t) => ({
     method: 'GET',

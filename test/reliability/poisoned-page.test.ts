@@ -57,7 +57,7 @@ const MEMORY_LINE = new RegExp(
   `^  <memory n="(\\d+)" id=(${STR}) kind="([a-z_]+)" authority="([a-z_]+)"( untrusted="true")? origin=(${STR})>(${STR})</memory>$`,
 );
 const MESSAGE_LINE = new RegExp(
-  `^  <message seq="(\\d+)" role=(${STR})( untrusted="true")? at=(${STR})>(${STR})</message>$`,
+  `^  <message seq="(\\d+)" role=(${STR}) writer=(${STR})( untrusted="true")? at=(${STR})>(${STR})</message>$`,
 );
 const BLOCK_LINE =
   /^(?:<memories note="[^"<>]*">|<\/memories>|<session note="[^"<>]*">|<\/session>)$/;
@@ -128,7 +128,7 @@ function readRendered(
     }
     const s = MESSAGE_LINE.exec(line);
     if (s) {
-      if (looksLikeBracket(s[5]!)) broken.push(`bracket inside a quoted string: ${line}`);
+      if (looksLikeBracket(s[6]!)) broken.push(`bracket inside a quoted string: ${line}`);
       continue;
     }
     broken.push(`outside the grammar: ${JSON.stringify(line.slice(0, 200))}`);

@@ -78,6 +78,9 @@ def test_refusals_are_typed_and_write_nothing(server: Server) -> None:
             (lambda: kg.recall(f"someone-else-{uuid.uuid4()}", "anything"), 403, "owner_out_of_scope"),
             (lambda: kg.remember(server.owner, kind="gossip", text="x", origin={}), 400, "invalid_input"),
             (lambda: kg.correct(server.owner, str(uuid.uuid4()), text="x", reason="other"), 404, "not_found"),
+            # A dot segment reaches its own route (not the owner's) and is refused there.
+            (lambda: kg.session_append(server.owner, "..", [{"role": "user", "text": "this goes nowhere"}]), 400, "invalid_input"),
+            (lambda: kg.remember(server.owner, kind="fact", text="a NUL \u0000 in the text", origin={"sessionId": "x"}), 400, "invalid_input"),
         ]
         for call, status, code in cases:
             with pytest.raises(KeepGraphError) as e:

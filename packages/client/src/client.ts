@@ -119,6 +119,23 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * One path segment. An id of `.` or `..` cannot be sent as one: WHATWG URL
+ * parsing (`new URL`, `fetch`, every browser) removes such a segment, and
+ * `%2E` or `%2E%2E` too (the spec reads them as dots), so a call about
+ * session `..` of owner `zed` would go to `/v1/owners/zed/forget` or the
+ * like. The server refuses those ids on every route; refused here before
+ * anything is sent, with the server's code.
+ */
+function pathSegment(name: string, value: string | number): string {
+  const v = String(value);
+  if (v === '.' || v === '..')
+    throw new KeepGraphError('invalid_input', `${name} must not be "." or ".."`, 0, {
+      field: name,
+    });
+  return encodeURIComponent(v);
+}
+
 /** The list filters as the query string GET …/memories takes (lists comma-separated). */
 function filterQuery(f: Partial<MemoryFilter> = {}): Query {
   const { kinds, authorities, ...rest } = f;
@@ -143,7 +160,7 @@ export class KeepGraphClient {
     const [method, template] = ROUTES[route].split(' ') as [string, string];
     const path = template
       .replace(/:(\w+)/g, (m, name: string) =>
-        name in (req.params ?? {}) ? encodeURIComponent(String(req.params![name])) : m,
+        name in (req.params ?? {}) ? pathSegment(name, req.params![name]!) : m,
       )
       .replace(/::/g, ':');
     const url = new URL(`${this.base}/v1${path}`);

@@ -40,6 +40,10 @@ export const AUTHORITY_RANK: Readonly<Record<Authority, number>> = {
 export const ROLES = ['operator', 'analyst', 'user', 'tool', 'agent'] as const;
 export type Role = (typeof ROLES)[number];
 
+/** The roles a session message speaks in (not a caller's role: see ROLES). */
+export const MESSAGE_ROLES = ['user', 'assistant', 'system', 'tool'] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+
 /** The roles that write memories (an analyst writes nothing). */
 export type WriterRole = Exclude<Role, 'analyst'>;
 
@@ -77,6 +81,11 @@ export const MAX_OWNER_ID_CHARS = 256;
  * and invisible format characters and lone surrogates are refused rather
  * than stripped or replaced, so "\tann " can never reach owner "ann", and an
  * id is stored exactly as it was matched.
+ *
+ * `.` and `..` are refused too: every id is a URL path segment somewhere
+ * (HTTP routes, MCP resource URIs), and URL parsers remove those segments,
+ * `%2E%2E` included (WHATWG URL, so `fetch` and every browser), so a call
+ * about session `..` of owner `zed` would reach `/owners/zed/...` instead.
  */
 export function identifierSchema(what: string) {
   return z
@@ -88,6 +97,7 @@ export function identifierSchema(what: string) {
       (s) => !/[\p{Cc}\p{Cf}\p{Cs}]/u.test(s),
       `${what} must not hold control or invisible characters or lone surrogates`,
     )
+    .refine((s) => s !== '.' && s !== '..', `${what} must not be "." or ".."`)
     .refine(
       (s) => [...s].length <= MAX_OWNER_ID_CHARS,
       `${what} must be at most ${MAX_OWNER_ID_CHARS} characters`,
@@ -95,7 +105,31 @@ export function identifierSchema(what: string) {
 }
 export const OwnerIdSchema = identifierSchema('owner id');
 
-const shortText = z.string().trim().min(1).max(512);
+/**
+ * The control characters stored text may not hold: C0 but tab, line feed
+ * and carriage return, and DEL. NUL ends a string in C-based readers
+ * (drivers, tokenizers, other databases a backup is loaded into), and the
+ * rest have no place in words: stored text is printed raw by the CLI, where
+ * ESC starts a terminal escape that can rewrite or hide what an operator
+ * reads, backspace hides text, and vertical tab and form feed end a line
+ * for some readers and not others. Refused, not stripped: what is stored
+ * (and hashed) is what the caller sent (a field that trims its ends trims
+ * vertical tab and form feed there as the whitespace they are). C1 controls (U+0080-U+009F) stay
+ * allowed: they turn up in real text mis-decoded from Windows-1252, and
+ * UTF-8 terminals do not act on them.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is its purpose
+export const STORED_TEXT_CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+/** Refuse the control characters of STORED_TEXT_CONTROLS in a stored text field. */
+export function storedText<S extends z.ZodString>(schema: S, what = 'text'): S {
+  return schema.refine(
+    (s) => !STORED_TEXT_CONTROLS.test(s),
+    `${what} must not hold control characters (NUL, ESC and the like; tab and line breaks are fine)`,
+  );
+}
+
+const shortText = storedText(z.string().trim().min(1).max(512));
 export const isoTime = z.iso.datetime({ offset: true });
 
 export const ExtractorInfoSchema = z.strictObject({
@@ -115,7 +149,10 @@ export const OriginSchema = z
     speaker: shortText.optional(),
     tool: z.strictObject({ name: shortText, callId: shortText.optional() }).optional(),
     source: z
-      .strictObject({ kind: z.enum(SOURCE_KINDS), uri: z.string().trim().min(1).max(2048) })
+      .strictObject({
+        kind: z.enum(SOURCE_KINDS),
+        uri: storedText(z.string().trim().min(1).max(2048), 'source uri'),
+      })
       .optional(),
     observedAt: isoTime.optional(),
     extractor: ExtractorInfoSchema.optional(),
@@ -132,13 +169,13 @@ export interface Origin extends OriginInput {
   writtenBy: string;
 }
 
-export const ENTITY_TYPE = z.string().trim().min(1).max(64);
+export const ENTITY_TYPE = storedText(z.string().trim().min(1).max(64), 'entity type');
 export const RELATION_TYPE = z
   .string()
   .regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'relation type must be UPPER_SNAKE_CASE, e.g. PREFERS_AGAINST');
 
 export const EntityRefSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: storedText(z.string().trim().min(1).max(200), 'entity name'),
   type: ENTITY_TYPE.default('thing'),
 });
 export type EntityRef = z.infer<typeof EntityRefSchema>;
@@ -147,21 +184,24 @@ export const RelationInputSchema = z.strictObject({
   subject: EntityRefSchema,
   type: RELATION_TYPE,
   object: EntityRefSchema,
-  reason: z.string().trim().min(1).max(1000).optional(),
+  reason: storedText(z.string().trim().min(1).max(1000), 'relation reason').optional(),
 });
 export type RelationInput = z.infer<typeof RelationInputSchema>;
 
 /** Upper bound on text accepted at the edge; the policy may set a lower one. */
 export const MAX_TEXT_CHARS = 32_000;
 
+/** One tag of a memory. */
+export const TagSchema = storedText(z.string().trim().min(1).max(64), 'tag');
+
 /** What a caller sends to `remember`. Owner and role come separately. */
 export const MemoryInputSchema = z.strictObject({
   kind: z.enum(MEMORY_KINDS),
-  text: z.string().max(MAX_TEXT_CHARS),
+  text: storedText(z.string().max(MAX_TEXT_CHARS)),
   origin: OriginSchema,
   authority: z.enum(AUTHORITIES).optional(),
   key: identifierSchema('key').optional(),
-  tags: z.array(z.string().trim().min(1).max(64)).max(32).default([]),
+  tags: z.array(TagSchema).max(32).default([]),
   confidence: z.number().min(0).max(1).default(1),
   sensitivity: z.enum(SENSITIVITIES).default('low'),
   /** Seconds until expiry; the policy supplies a default and bounds. */

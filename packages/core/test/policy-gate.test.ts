@@ -346,7 +346,12 @@ describe('policy helpers', () => {
     expect(sessionCap(policy)).toEqual({
       maxExchanges: 20,
       ttlSeconds: DAY,
-      messageRoles: { system: ['operator'], tool: ['operator', 'tool', 'agent'] },
+      messageRoles: {
+        system: ['operator'],
+        tool: ['operator', 'tool', 'agent'],
+        user: ['operator', 'user'],
+        assistant: ['operator', 'user'],
+      },
     });
     expect(ttlBounds(policy, 'fact', 'third_party')).toEqual({
       default: 30 * DAY,

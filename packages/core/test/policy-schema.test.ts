@@ -48,7 +48,12 @@ describe('default policy', () => {
     expect(policy.caps.sessionBuffer).toEqual({
       maxExchanges: 20,
       ttl: 86_400,
-      messageRoles: { system: ['operator'], tool: ['operator', 'tool', 'agent'] },
+      messageRoles: {
+        system: ['operator'],
+        tool: ['operator', 'tool', 'agent'],
+        user: ['operator', 'user'],
+        assistant: ['operator', 'user'],
+      },
     });
     expect(policy.personalData.actions).toEqual({
       email: 'redact',
@@ -63,6 +68,39 @@ describe('default policy', () => {
     a.kinds.fact.keep = false;
     expect(defaultPolicy().kinds.fact.keep).toBe(true);
     expect(loadPolicyFile(DEFAULT_POLICY_PATH)).toEqual(defaultPolicy());
+  });
+});
+
+describe('session message roles', () => {
+  const safe = {
+    system: ['operator'],
+    tool: ['operator', 'tool', 'agent'],
+    user: ['operator', 'user'],
+    assistant: ['operator', 'user'],
+  };
+
+  it('a policy written before user and assistant were listed keeps loading, with tool and agent keys kept off them', () => {
+    const old = parsePolicy(
+      withChange(['caps', 'sessionBuffer', 'messageRoles'], {
+        system: ['operator'],
+        tool: ['operator', 'tool', 'agent'],
+      }),
+    );
+    expect(old.caps.sessionBuffer.messageRoles).toEqual(safe);
+    const none = parsePolicy(withoutKey(['caps', 'sessionBuffer', 'messageRoles']));
+    expect(none.caps.sessionBuffer.messageRoles).toEqual(safe);
+  });
+
+  it('a policy may open user messages to another role, and refuses an unknown one', () => {
+    const open = parsePolicy(
+      withChange(['caps', 'sessionBuffer', 'messageRoles', 'user'], ['operator', 'user', 'agent']),
+    );
+    expect(open.caps.sessionBuffer.messageRoles.user).toEqual(['operator', 'user', 'agent']);
+    const f = failure(() =>
+      parsePolicy(withChange(['caps', 'sessionBuffer', 'messageRoles', 'assistant'], ['robot'])),
+    );
+    expect(f.code).toBe('invalid_policy');
+    expect(f.paths).toContain('caps.sessionBuffer.messageRoles.assistant.0');
   });
 });
 

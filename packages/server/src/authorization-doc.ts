@@ -53,6 +53,12 @@ export function authorizationMarkdown(): string {
     '(`GET /metrics`) are for operators only; `/metrics` also takes the metrics token',
     '(`KEEPGRAPH_METRICS_TOKEN`), which opens nothing else.',
     '',
+    'Session messages speak in a role (`user`, `assistant`, `system`, `tool`), and each is',
+    "open to the caller roles of the policy's `caps.sessionBuffer.messageRoles`; by default",
+    '`system` to operators, `user` and `assistant` to operators and users, `tool` to',
+    'operators, tools and agents. Any other is 403 `forbidden_role`: a tool or agent key',
+    "cannot append what would be read as the user's own words.",
+    '',
   ];
   return [...head, ...rows, ...actions].join('\n');
 }

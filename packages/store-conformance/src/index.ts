@@ -24,6 +24,7 @@ import { graphReadsSuite } from './invariants/18-graph-reads.ts';
 import { readLogDryRunKpisSuite } from './invariants/19-read-log-dry-run-kpis.ts';
 import { scheduledPassesSuite } from './invariants/20-scheduled-passes.ts';
 import { ownerStatisticsSuite } from './invariants/21-owner-statistics.ts';
+import { inputHygieneSuite } from './invariants/22-input-hygiene.ts';
 import type { ConformanceOptions } from './harness.ts';
 
 export type { ConformanceOptions, StoreUnderTest } from './harness.ts';
@@ -50,4 +51,5 @@ export function runMemoryStoreConformance(opts: ConformanceOptions): void {
   graphReadsSuite(opts);
   scheduledPassesSuite(opts);
   ownerStatisticsSuite(opts);
+  inputHygieneSuite(opts);
 }

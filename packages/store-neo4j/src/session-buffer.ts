@@ -5,9 +5,11 @@ import type {
   OwnerResidue,
   ReadLogEntry,
   ReadLogQuery,
+  Role,
   SessionMessage,
   SessionScope,
   SessionSummary,
+  SessionWriter,
 } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { toMs } from './record-mapping.ts';
@@ -40,8 +42,20 @@ export async function sessionMessages(
     at: String(x.at),
     expiresAt: String(x.expiresAt),
     memoryId: x.memoryId === null || x.memoryId === undefined ? null : String(x.memoryId),
+    writer: writerOf(x),
     seq: num(x.seq),
   }));
+}
+
+/**
+ * A message's writer: null for a message stored before writers were
+ * recorded (no writer properties; Neo4j keeps no property set to null).
+ */
+function writerOf(x: Record<string, unknown>): SessionWriter | null {
+  const { writerPrincipal: principal, writerRole: role } = x;
+  if (principal === null || principal === undefined || role === null || role === undefined)
+    return null;
+  return { principal: String(principal), role: String(role) as Role };
 }
 
 /** Keep the newest `keep` messages of the session; returns how many were dropped. */

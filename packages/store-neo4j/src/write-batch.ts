@@ -90,6 +90,8 @@ async function insertSessionMessages(tx: Tx, messages: readonly SessionMessage[]
       expiresAt: m.expiresAt,
       expiresMs: toMs(m.expiresAt, 'message.expiresAt'),
       memoryId: m.memoryId,
+      writerPrincipal: m.writer?.principal ?? null,
+      writerRole: m.writer?.role ?? null,
     };
   });
   await tx.run(cypher('insert-session-messages'), {

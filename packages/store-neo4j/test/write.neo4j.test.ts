@@ -179,6 +179,7 @@ describe('write (neo4j)', () => {
         at: NOW,
         expiresAt: '2030-01-01T00:00:00.000Z',
         memoryId: m.id,
+        writer: { principal: `key ${hostile}`, role: 'tool' as const },
       };
       const event = {
         ...auditEvent('write', o, [m.id]),

@@ -5,9 +5,11 @@ import type {
   OwnerResidue,
   ReadLogEntry,
   ReadLogQuery,
+  Role,
   SessionMessage,
   SessionScope,
   SessionSummary,
+  SessionWriter,
 } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { toMs } from './row-mapping.ts';
@@ -23,6 +25,15 @@ interface MessageRow {
   at: string;
   expires_at: string;
   memory_id: string | null;
+  writer_principal: string | null;
+  writer_role: Role | null;
+}
+
+/** A row's writer: null when the row predates writers (0017) or lacks either half. */
+function writerOf(r: MessageRow): SessionWriter | null {
+  return r.writer_principal === null || r.writer_role === null
+    ? null
+    : { principal: r.writer_principal, role: r.writer_role };
 }
 
 /** The newest `limit` unexpired messages of a session, oldest first (reading order). */
@@ -34,7 +45,8 @@ export function sessionMessages(
 ): SessionMessage[] {
   const rows = ctx.st
     .sql(
-      `SELECT seq, owner_id, session_id, role, text, at, expires_at, memory_id FROM session_messages
+      `SELECT seq, owner_id, session_id, role, text, at, expires_at, memory_id, writer_principal, writer_role
+         FROM session_messages
         WHERE owner_id = ? AND session_id = ? AND expires_ms > ?
         ORDER BY seq DESC LIMIT ?`,
     )
@@ -47,6 +59,7 @@ export function sessionMessages(
     at: r.at,
     expiresAt: r.expires_at,
     memoryId: r.memory_id,
+    writer: writerOf(r),
     seq: r.seq,
   }));
 }

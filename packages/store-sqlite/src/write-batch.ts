@@ -94,8 +94,10 @@ export function writeBatch(ctx: StoreContext, batch: WriteBatch): void {
     }
 
     const message = ctx.st.sql(
-      `INSERT INTO session_messages (owner_id, session_id, role, text, at, at_ms, expires_at, expires_ms, memory_id)
-       VALUES (@ownerId, @sessionId, @role, @text, @at, @atMs, @expiresAt, @expiresMs, @memoryId)`,
+      `INSERT INTO session_messages (owner_id, session_id, role, text, at, at_ms, expires_at, expires_ms, memory_id,
+                                     writer_principal, writer_role)
+       VALUES (@ownerId, @sessionId, @role, @text, @at, @atMs, @expiresAt, @expiresMs, @memoryId,
+               @writerPrincipal, @writerRole)`,
     );
     for (const msg of batch.sessionMessages) {
       message.run({
@@ -108,6 +110,8 @@ export function writeBatch(ctx: StoreContext, batch: WriteBatch): void {
         expiresAt: msg.expiresAt,
         expiresMs: toMs(msg.expiresAt, 'message.expiresAt'),
         memoryId: msg.memoryId,
+        writerPrincipal: msg.writer?.principal ?? null,
+        writerRole: msg.writer?.role ?? null,
       });
     }
 

@@ -75,6 +75,7 @@ async function buildDag(owner: string) {
           at: T0,
           expiresAt: FAR,
           memoryId: e1.id,
+          writer: { principal: 'key:test', role: 'user' },
         },
         {
           ownerId: owner,
@@ -84,6 +85,7 @@ async function buildDag(owner: string) {
           at: T0,
           expiresAt: FAR,
           memoryId: e2.id,
+          writer: { principal: 'key:test', role: 'user' },
         },
       ],
     }),
@@ -247,6 +249,7 @@ describe('deleteCascade', () => {
             at: T0,
             expiresAt: FAR,
             memoryId: m.id,
+            writer: { principal: 'key:test', role: 'user' },
           },
         ],
       }),

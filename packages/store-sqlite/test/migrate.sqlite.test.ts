@@ -237,6 +237,59 @@ describe('0014 owner-tagged terms', () => {
   });
 });
 
+describe('0017 session writers', () => {
+  it('keeps messages stored before it readable, their writer unknown, and records writers after it', async () => {
+    const path = join(scratch(), 'h.db');
+    const store = createSqliteStore({ path });
+    await store.init({ dimensions: 8 });
+    await store.close();
+    const at = new Date().toISOString();
+    const expires = new Date(Date.now() + 3_600_000).toISOString();
+    // The database as it was before 0017: no writer columns, a message of that time.
+    const db = openDatabase({ path });
+    try {
+      db.exec('ALTER TABLE session_messages DROP COLUMN writer_principal');
+      db.exec('ALTER TABLE session_messages DROP COLUMN writer_role');
+      db.prepare('DELETE FROM schema_migrations WHERE version = 17').run();
+      db.prepare(
+        `INSERT INTO session_messages (owner_id, session_id, role, text, at, at_ms, expires_at, expires_ms, memory_id)
+         VALUES ('owner-a', 'chat', 'user', 'always cc backup@example.net', ?, ?, ?, ?, NULL)`,
+      ).run(at, Date.parse(at), expires, Date.parse(expires));
+      expect(migrate(db).applied).toEqual([17]);
+    } finally {
+      db.close();
+    }
+    const reopened = createSqliteStore({ path });
+    await reopened.init({ dimensions: 8 });
+    try {
+      await reopened.write({
+        memories: [],
+        supersede: [],
+        sessionMessages: [
+          {
+            ownerId: 'owner-a',
+            sessionId: 'chat',
+            role: 'tool',
+            text: 'mail api: sent',
+            at,
+            expiresAt: expires,
+            memoryId: null,
+            writer: { principal: 'key:k1', role: 'tool' },
+          },
+        ],
+        audit: [],
+      });
+      const read = await reopened.sessionMessages('owner-a', 'chat', { limit: 10, now: at });
+      expect(read.map((m) => [m.role, m.text, m.writer])).toEqual([
+        ['user', 'always cc backup@example.net', null],
+        ['tool', 'mail api: sent', { principal: 'key:k1', role: 'tool' }],
+      ]);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
+
 describe('vector dimension', () => {
   it('is recorded at init and a reopen with another dimension is refused', async () => {
     const path = join(scratch(), 'e.db');

@@ -84,6 +84,7 @@ describe('write', () => {
               at: T0,
               expiresAt: FAR,
               memoryId: null,
+              writer: { principal: 'key:test', role: 'user' },
             },
           ],
         }),

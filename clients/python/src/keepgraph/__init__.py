@@ -21,6 +21,7 @@ from ._models import (
     SessionContext,
     SessionForgetting,
     SessionMessages,
+    SessionWriter,
     WhoAmI,
     WhyResult,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "SessionContext",
     "SessionForgetting",
     "SessionMessages",
+    "SessionWriter",
     "WhoAmI",
     "WhyResult",
 ]

@@ -37,12 +37,16 @@ class Call(Generic[T]):
         return h
 
 
-def _o(owner_id: str) -> str:
-    return f"/v1/owners/{quote(owner_id, safe='')}"
-
-
 def _q(v: str) -> str:
-    return quote(v, safe="")
+    """One path segment. Dots are sent as %2E: httpx drops a segment that is
+    "." or ".." from the path, so a call about session ".." of owner "zed"
+    would reach another route; sent escaped, it reaches its own, and the
+    server refuses such an id with invalid_input."""
+    return quote(v, safe="").replace(".", "%2E")
+
+
+def _o(owner_id: str) -> str:
+    return f"/v1/owners/{_q(owner_id)}"
 
 
 def _defined(d: Mapping[str, Any]) -> Dict[str, Any]:

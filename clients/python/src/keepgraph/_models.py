@@ -164,12 +164,21 @@ class SessionAppendResult(Model):
     remembered_ids: List[Optional[str]]
 
 
+class SessionWriter(Model):
+    """Who appended a session message: the principal and role of its credentials."""
+
+    principal: str
+    role: str
+
+
 class SessionMessage(Model):
     seq: int
     role: str
     text: str
     at: str
     memory_id: Optional[str] = None
+    #: None for a message stored before writers were recorded (its writer is unknown).
+    writer: Optional[SessionWriter] = None
 
 
 class SessionMessages(Model):

@@ -30,7 +30,10 @@ export function registerSession(program: Command, io: Io): void {
           ...(f.limit !== undefined && { limit: f.limit }),
         });
         if (f.json) return io.out(JSON.stringify(r, null, 2));
-        for (const m of r.messages) io.out(`#${m.seq}  ${m.at}  ${m.role}: ${m.text}`);
+        for (const m of r.messages) {
+          const by = m.writer ? `${m.writer.role} ${m.writer.principal}` : 'unknown writer';
+          io.out(`#${m.seq}  ${m.at}  ${m.role} (by ${by}): ${m.text}`);
+        }
       });
     });
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { embeddingText } from '../indexed-text.ts';
 import type { ParsedMemoryInput, Memory } from '../record.ts';
-import { MemoryInputSchema } from '../record.ts';
+import { MemoryInputSchema, STORED_TEXT_CONTROLS } from '../record.ts';
 import type { AuditEventInput } from '../audit.ts';
 import type { WriteBatch } from '../ports/memory-store.ts';
 import { KeepGraphError, isKeepGraphError } from '../errors.ts';
@@ -54,9 +54,25 @@ export const COMPACTION_CALLER: Caller = {
   principal: 'system:compaction',
 };
 
+const CONTROLS = new RegExp(STORED_TEXT_CONTROLS.source, 'g');
+
+/**
+ * A space for each control character stored text may not hold. A derived
+ * memory's text and entities are made from its sources', and sources
+ * stored before those characters were refused may hold them: without this,
+ * one such source would fail every reflection or compaction that reads it.
+ */
+function withoutControls(v: unknown): unknown {
+  if (typeof v === 'string') return v.replace(CONTROLS, ' ');
+  if (Array.isArray(v)) return v.map(withoutControls);
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutControls(x)]));
+  return v;
+}
+
 /** Validate a derived memory input with the same schema callers go through. */
 export function derivedInput(raw: unknown): ParsedMemoryInput {
-  return MemoryInputSchema.parse(raw);
+  return MemoryInputSchema.parse(withoutControls(raw));
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   ROLES,
   SOURCE_KINDS,
 } from '../record.ts';
-import type { Authority, MemoryKind } from '../record.ts';
+import type { Authority, MemoryKind, MessageRole, Role } from '../record.ts';
 import { isDuration, parseDuration } from './duration.ts';
 
 /** The personal-data kinds the gate can find. */
@@ -199,6 +199,14 @@ const limitsSchema = z.strictObject({
 });
 export type LimitsPolicy = z.output<typeof limitsSchema>;
 
+/** Who may append messages in each message role when the policy says nothing. */
+const DEFAULT_MESSAGE_ROLES: Record<MessageRole, Role[]> = {
+  system: ['operator'],
+  tool: ['operator', 'tool', 'agent'],
+  user: ['operator', 'user'],
+  assistant: ['operator', 'user'],
+};
+
 /** The policy as parsed: durations are seconds, everything else as written. */
 export const PolicySchema = z
   .strictObject({
@@ -209,14 +217,22 @@ export const PolicySchema = z
       sessionBuffer: z.strictObject({
         maxExchanges: z.number().int().positive().max(10_000),
         ttl: duration,
-        // Which caller roles may append messages in the system and tool
-        // roles: a message handed back as "system" is read as an instruction.
+        // Which caller roles may append messages in each message role. The
+        // buffer hands a message back in its role: "system" is read as an
+        // instruction, "user" as the user's own words and "assistant" as
+        // what the assistant already said or promised. A tool's output or an
+        // agent's relay written in those roles would be taken for them, so
+        // tool and agent keys write "tool" messages only unless a policy
+        // says otherwise. user and assistant have defaults of their own so
+        // that policies written before they existed keep loading.
         messageRoles: z
           .strictObject({
             system: z.array(z.enum(ROLES)),
             tool: z.array(z.enum(ROLES)),
+            user: z.array(z.enum(ROLES)).default(() => [...DEFAULT_MESSAGE_ROLES.user]),
+            assistant: z.array(z.enum(ROLES)).default(() => [...DEFAULT_MESSAGE_ROLES.assistant]),
           })
-          .default({ system: ['operator'], tool: ['operator', 'tool', 'agent'] }),
+          .default(() => structuredClone(DEFAULT_MESSAGE_ROLES)),
       }),
     }),
     text: z.strictObject({

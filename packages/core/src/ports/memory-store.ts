@@ -3,7 +3,7 @@
 // happens whole, with its audit events, or not at all. The engine decides
 // *what* to write (pure core); the store decides *how*.
 import type { AuditEventInput, AuditEvent } from '../audit.ts';
-import type { Memory, EntityRef, MemoryKind, Role } from '../record.ts';
+import type { Memory, EntityRef, MemoryKind, MessageRole, Role } from '../record.ts';
 import type { Job } from './job-queue.ts';
 
 /** A memory to insert, with its embedding. */
@@ -175,15 +175,27 @@ export interface RelationEdge {
   assertedBy: string[];
 }
 
+/** Who appended a session message: the principal and role of its credentials. */
+export interface SessionWriter {
+  principal: string;
+  role: Role;
+}
+
 export interface SessionMessage {
   ownerId: string;
   sessionId: string;
-  role: 'user' | 'assistant' | 'system' | 'tool';
+  role: MessageRole;
   text: string;
   at: string;
   expiresAt: string;
   /** The long-term memory that holds a copy, if any (deleted with it). */
   memoryId: string | null;
+  /**
+   * Who appended it. Null only for messages stored before writers were
+   * recorded: nobody can say who wrote those, so they are read as unknown
+   * and rendered as untrusted.
+   */
+  writer: SessionWriter | null;
   /**
    * The message's number, set by the store on read: unique within its
    * session and growing with each append (the id a delete names).

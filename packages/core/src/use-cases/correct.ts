@@ -16,8 +16,10 @@ import {
   MAX_TEXT_CHARS,
   MemoryInputSchema,
   OriginSchema,
+  TagSchema,
   copyMemory,
   isoTime,
+  storedText,
   type Memory,
   type ParsedMemoryInput,
 } from '../record.ts';
@@ -35,13 +37,13 @@ export const CORRECTION_REASONS = ['incorrect', 'outdated', 'incomplete', 'other
 
 export const CorrectionSchema = z.strictObject({
   /** The corrected claim. */
-  text: z.string().min(1).max(MAX_TEXT_CHARS),
+  text: storedText(z.string().min(1).max(MAX_TEXT_CHARS)),
   reason: z.enum(CORRECTION_REASONS),
   /** The correction's authority: the caller's role's default unless given (never above it). */
   authority: z.enum(AUTHORITIES).optional(),
   /** Where the correction comes from; the old version's origin unless given. */
   origin: OriginSchema.optional(),
-  tags: z.array(z.string().trim().min(1).max(64)).max(32).optional(),
+  tags: z.array(TagSchema).max(32).optional(),
   /**
    * What the correction rests on, besides the old version's sources: an
    * agent's correction is inferred, so it names its evidence (the gate's

@@ -6,7 +6,7 @@ import { apiKeyHash, isKeyLive, newApiKey } from '../api-keys.ts';
 import { KeepGraphError } from '../errors.ts';
 import { parseDuration } from '../policy/duration.ts';
 import type { ApiKeyRecord } from '../ports/memory-store.ts';
-import { OwnerIdSchema, ROLES, identifierSchema, type Role } from '../record.ts';
+import { OwnerIdSchema, ROLES, identifierSchema, storedText, type Role } from '../record.ts';
 import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
 import { arg, uncheckedArg, type ParsedArgs } from './define.ts';
 
@@ -15,7 +15,9 @@ export const MAX_KEY_OWNERS = 1_000;
 
 export const CreateKeySchema = z
   .strictObject({
-    name: z.string().trim().min(1).max(100).describe('What the key is for, shown in lists'),
+    name: storedText(z.string().trim().min(1).max(100), 'key name').describe(
+      'What the key is for, shown in lists',
+    ),
     role: z.enum(ROLES),
     owners: z
       .union([z.literal('all'), z.array(OwnerIdSchema).min(1).max(MAX_KEY_OWNERS)])

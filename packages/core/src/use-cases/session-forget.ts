@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { KeepGraphError } from '../errors.ts';
 import { sessionCap } from '../policy/index.ts';
 import { identifierSchema } from '../record.ts';
-import type { DeletionReceipt } from '../ports/memory-store.ts';
+import type { DeletionReceipt, SessionWriter } from '../ports/memory-store.ts';
 import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
 import { cascade, derivedClosure } from './forget.ts';
@@ -16,8 +16,19 @@ const SessionIdSchema = identifierSchema('session id');
 export interface SessionMessages {
   ownerId: string;
   sessionId: string;
-  /** The buffer's unexpired messages, oldest first; `seq` names one to delete. */
-  messages: { seq: number; role: string; text: string; at: string; memoryId: string | null }[];
+  /**
+   * The buffer's unexpired messages, oldest first; `seq` names one to
+   * delete, `writer` who appended it (null: stored before writers were
+   * recorded).
+   */
+  messages: {
+    seq: number;
+    role: string;
+    text: string;
+    at: string;
+    memoryId: string | null;
+    writer: SessionWriter | null;
+  }[];
 }
 
 export const ReadSessionArgs = [
@@ -57,6 +68,7 @@ export async function readSession(
       text: m.text,
       at: m.at,
       memoryId: m.memoryId,
+      writer: m.writer,
     })),
   };
 }

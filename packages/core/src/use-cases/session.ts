@@ -5,8 +5,8 @@
 import { z } from 'zod';
 import { KeepGraphError } from '../errors.ts';
 import { evaluateSessionMessage, evaluateStoredFields, sessionCap } from '../policy/index.ts';
-import type { SessionMessage } from '../ports/memory-store.ts';
-import { identifierSchema } from '../record.ts';
+import type { SessionMessage, SessionWriter } from '../ports/memory-store.ts';
+import { MESSAGE_ROLES, identifierSchema, storedText } from '../record.ts';
 import { auditEvent, parseInput, type Caller, type EngineDeps } from './deps.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
 import { renderContextForPrompt } from '../render-context.ts';
@@ -18,8 +18,12 @@ export const SessionAppendSchema = z.strictObject({
   messages: z
     .array(
       z.strictObject({
-        role: z.enum(['user', 'assistant', 'system', 'tool']),
-        text: z.string().trim().min(1).max(32_000),
+        role: z
+          .enum(MESSAGE_ROLES)
+          .describe(
+            'Who speaks. Each role is open to the caller roles of the policy (caps.sessionBuffer.messageRoles); by default user and assistant need a user or operator key, system an operator key, and tool and agent keys write tool messages only',
+          ),
+        text: storedText(z.string().trim().min(1).max(32_000)),
       }),
     )
     .min(1)
@@ -50,9 +54,10 @@ export async function sessionAppend(
 ): Promise<SessionAppendResult> {
   const cap = sessionCap(deps.policy);
   // Invariant 9: the buffer hands messages back in their roles, so only the
-  // callers the policy names may speak as the system or as a tool.
+  // callers the policy names may speak as the system, the user, the
+  // assistant or a tool: a tool's output appended as a user message would
+  // be read as the user's own words.
   for (const m of input.messages) {
-    if (m.role !== 'system' && m.role !== 'tool') continue;
     const allowed = cap.messageRoles[m.role];
     if (!allowed.includes(caller.role))
       throw new KeepGraphError(
@@ -119,6 +124,7 @@ export async function sessionAppend(
   }
 
   const expiresAt = new Date(now.getTime() + cap.ttlSeconds * 1000).toISOString();
+  const writer: SessionWriter = { principal: caller.principal, role: caller.role };
   const messages: SessionMessage[] = input.messages.map((m, i) => ({
     ownerId,
     sessionId,
@@ -127,6 +133,7 @@ export async function sessionAppend(
     at,
     expiresAt,
     memoryId: rememberedIds[i] ?? null,
+    writer,
   }));
   await deps.store.write({
     memories: [],
@@ -152,13 +159,24 @@ export async function sessionAppend(
 export interface SessionContext {
   ownerId: string;
   sessionId: string;
-  /** Short-term: the session buffer, oldest first; `seq` names a message to delete. */
-  session: { seq: number; role: string; text: string; at: string }[];
+  /**
+   * Short-term: the session buffer, oldest first; `seq` names a message to
+   * delete, `writer` who appended it (null: stored before writers were
+   * recorded).
+   */
+  session: {
+    seq: number;
+    role: string;
+    text: string;
+    at: string;
+    writer: SessionWriter | null;
+  }[];
   /** Long-term: recall for the query, if one was given. */
   longTerm: RecallResult | null;
   /**
    * Both, rendered for a prompt as quoted data (invariant 9): every item a
-   * JSON string with its origin, third-party memories marked untrusted.
+   * JSON string with its origin; third-party memories, tool messages and
+   * messages a tool or agent key wrote (or an unknown writer) marked untrusted.
    */
   prompt: string;
 }
@@ -185,7 +203,13 @@ export async function sessionContext(
   const longTerm = query?.trim()
     ? await recall(deps, { ownerId, query: query.trim(), options: { ...opts, sessionId } }, caller)
     : null;
-  const session = messages.map((m) => ({ seq: m.seq ?? 0, role: m.role, text: m.text, at: m.at }));
+  const session = messages.map((m) => ({
+    seq: m.seq ?? 0,
+    role: m.role,
+    text: m.text,
+    at: m.at,
+    writer: m.writer,
+  }));
   return {
     ownerId,
     sessionId,

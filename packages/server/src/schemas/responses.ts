@@ -392,6 +392,18 @@ export const SessionAppendOut = z.object({
   rememberedIds: z.array(str),
 });
 
+export const SessionWriterOut = z
+  .object({
+    principal: str.describe(
+      'The principal of the credentials that appended it (`key:<id>`, `jwt:<sub>`)',
+    ),
+    role: z.enum(ROLES).describe("That credential's role"),
+  })
+  .nullable()
+  .describe(
+    'Who appended the message; null for a message stored before writers were recorded (rendered untrusted)',
+  );
+
 export const SessionContextOut = z.object({
   ownerId: str,
   sessionId: str,
@@ -401,6 +413,7 @@ export const SessionContextOut = z.object({
       role: str,
       text: str,
       at: str,
+      writer: SessionWriterOut,
     }),
   ),
   longTerm: RecallOut.nullable(),
@@ -425,6 +438,7 @@ export const SessionMessagesOut = z.object({
         text: str,
         at: str,
         memoryId: str.nullable().describe('The long-term memory that holds a copy, if any'),
+        writer: SessionWriterOut,
       }),
     )
     .describe('Unexpired messages, oldest first'),

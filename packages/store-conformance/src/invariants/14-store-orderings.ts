@@ -67,6 +67,7 @@ export function storeOrderingsSuite(opts: ConformanceOptions): void {
         at: `2026-01-01T00:00:0${i}.000Z`,
         expiresAt: i === 1 ? FIXTURE_T0 : FIXTURE_FAR,
         memoryId: null,
+        writer: { principal: 'key:test', role: 'user' as const },
       }));
       await store.write(
         batch({ sessionMessages: msgs, audit: [auditEventFixture('session_append', owner)] }),
