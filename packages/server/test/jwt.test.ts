@@ -202,4 +202,59 @@ describe('rate limits and CORS', () => {
       await withCors.close();
     }
   });
+
+  it('lets an allowed origin send every method the API answers, and read Retry-After and idempotent-replayed', async () => {
+    const withCors = buildApp({
+      engine: runtime.engine,
+      corsOrigins: ['https://ui.example'],
+      auth: { rateLimitPerMinute: 1 },
+    });
+    try {
+      for (const method of ['PATCH', 'PUT', 'DELETE', 'POST']) {
+        const r = await withCors.inject({
+          method: 'OPTIONS',
+          url: '/v1/owners/o-1/memories/m-1',
+          headers: {
+            origin: 'https://ui.example',
+            'access-control-request-method': method,
+            'access-control-request-headers': 'authorization, content-type, idempotency-key',
+          },
+        });
+        expect(r.statusCode, method).toBeLessThan(300);
+        const allowed = String(r.headers['access-control-allow-methods'])
+          .split(/\s*,\s*/)
+          .map((m) => m.toUpperCase());
+        expect(allowed, method).toContain(method);
+        expect(String(r.headers['access-control-allow-headers']).toLowerCase()).toContain(
+          'idempotency-key',
+        );
+      }
+      // Answers, refusals included, name the headers a page's script may read:
+      // a 401, and a 429 whose Retry-After the page needs.
+      const op = { role: 'operator' as const, owners: 'all' as const, principal: 'test:setup' };
+      const key = (
+        await runtime.engine.createKey(op, { name: 'cors', role: 'user', owners: ['o-1'] })
+      ).key;
+      const ask = (authorization?: string) =>
+        withCors.inject({
+          method: 'GET',
+          url: '/v1/owners/o-1/kv/missing',
+          headers: { origin: 'https://ui.example', ...(authorization && { authorization }) },
+        });
+      const unauthenticated = await ask();
+      expect((await ask(`Bearer ${key}`)).statusCode).toBe(404);
+      const limited = await ask(`Bearer ${key}`);
+      expect([unauthenticated.statusCode, limited.statusCode]).toEqual([401, 429]);
+      for (const answer of [unauthenticated, limited]) {
+        expect(answer.headers['access-control-allow-origin']).toBe('https://ui.example');
+        const exposed = String(answer.headers['access-control-expose-headers'])
+          .toLowerCase()
+          .split(/\s*,\s*/);
+        expect(exposed).toEqual(expect.arrayContaining(['retry-after', 'idempotent-replayed']));
+      }
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await withCors.close();
+    }
+  });
 });
