@@ -145,6 +145,19 @@ describe('JWTs checked against a JWKS', () => {
         body: { keepgraph_role: 'operator' },
       }),
       'no owners': await sign(keys.privateKey, { body: { keepgraph_owners: undefined } }),
+      // "all" is an operator's scope only (README): a token of another role naming it is refused, not narrowed.
+      ...Object.fromEntries(
+        await Promise.all(
+          (['analyst', 'user', 'agent', 'tool'] as const).map(
+            async (role): Promise<[string, string]> => [
+              `every owner for an ${role}`,
+              await sign(keys.privateKey, {
+                body: { keepgraph_role: role, keepgraph_owners: 'all' },
+              }),
+            ],
+          ),
+        ),
+      ),
       truncated: (await sign(keys.privateKey)).slice(0, -5),
     };
     for (const [what, token] of Object.entries(bad)) {
@@ -152,6 +165,10 @@ describe('JWTs checked against a JWKS', () => {
       expect(r.statusCode, what).toBe(401);
       expect(r.json().error.code, what).toBe('unauthenticated');
     }
+    const operator = await sign(keys.privateKey, {
+      body: { keepgraph_role: 'operator', keepgraph_owners: 'all' },
+    });
+    expect((await recall(operator, 'o-2')).statusCode).toBe(200);
   });
 });
 
