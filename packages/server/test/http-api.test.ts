@@ -586,6 +586,19 @@ describe('operations and documentation', () => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
     expect(page.body).toContain('<html');
+    // Never framed (clickjacking a page that sends requests with a pasted key), scripts from here only.
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-eval');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    // And the files the page loads carry it too.
+    const script = await apps.user.inject({
+      method: 'GET',
+      url: '/docs/static/swagger-initializer.js',
+    });
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-security-policy']).toBe(csp);
   });
 });
 
