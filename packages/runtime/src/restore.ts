@@ -33,6 +33,7 @@ import {
 import { databaseInUse, isSqliteFile, openSqliteBackup } from '@keepgraph/store-sqlite';
 import { openSqliteStore } from './backup.ts';
 import type { StoreSelection } from './config.ts';
+import { DATA_DIR_MODE, DATA_FILE_MODE, prepareDataDir } from './data-dir.ts';
 import {
   AUDIT_SECRET_FILE,
   SQLITE_FILE_NAME,
@@ -54,7 +55,10 @@ export interface RestoreRequest {
   /** The installation's configured secret (KEEPGRAPH_AUDIT_SECRET), if any. */
   auditSecret?: string;
   /** The runtime's other options (policy, model, models dir). */
-  runtime?: Pick<EmbeddedRuntimeOptions, 'policyPath' | 'modelId' | 'modelsDir' | 'embedder'>;
+  runtime?: Pick<
+    EmbeddedRuntimeOptions,
+    'policyPath' | 'modelId' | 'modelsDir' | 'embedder' | 'notice'
+  >;
   caller: Caller;
   onProgress?: (p: { owners: number; memories: number }) => void;
 }
@@ -95,12 +99,14 @@ async function* fileLines(path: string): AsyncGenerator<string> {
 async function openBackup(path: string, scratchDir: string): Promise<OpenedBackup> {
   if (!existsSync(path)) throw new KeepGraphError('not_found', `no backup file at ${path}`);
   if (isSqliteFile(path)) {
-    await mkdir(scratchDir, { recursive: true });
+    await mkdir(scratchDir, { recursive: true, mode: DATA_DIR_MODE });
     const copy = join(scratchDir, `.keepgraph-restore-${process.pid}-${Date.now()}.db`);
     const cleanup = () =>
       Promise.all(['', '-wal', '-shm'].map((s) => rm(copy + s, { force: true }))).then(() => {});
     try {
       await copyFile(path, copy);
+      // copyFile gives the copy the backup's mode, and the copy becomes the store.
+      await chmod(copy, DATA_FILE_MODE);
       const { header } = openSqliteBackup(copy, { drop: true });
       return { format: 'sqlite', header, jsonl: null, sqliteCopy: copy, cleanup };
     } catch (e) {
@@ -162,6 +168,9 @@ export async function restoreStore(req: RestoreRequest): Promise<RestoreResult> 
   const dbPath = sqliteTarget
     ? (req.store.kind === 'sqlite' && req.store.path) || join(req.dataDir, SQLITE_FILE_NAME)
     : null;
+  // Private before the backup's copy lands in it (the runtime opened below would tighten it only then).
+  if (sqliteTarget)
+    await prepareDataDir(req.dataDir, { create: true, notice: req.runtime?.notice });
   const scratch = sqliteTarget ? req.dataDir : await mkdtemp(join(tmpdir(), 'keepgraph-restore-'));
   const opened: OpenedBackup[] = [];
   const closers: (() => Promise<void>)[] = [];
@@ -315,8 +324,8 @@ export async function restoreStore(req: RestoreRequest): Promise<RestoreResult> 
         await rt.close();
       }
       if (known === null && h.auditSecret !== null) {
-        await mkdir(req.dataDir, { recursive: true });
-        await writeFile(secretFile, `${h.auditSecret}\n`, { flag: 'wx', mode: 0o600 });
+        await prepareDataDir(req.dataDir, { create: true, notice: req.runtime?.notice });
+        await writeFile(secretFile, `${h.auditSecret}\n`, { flag: 'wx', mode: DATA_FILE_MODE });
       }
       if (!report.audit.ok)
         throw new KeepGraphError(

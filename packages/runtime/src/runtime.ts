@@ -25,6 +25,7 @@ import { MODEL_IDS, createEmbedder, isModelId } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import type { StoreSelection } from './config.ts';
+import { DATA_DIR_MODE, prepareDataDir } from './data-dir.ts';
 
 /** Options of {@link openEmbeddedRuntime}. */
 export interface EmbeddedRuntimeOptions {
@@ -62,6 +63,11 @@ export interface EmbeddedRuntimeOptions {
   auditSecret?: string;
   /** Told what the engine and the in-process background did (the server's metrics). */
   observe?: Observer;
+  /**
+   * Told what the runtime changed that the operator should hear of (a data
+   * directory made private); a line on stderr by default.
+   */
+  notice?: (message: string) => void;
 }
 
 /** A running engine with the resources it owns. */
@@ -90,7 +96,7 @@ export const AUDIT_SECRET_FILE = 'audit.secret';
  */
 async function dataDirAuditSecret(dataDir: string): Promise<string> {
   const path = join(dataDir, AUDIT_SECRET_FILE);
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: DATA_DIR_MODE });
   try {
     await writeFile(path, `${newAuditSecret()}\n`, { flag: 'wx', mode: 0o600 });
   } catch (e) {
@@ -131,7 +137,7 @@ const NEO4J_RETRY_MS = 5000;
 async function openStore(selection: StoreSelection, dataDir: string): Promise<MemoryStore> {
   switch (selection.kind) {
     case 'sqlite':
-      await mkdir(dataDir, { recursive: true });
+      await mkdir(dataDir, { recursive: true, mode: DATA_DIR_MODE });
       return createSqliteStore({ path: selection.path ?? join(dataDir, SQLITE_FILE_NAME) });
     case 'neo4j':
       return createNeo4jStore({
@@ -147,7 +153,8 @@ async function openStore(selection: StoreSelection, dataDir: string): Promise<Me
 
 /**
  * Open the runtime: load and validate the policy first (nothing is
- * stored under an invalid policy), then the embedder, then the store sized
+ * stored under an invalid policy), make the data directory private, then
+ * the embedder, then the store sized
  * to the embedder's dimensions, then the engine and its background jobs.
  *
  * @throws KeepGraphError `invalid_policy`, `embedder_unavailable` or `store_unavailable`.
@@ -164,6 +171,23 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     );
   }
 
+  const selection = opts.store ?? { kind: 'sqlite' };
+  // Before the store opens, so SQLite reopens files already private (its
+  // -wal and -shm take the database file's mode), and before the model
+  // loads, so a refusal comes at once. Created where this start writes into
+  // it: the SQLite store, or the audit secret.
+  try {
+    await prepareDataDir(opts.dataDir, {
+      create: selection.kind === 'sqlite' || opts.auditSecret === undefined,
+      notice: opts.notice,
+    });
+  } catch (e) {
+    throw unavailable(
+      'store_unavailable',
+      `could not prepare the data directory ${opts.dataDir}`,
+      e,
+    );
+  }
   let embedder: Embedder;
   try {
     embedder =
@@ -181,7 +205,6 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     );
   }
 
-  const selection = opts.store ?? { kind: 'sqlite' };
   const where =
     selection.kind === 'sqlite'
       ? `the SQLite store in ${opts.dataDir}`

@@ -69,6 +69,21 @@ export const USE_CASE_ROUTES = [
 ];
 
 /**
+ * What a browser on an allowed origin may send: every method a /v1 route
+ * answers (@fastify/cors allows only GET, HEAD and POST by default, which
+ * left correcting, putting a value and forgetting to curl).
+ */
+export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * Answer headers a browser app may read besides the CORS-safelisted ones:
+ * how long to wait after a 429 or 503, and whether an Idempotency-Key
+ * answer was replayed. Request headers (Authorization, Idempotency-Key,
+ * Content-Type) are allowed as the preflight asks for them.
+ */
+export const CORS_EXPOSED_HEADERS = ['retry-after', 'idempotent-replayed'];
+
+/**
  * Request body limit: 256 KiB. Memory text is capped at 32 000 characters by
  * core (up to ~128 KB of UTF-8), so a single write never needs more; anything
  * larger is refused with 413 `payload_too_large` before it is parsed.
@@ -227,6 +242,17 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     );
   });
 
+  // Before authentication: its 401 and 429 answers must carry the CORS
+  // headers too, or a page cannot read them (nor their Retry-After).
+  if (opts.corsOrigins && opts.corsOrigins.length > 0)
+    void app.register(cors, {
+      origin: [...opts.corsOrigins],
+      methods: CORS_METHODS,
+      exposedHeaders: CORS_EXPOSED_HEADERS,
+      // A browser asks before each PATCH, PUT, DELETE or JSON POST; ten minutes spares most of those round trips.
+      maxAge: 600,
+    });
+
   // The caller never comes from the payload: it is the request's credential.
   const auth = opts.auth ?? {};
   let callerOf: (request: FastifyRequest) => Caller;
@@ -238,11 +264,6 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     callerOf = callerOfRequest;
   }
   const routeOptions: RouteOptions = { engine: opts.engine, callerOf };
-  if (opts.corsOrigins && opts.corsOrigins.length > 0)
-    void app.register(cors, {
-      origin: [...opts.corsOrigins],
-      exposedHeaders: ['idempotent-replayed'],
-    });
 
   void app.register(openApiPlugin, {
     version: opts.version ?? '0.1.0',

@@ -37,6 +37,8 @@ export async function startServer(
   const built: { app?: FastifyInstance } = {};
   // Made first: the engine reports its work to them from its first use-case.
   const metrics = createServerMetrics();
+  // Said once the app's logger exists (a data dir made private at open).
+  const notices: string[] = [];
   const runtime = await openEmbeddedRuntime({
     dataDir: config.dataDir,
     ...(config.auditSecret !== undefined && { auditSecret: config.auditSecret }),
@@ -51,6 +53,7 @@ export async function startServer(
     ...(opts.extractor ? { extractor: opts.extractor } : {}),
     onSweepError: (e) => built.app?.log.error({ err: e }, 'background job failed'),
     observe: metrics.observe,
+    notice: (m) => notices.push(m),
   });
   let bull: BullMqJobQueue | null = null;
   let relay: Relay | null = null;
@@ -89,6 +92,11 @@ export async function startServer(
     logger: opts.logger ?? true,
     ...(queues ? { queues } : {}),
   }));
+  for (const m of notices) {
+    // Without a logger (--no-log) it still reaches the operator.
+    if (opts.logger === false) console.warn(`keepgraph: ${m}`);
+    else app.log.warn({ dataDir: runtime.dataDir }, m);
+  }
   // The app does not own the runtime in tests; here it does, so closing the
   // app (signal, error, or caller) closes the store and the background too.
   // The relay and the queues wait on Redis: each gets a deadline, so a Redis

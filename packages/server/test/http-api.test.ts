@@ -445,6 +445,64 @@ describe('bad input: a 4xx with a code, and nothing stored', () => {
 });
 
 describe('operations and documentation', () => {
+  it('refuses a key whose name or owner ids hold a secret or personal data, with the gate codes, keeping nothing', async () => {
+    // Made up, and assembled so that no scanner reads this file as a leak.
+    const token = ['gh', 'p_'].join('') + 'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A';
+    const email = `${randomUUID().slice(0, 8)}@example.com`;
+    const cases = [
+      { body: { name: `ci ${token}`, owners: [owner()] }, code: 'refused_secret', field: 'name' },
+      {
+        body: { name: `for ${email}`, owners: [owner()] },
+        code: 'refused_personal_data',
+        field: 'name',
+      },
+      {
+        body: { name: 'support bot', owners: [owner(), email] },
+        code: 'refused_personal_data',
+        field: 'owners[1]',
+      },
+      {
+        body: { name: 'support bot', owners: [token] },
+        code: 'refused_secret',
+        field: 'owners[0]',
+      },
+    ];
+    const keysBefore = (await apps.operator.inject({ method: 'GET', url: '/v1/keys' })).json();
+    for (const c of cases) {
+      const r = await post(apps.operator, '/v1/keys', { role: 'agent', ...c.body });
+      expect(r.statusCode, c.field).toBe(422);
+      expect(r.json().error.code, c.field).toBe(c.code);
+      expect(r.json().error.details.field, c.field).toBe(c.field);
+      expect(r.body).not.toContain(token);
+      expect(r.body).not.toContain(email);
+    }
+    const keysAfter = (await apps.operator.inject({ method: 'GET', url: '/v1/keys' })).json();
+    expect(keysAfter).toEqual(keysBefore);
+    // Audited as refusals, by keyed hash: neither value is in the log.
+    const audit = [];
+    for (let afterSeq = 0; ;) {
+      const page = await runtime.store.listAudit({ afterSeq, limit: 1000 });
+      audit.push(...page);
+      if (page.length < 1000) break;
+      afterSeq = page.at(-1)!.seq;
+    }
+    const refusals = audit.filter(
+      (e) =>
+        e.type === 'refuse' &&
+        cases.some((c) => c.field === e.details.field && c.code === e.reason),
+    );
+    expect(refusals.length).toBeGreaterThanOrEqual(cases.length);
+    expect(JSON.stringify(audit)).not.toContain(token);
+    expect(JSON.stringify(audit)).not.toContain(email);
+    // A plain name and owner ids still make a key.
+    const ok = await post(apps.operator, '/v1/keys', {
+      name: 'support bot',
+      role: 'agent',
+      owners: [owner()],
+    });
+    expect(ok.statusCode).toBe(201);
+  });
+
   it('healthz names the store and the model', async () => {
     const r = await apps.user.inject({ method: 'GET', url: '/healthz' });
     expect(r.statusCode).toBe(200);
@@ -528,6 +586,19 @@ describe('operations and documentation', () => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
     expect(page.body).toContain('<html');
+    // Never framed (clickjacking a page that sends requests with a pasted key), scripts from here only.
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-eval');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    // And the files the page loads carry it too.
+    const script = await apps.user.inject({
+      method: 'GET',
+      url: '/docs/static/swagger-initializer.js',
+    });
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-security-policy']).toBe(csp);
   });
 });
 

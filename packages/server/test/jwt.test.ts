@@ -145,6 +145,19 @@ describe('JWTs checked against a JWKS', () => {
         body: { keepgraph_role: 'operator' },
       }),
       'no owners': await sign(keys.privateKey, { body: { keepgraph_owners: undefined } }),
+      // "all" is an operator's scope only (README): a token of another role naming it is refused, not narrowed.
+      ...Object.fromEntries(
+        await Promise.all(
+          (['analyst', 'user', 'agent', 'tool'] as const).map(
+            async (role): Promise<[string, string]> => [
+              `every owner for an ${role}`,
+              await sign(keys.privateKey, {
+                body: { keepgraph_role: role, keepgraph_owners: 'all' },
+              }),
+            ],
+          ),
+        ),
+      ),
       truncated: (await sign(keys.privateKey)).slice(0, -5),
       'a sub with a lone surrogate': await sign(keys.privateKey, { sub: 'ana\ud800' }),
     };
@@ -153,6 +166,10 @@ describe('JWTs checked against a JWKS', () => {
       expect(r.statusCode, what).toBe(401);
       expect(r.json().error.code, what).toBe('unauthenticated');
     }
+    const operator = await sign(keys.privateKey, {
+      body: { keepgraph_role: 'operator', keepgraph_owners: 'all' },
+    });
+    expect((await recall(operator, 'o-2')).statusCode).toBe(200);
   });
 });
 
@@ -220,6 +237,61 @@ describe('rate limits and CORS', () => {
       expect(
         (await preflight(withCors, 'https://evil.example')).headers['access-control-allow-origin'],
       ).toBeUndefined();
+    } finally {
+      await withCors.close();
+    }
+  });
+
+  it('lets an allowed origin send every method the API answers, and read Retry-After and idempotent-replayed', async () => {
+    const withCors = buildApp({
+      engine: runtime.engine,
+      corsOrigins: ['https://ui.example'],
+      auth: { rateLimitPerMinute: 1 },
+    });
+    try {
+      for (const method of ['PATCH', 'PUT', 'DELETE', 'POST']) {
+        const r = await withCors.inject({
+          method: 'OPTIONS',
+          url: '/v1/owners/o-1/memories/m-1',
+          headers: {
+            origin: 'https://ui.example',
+            'access-control-request-method': method,
+            'access-control-request-headers': 'authorization, content-type, idempotency-key',
+          },
+        });
+        expect(r.statusCode, method).toBeLessThan(300);
+        const allowed = String(r.headers['access-control-allow-methods'])
+          .split(/\s*,\s*/)
+          .map((m) => m.toUpperCase());
+        expect(allowed, method).toContain(method);
+        expect(String(r.headers['access-control-allow-headers']).toLowerCase()).toContain(
+          'idempotency-key',
+        );
+      }
+      // Answers, refusals included, name the headers a page's script may read:
+      // a 401, and a 429 whose Retry-After the page needs.
+      const op = { role: 'operator' as const, owners: 'all' as const, principal: 'test:setup' };
+      const key = (
+        await runtime.engine.createKey(op, { name: 'cors', role: 'user', owners: ['o-1'] })
+      ).key;
+      const ask = (authorization?: string) =>
+        withCors.inject({
+          method: 'GET',
+          url: '/v1/owners/o-1/kv/missing',
+          headers: { origin: 'https://ui.example', ...(authorization && { authorization }) },
+        });
+      const unauthenticated = await ask();
+      expect((await ask(`Bearer ${key}`)).statusCode).toBe(404);
+      const limited = await ask(`Bearer ${key}`);
+      expect([unauthenticated.statusCode, limited.statusCode]).toEqual([401, 429]);
+      for (const answer of [unauthenticated, limited]) {
+        expect(answer.headers['access-control-allow-origin']).toBe('https://ui.example');
+        const exposed = String(answer.headers['access-control-expose-headers'])
+          .toLowerCase()
+          .split(/\s*,\s*/);
+        expect(exposed).toEqual(expect.arrayContaining(['retry-after', 'idempotent-replayed']));
+      }
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     } finally {
       await withCors.close();
     }

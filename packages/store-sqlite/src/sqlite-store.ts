@@ -13,7 +13,13 @@ import * as graph from './graph-reads.ts';
 import * as idempotency from './idempotency.ts';
 import * as records from './memory-reads.ts';
 import { migrate } from './migrate.ts';
-import { busyTimeoutMs, isMemoryPath, openDatabase, type Db } from './open-database.ts';
+import {
+  busyTimeoutMs,
+  isMemoryPath,
+  makeDatabaseFilePrivate,
+  openDatabase,
+  type Db,
+} from './open-database.ts';
 import { truncateWal, waitingOutLocks } from './busy-wait.ts';
 import * as outbox from './outbox.ts';
 import { Statements } from './queries.ts';
@@ -154,6 +160,8 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
     return this.run(async () => {
       if (this.dbFilePath === null)
         throw new KeepGraphError('invalid_input', 'an in-memory store has no file to back up');
+      // A copy of every memory: private from its first byte, not once it is whole.
+      makeDatabaseFilePrivate(dest);
       const r = await this.db.backup(dest, { progress: () => 0x7fffffff });
       return { pages: r.totalPages };
     });

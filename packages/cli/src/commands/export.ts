@@ -9,6 +9,9 @@ import type { Io } from '../io.ts';
 
 const PAGE = 500;
 
+/** An export holds an owner's memories: its owner's to read only. */
+const EXPORT_FILE_MODE = 0o600;
+
 /**
  * Every held memory of the owner (not expired, superseded or ended), oldest
  * first within each page, through the engine's export use-case: each page
@@ -44,7 +47,11 @@ export function registerExport(program: Command, io: Io): void {
     .action(async (f: { owner: string; out?: string }, cmd: Command) => {
       const ownerId = checkOwner(f.owner);
       // Open the file before loading the runtime: a bad path fails at once.
-      const handle = f.out ? await open(userPath(f.out), 'w') : null;
+      // Owner-only, as the data dir it is copied from (DESIGN invariant 14):
+      // the mode covers a new file, the chmod one being replaced.
+      // (A device or a pipe named as --out is left as it is.)
+      const handle = f.out ? await open(userPath(f.out), 'w', EXPORT_FILE_MODE) : null;
+      if (handle && (await handle.stat()).isFile()) await handle.chmod(EXPORT_FILE_MODE);
       const file = handle?.createWriteStream() ?? null;
       let streamError: unknown = null;
       let n = 0;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { apiKeyHash, isKeyLive, newApiKey } from '../api-keys.ts';
 import { KeepGraphError } from '../errors.ts';
 import { parseDuration } from '../policy/duration.ts';
+import { evaluateStoredFields, type StoredField } from '../policy/index.ts';
 import type { ApiKeyRecord } from '../ports/memory-store.ts';
 import { OwnerIdSchema, ROLES, identifierSchema, storedText, type Role } from '../record.ts';
 import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
@@ -59,12 +60,45 @@ function info(k: ApiKeyRecord, now: Date): ApiKeyInfo {
   return { ...rest, live: isKeyLive(k, now) };
 }
 
+/**
+ * A key's name and owner ids are stored, listed and shown in the UI like
+ * any field of a memory, so they pass the same gate (invariant 4): a
+ * secret pasted as a name, or an email as an owner id, is refused with the
+ * gate's code and audited by keyed hash only, never kept.
+ */
+async function gateKeyFields(
+  deps: EngineDeps,
+  input: ParsedArgs<typeof CreateKeyArgs>['input'],
+  caller: Caller,
+  at: string,
+): Promise<void> {
+  const fields: StoredField[] = [
+    { path: 'name', value: input.name },
+    ...(input.owners === 'all' ? [] : input.owners).map((value, i) => ({
+      path: `owners[${i}]`,
+      value,
+    })),
+  ];
+  const refusal = await evaluateStoredFields(deps.policy, fields);
+  if (!refusal) return;
+  const refused = fields.find((f) => f.path === refusal.details.field)?.value ?? '';
+  await deps.store.appendAudit([
+    auditEvent(caller, 'refuse', at, null, {
+      contentHashes: [deps.keyedHash(refused)],
+      reason: refusal.code,
+      details: { field: refusal.details.field, requestId: caller.requestId ?? null },
+    }),
+  ]);
+  throw new KeepGraphError(refusal.code, refusal.message, refusal.details);
+}
+
 export async function createKey(
   deps: EngineDeps,
   { input }: ParsedArgs<typeof CreateKeyArgs>,
   caller: Caller,
 ): Promise<CreatedApiKey> {
   const now = deps.clock.now();
+  await gateKeyFields(deps, input, caller, now.toISOString());
   const expiresAt =
     input.expiresIn === undefined
       ? null

@@ -18,7 +18,7 @@ export interface JwtOptions {
   audience: string;
   /** Claim holding the role (default `keepgraph_role`). */
   roleClaim?: string;
-  /** Claim holding the owners: a list of owner ids, or "all" (default `keepgraph_owners`). */
+  /** Claim holding the owners: a list of owner ids, or "all" for an operator (default `keepgraph_owners`). */
   ownersClaim?: string;
 }
 
@@ -70,6 +70,12 @@ function credentialOf(
   if (/\p{Cs}/u.test(payload.sub)) return null;
   // An operator acts on every owner, as with keys.
   if (role.data === 'operator' && owners.data !== 'all') return null;
+  // And only an operator's token names every owner (README, JWTs). Unlike a
+  // key, which an operator makes here and sees listed, a token's claims are
+  // set in an identity provider: one mapping rule there must not be able
+  // to give an analyst, a user or an agent every tenant. Wider scopes are
+  // keys, or lists in the claim.
+  if (role.data !== 'operator' && owners.data === 'all') return null;
   // `exp` is a required claim (jwtVerify checks it): seconds since the epoch.
   const exp = new Date(Number(payload.exp) * 1000);
   return {

@@ -7,6 +7,28 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 
+/**
+ * The docs page's Content-Security-Policy, as the UI's (routes/ui.ts): the
+ * page loads its scripts, styles and icons from /docs/static and the
+ * document from /docs/json, and "Try it out" calls this origin, so all of it
+ * is 'self'; its inline SVG icons are data: URLs. It may not be framed
+ * (a page that sends requests with a pasted key is a clickjacking target),
+ * nor post forms or set a base elsewhere.
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // swagger-ui adds a <style> element from script (as the UI's libraries set styles).
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
 /** Options of {@link openApiPlugin}. */
 export interface OpenApiOptions {
   version: string;
@@ -52,7 +74,17 @@ export const openApiPlugin = fp<OpenApiOptions>(
       },
       transform: jsonSchemaTransform,
     });
-    await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+    // In a context of its own, so the headers reach every /docs answer (the
+    // page and the static files swagger-ui serves) and nothing else.
+    await app.register(async (docs) => {
+      docs.addHook('onSend', async (_request, reply) => {
+        void reply.header('content-security-policy', DOCS_CSP);
+        void reply.header('x-frame-options', 'DENY');
+        void reply.header('x-content-type-options', 'nosniff');
+        void reply.header('referrer-policy', 'no-referrer');
+      });
+      await docs.register(fastifySwaggerUi, { routePrefix: '/docs' });
+    });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   },
   { name: 'keepgraph-openapi' },

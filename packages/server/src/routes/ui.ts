@@ -43,6 +43,8 @@ export const uiRoutes: FastifyPluginAsync = async (app) => {
     wildcard: true,
     setHeaders: (res) => {
       res.header('content-security-policy', CSP);
+      // frame-ancestors for the browsers that predate it, as /docs sends.
+      res.header('x-frame-options', 'DENY');
       res.header('x-content-type-options', 'nosniff');
       res.header('referrer-policy', 'no-referrer');
       res.header('cache-control', 'no-cache');
