@@ -94,7 +94,14 @@ export async function deleteCascade(
   return inWrite(ctx, async (tx): Promise<CascadeReceipt> => {
     const ownerId = req.ownerId;
     await step(ctx, tx, 'cascade-lock-owner', { ownerId });
-    const closure = await step<ClosureRow>(ctx, tx, 'cascade-closure', { ownerId, rootIds });
+    const closure = await step<ClosureRow>(ctx, tx, 'cascade-closure', {
+      ownerId,
+      rootIds,
+      // A step of a wider cascade: only the cascade's own roots are not
+      // re-derived, and its other steps' memories do not survive.
+      requestedRoots: req.step?.requestedRoots ?? rootIds,
+      outside: req.step?.deletedByCascade ?? [],
+    });
     if (!closure.some((r) => r.isRoot)) {
       throw new KeepGraphError('not_found', 'none of these memories exists for this owner', {
         requested: req.rootIds.length,

@@ -189,7 +189,14 @@ export function deleteCascade(ctx: StoreContext, req: CascadeRequest): CascadeRe
     const rederive: RederiveEntry[] = (
       ctx.st
         .file('cascade-rederive')
-        .all({ ownerId: req.ownerId, closure: JSON.stringify(deletedMemoryIds), rootIds }) as {
+        .all({
+          ownerId: req.ownerId,
+          closure: JSON.stringify(deletedMemoryIds),
+          // A step of a wider cascade: only the cascade's own roots are not
+          // re-derived, and its other steps' memories do not survive.
+          rootIds: req.step ? JSON.stringify(req.step.requestedRoots) : rootIds,
+          outside: JSON.stringify(req.step?.deletedByCascade ?? []),
+        }) as {
         id: string;
         kind: MemoryKind;
         tags_json: string;

@@ -145,6 +145,15 @@ export interface CascadeRequest {
    * `details.durationMs`, the deletion-propagation KPI.
    */
   elapsedMs?: () => number;
+  /**
+   * This request is one step of a wider cascade, which the engine deletes in
+   * steps so that no one transaction holds the store for long (forget.ts,
+   * cascade): its rootIds are any members of the wider closure, deepest
+   * first. A root that is not among `requestedRoots` is a derived memory of
+   * that cascade, re-derived when it keeps a source outside `deletedByCascade`
+   * (every id the wider cascade deletes) and outside this step.
+   */
+  step?: { requestedRoots: string[]; deletedByCascade: string[] };
 }
 
 /** Something left behind that should have been forgotten. Empty list = proven gone. */

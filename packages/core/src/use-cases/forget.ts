@@ -16,6 +16,7 @@ import type { Authority, MemoryKind } from '../record.ts';
 import { z } from 'zod';
 import { IdListSchema, auditEvent, logServed, type Caller, type EngineDeps } from './deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
+import { yieldToEventLoop } from '../event-loop.ts';
 
 /** Merge receipts of several cascades into one (forgetOwner, expiry, revoke). */
 export function mergeReceipts(
@@ -78,20 +79,149 @@ export async function cascade(
 ): Promise<DeletionReceipt> {
   const started = deps.clock.now();
   const at = started.toISOString();
-  const receipt = await deps.store.deleteCascade({
-    ownerId,
-    rootIds,
-    reason,
-    at,
-    audit: [auditEvent(caller, DELETION_AUDIT_TYPE[reason], at, ownerId, { reason, details })],
-    elapsedMs: () => deps.clock.now().getTime() - started.getTime(),
-  });
+  const elapsedMs = () => deps.clock.now().getTime() - started.getTime();
+  const order = await closureDeepestFirst(deps, ownerId, rootIds);
+  let receipt: CascadeReceipt;
+  if (order.length <= CASCADE_STEP) {
+    receipt = await deps.store.deleteCascade({
+      ownerId,
+      rootIds,
+      reason,
+      at,
+      audit: [auditEvent(caller, DELETION_AUDIT_TYPE[reason], at, ownerId, { reason, details })],
+      elapsedMs,
+    });
+  } else {
+    receipt = await cascadeInSteps(
+      deps,
+      caller,
+      { ownerId, rootIds, reason, details, at },
+      order,
+      elapsedMs,
+    );
+  }
   // Invariant 7: a derived memory that lost a source but has survivors is
   // rebuilt from them by a `rederive` job, which the store recorded in its
   // outbox in the cascade's own transaction (rederiveJob).
   // Observed here, not from results: an eviction inside a write is in none.
   deps.observe?.({ type: 'cascade', reason, deletedMemories: receipt.deletedMemoryIds.length });
   return toDeletionReceipt(receipt);
+}
+
+/**
+ * The most memories one store transaction of a cascade deletes. A wider
+ * closure (fan-in has no limit: any number of memories may grow out of one)
+ * is deleted in steps of at most this many, with a turn of the event loop
+ * between them, so one forget cannot hold the store and every other
+ * request for seconds (invariant 13). At this size a SQLite step takes
+ * tens of milliseconds (bench/README, cascade).
+ */
+export const CASCADE_STEP = 500;
+
+/**
+ * The closure (the roots and all derived from them), each memory after
+ * every memory derived from it: deleting in this order, a step never
+ * leaves a derived memory whose source is gone, and each step's own
+ * closure is just its ids. Roots the owner does not hold are kept (the
+ * store finds nothing for them).
+ */
+async function closureDeepestFirst(
+  deps: EngineDeps,
+  ownerId: string,
+  roots: readonly string[],
+): Promise<string[]> {
+  const members = new Set(roots);
+  const children = new Map<string, string[]>();
+  const sourcesIn = new Map<string, number>();
+  let frontier = [...members];
+  while (frontier.length > 0) {
+    const edges = await deps.store.derivedFrom(ownerId, frontier);
+    const next: string[] = [];
+    for (const e of edges) {
+      children.set(e.source, [...(children.get(e.source) ?? []), e.child]);
+      sourcesIn.set(e.child, (sourcesIn.get(e.child) ?? 0) + 1);
+      if (!members.has(e.child)) {
+        members.add(e.child);
+        next.push(e.child);
+      }
+    }
+    frontier = next;
+  }
+  // Sources before what grew out of them (Kahn's order), then reversed.
+  const order: string[] = [];
+  const ready = [...members].filter((id) => !sourcesIn.has(id));
+  const waiting = new Map(sourcesIn);
+  while (ready.length > 0) {
+    const id = ready.pop()!;
+    order.push(id);
+    for (const c of children.get(id) ?? []) {
+      const left = waiting.get(c)! - 1;
+      waiting.set(c, left);
+      if (left === 0) ready.push(c);
+    }
+  }
+  // A cycle (the stores allow none, but a closure must end) goes last, whole.
+  const placed = new Set(order);
+  return [...order.reverse(), ...[...members].filter((id) => !placed.has(id))];
+}
+
+/** A wide cascade as steps of CASCADE_STEP memories, deepest first; one receipt for all. */
+async function cascadeInSteps(
+  deps: EngineDeps,
+  caller: Caller,
+  c: {
+    ownerId: string;
+    rootIds: string[];
+    reason: DeletionReason;
+    details: Record<string, unknown>;
+    at: string;
+  },
+  order: string[],
+  elapsedMs: () => number,
+): Promise<CascadeReceipt> {
+  const steps = Math.ceil(order.length / CASCADE_STEP);
+  const receipts: CascadeReceipt[] = [];
+  for (let i = 0; i < steps; i += 1) {
+    const ids = order.slice(i * CASCADE_STEP, (i + 1) * CASCADE_STEP);
+    try {
+      receipts.push(
+        await deps.store.deleteCascade({
+          ownerId: c.ownerId,
+          rootIds: ids,
+          reason: c.reason,
+          at: c.at,
+          audit: [
+            auditEvent(caller, DELETION_AUDIT_TYPE[c.reason], c.at, c.ownerId, {
+              reason: c.reason,
+              details: { ...c.details, step: i + 1, of: steps },
+            }),
+          ],
+          elapsedMs,
+          step: { requestedRoots: c.rootIds, deletedByCascade: order },
+        }),
+      );
+    } catch (e) {
+      // A step whose memories another request deleted meanwhile has nothing to do.
+      if (!isKeepGraphError(e) || e.code !== 'not_found') throw e;
+    }
+    await yieldToEventLoop();
+  }
+  if (receipts.length === 0)
+    throw new KeepGraphError('not_found', 'none of these memories exists for this owner', {
+      requested: c.rootIds.length,
+    });
+  const merged = receipts.reduce((a, r) => ({
+    ...a,
+    deletedMemoryIds: [...a.deletedMemoryIds, ...r.deletedMemoryIds],
+    deletedContentHashes: [...new Set([...a.deletedContentHashes, ...r.deletedContentHashes])],
+    embeddingsDeleted: a.embeddingsDeleted + r.embeddingsDeleted,
+    fullTextEntriesDeleted: a.fullTextEntriesDeleted + r.fullTextEntriesDeleted,
+    relationEdgesDeleted: a.relationEdgesDeleted + r.relationEdgesDeleted,
+    entitiesDeleted: a.entitiesDeleted + r.entitiesDeleted,
+    sessionMessagesDeleted: a.sessionMessagesDeleted + r.sessionMessagesDeleted,
+    rederive: [...a.rederive, ...r.rederive],
+  }));
+  return { ...merged, requested: [...c.rootIds] };
 }
 
 /** The roots and every memory derived from them, transitively (the cascade's closure), sorted. */

@@ -158,6 +158,73 @@ export function deletionSuite(opts: ConformanceOptions): void {
       expect(raw.includes(Buffer.from('level three digest'))).toBe(false);
     });
 
+    it('deletes a closure wider than one step in steps, with one receipt and the same re-derivations', async () => {
+      const o = f.owner();
+      const root = await f.engine.remember(user, o, episode('Osprey-5120 the ferry runs at dawn'));
+      const other = await f.engine.remember(
+        user,
+        o,
+        episode('Osprey-5120 the harbour cafe opens at seven'),
+      );
+      // Fan-in has no limit: more memories grow out of the root than one
+      // step of a cascade deletes (CASCADE_STEP, 500), one level below
+      // another, and one of them is also a source of a summary of the
+      // surviving episode.
+      const wide: string[] = [];
+      for (let i = 0; i < 520; i += 100) {
+        const r = await f.engine.rememberMany(
+          user,
+          o,
+          Array.from({ length: Math.min(100, 520 - i) }, (_, j) =>
+            derived(`Osprey-5120 claim ${i + j} about the dawn ferry`, [root.memory.id], {
+              kind: 'rule',
+            }),
+          ),
+        );
+        expect(r.failed).toEqual([]);
+        wide.push(...r.stored.map((m) => m.id));
+      }
+      const deep = await f.engine.remember(
+        user,
+        o,
+        derived('Osprey-5120 digest of the first claim', [wide[0]!], { kind: 'rule' }),
+      );
+      const mixed = await f.engine.remember(
+        user,
+        o,
+        derived('Osprey-5120 summary of the ferry and the cafe', [wide[1]!, other.memory.id]),
+      );
+
+      const receipt = await f.engine.forget(user, o, [root.memory.id]);
+      const expected = [root.memory.id, ...wide, deep.memory.id, mixed.memory.id];
+      expect(receipt.requested).toEqual([root.memory.id]);
+      expect(new Set(receipt.deletedMemoryIds)).toEqual(new Set(expected));
+      expect(receipt.deletedMemoryIds).toHaveLength(expected.length);
+      expect(receipt.embeddingsDeleted).toBe(expected.length);
+      // Only the summary keeps a source outside the cascade.
+      expect(receipt.rederive).toEqual([
+        { id: mixed.memory.id, kind: 'summary', tags: [], survivingSourceCount: 1 },
+      ]);
+      const jobs = (await f.engine.deps.store.outboxPending(100_000)).filter(
+        (e) => e.job.ownerId === o && e.job.name === 'rederive',
+      );
+      expect(
+        jobs.map((e) => (e.job.payload as { survivingSources: string[] }).survivingSources),
+      ).toEqual([[other.memory.id]]);
+      await f.engine.deps.store.outboxAck(jobs.map((e) => e.job.id));
+      // Each step is audited, and says which it was.
+      const deletes = (await f.engine.auditList(operator, { ownerId: o, limit: 1000 })).filter(
+        (e) => e.type === 'delete',
+      );
+      expect(deletes.map((e) => (e.details as { of?: number }).of)).toEqual([2, 2]);
+      const check = await f.engine.verifyForgotten(user, o, {
+        ids: receipt.deletedMemoryIds,
+        contentHashes: receipt.deletedContentHashes,
+      });
+      expect(check.traces).toEqual([]);
+      expect((await f.engine.get(user, o, other.memory.id)).id).toBe(other.memory.id);
+    });
+
     it('deletes the session-buffer copy of a forgotten episode', async () => {
       const o = f.owner();
       const r = await f.engine.sessionAppend(user, o, 'sess-1', {
@@ -232,11 +299,17 @@ export function deletionSuite(opts: ConformanceOptions): void {
       const o = f.owner();
       const tag = o.slice(-8);
       const key = `locker-key-${tag}`;
-      const texts = [`Quillon-${tag} is the name of my sailing dinghy`, `Ravelin-${tag} is where the dinghy is kept`];
+      const texts = [
+        `Quillon-${tag} is the name of my sailing dinghy`,
+        `Ravelin-${tag} is where the dinghy is kept`,
+      ];
       const session = `voyage-${tag}`;
       const said = `Saltmarsh-${tag} is the harbour we leave from`;
       for (const t of texts) await f.engine.remember(user, o, episode(t));
-      await f.engine.putByKey(user, o, key, { text: `Bastion-${tag} locker is number forty`, origin: { sessionId: 'kv' } });
+      await f.engine.putByKey(user, o, key, {
+        text: `Bastion-${tag} locker is number forty`,
+        origin: { sessionId: 'kv' },
+      });
       await f.engine.sessionAppend(user, o, session, { messages: [{ role: 'user', text: said }] });
       await f.engine.recall(user, o, 'where is the dinghy kept', { sessionId: session });
       // (Pending outbox jobs going with the owner: the outbox suite.)
@@ -252,12 +325,26 @@ export function deletionSuite(opts: ConformanceOptions): void {
       const tag = o.slice(-8);
       const text = `Mizzen-${tag} is the code word for the boathouse`;
       const other = `Jib-${tag} is the name of the other boat`;
-      await f.engine.sessionAppend(user, o, 's-a', { messages: [{ role: 'user', text }, { role: 'user', text: other }] });
+      await f.engine.sessionAppend(user, o, 's-a', {
+        messages: [
+          { role: 'user', text },
+          { role: 'user', text: other },
+        ],
+      });
       const { memory } = await f.engine.remember(user, o, episode(text));
       const receipt = await f.engine.forget(user, o, [memory.id]);
       expect(receipt.sessionMessagesDeleted).toBe(1);
-      expect((await f.engine.sessionContext(user, o, 's-a')).session.map((m) => m.text)).toEqual([other]);
-      expect((await f.engine.verifyForgotten(user, o, { ids: [memory.id], contentHashes: [memory.contentHash] })).forgotten).toBe(true);
+      expect((await f.engine.sessionContext(user, o, 's-a')).session.map((m) => m.text)).toEqual([
+        other,
+      ]);
+      expect(
+        (
+          await f.engine.verifyForgotten(user, o, {
+            ids: [memory.id],
+            contentHashes: [memory.contentHash],
+          })
+        ).forgotten,
+      ).toBe(true);
       const raw = await f.sut.rawContent();
       expect(raw.includes(Buffer.from(`Mizzen-${tag}`))).toBe(false);
       expect(raw.includes(Buffer.from(other))).toBe(true);
@@ -272,14 +359,21 @@ export function deletionSuite(opts: ConformanceOptions): void {
           { role: 'assistant', text: `Halyard-${tag} second message` },
         ],
       });
-      await f.engine.sessionAppend(user, o, 's-drop', { messages: [{ role: 'user', text: `Gunwale-${tag} goes entirely` }] });
+      await f.engine.sessionAppend(user, o, 's-drop', {
+        messages: [{ role: 'user', text: `Gunwale-${tag} goes entirely` }],
+      });
       const before = (await f.engine.sessionContext(user, o, 's-keep')).session;
       const one = await f.engine.deleteSession(user, o, 's-keep', String(before[0]!.seq));
       expect(one).toMatchObject({ seq: before[0]!.seq, sessionMessagesDeleted: 1 });
-      expect((await f.engine.sessionContext(user, o, 's-keep')).session.map((m) => m.seq)).toEqual([before[1]!.seq]);
+      expect((await f.engine.sessionContext(user, o, 's-keep')).session.map((m) => m.seq)).toEqual([
+        before[1]!.seq,
+      ]);
       expect((await f.engine.deleteSession(user, o, 's-drop')).sessionMessagesDeleted).toBe(1);
       await expectCode(f.engine.deleteSession(user, o, 's-drop'), 'not_found');
-      await expectCode(f.engine.deleteSession(user, o, 's-keep', String(before[0]!.seq)), 'not_found');
+      await expectCode(
+        f.engine.deleteSession(user, o, 's-keep', String(before[0]!.seq)),
+        'not_found',
+      );
       await expectCode(f.engine.deleteSession(user, o, 's-keep', '1.5'), 'invalid_input');
       await expectCode(f.engine.deleteSession(tool, o, 's-keep'), 'forbidden_role');
       const raw = await f.sut.rawContent();
@@ -287,7 +381,10 @@ export function deletionSuite(opts: ConformanceOptions): void {
       expect(raw.includes(Buffer.from(`Gunwale-${tag}`))).toBe(false);
       expect(raw.includes(Buffer.from('s-drop'))).toBe(false);
       const events = await f.engine.auditList(operator, { ownerId: o });
-      expect(events.filter((e) => e.type === 'delete').map((e) => e.reason)).toEqual(['session_message', 'session']);
+      expect(events.filter((e) => e.type === 'delete').map((e) => e.reason)).toEqual([
+        'session_message',
+        'session',
+      ]);
     });
 
     it('revoking a source removes what came from it and what was derived from that', async () => {

@@ -22,6 +22,10 @@
 // time for 1,000 memories (bench/README, cascade).
 // params: $ownerId  the owner; roots of other owners are not found
 //         $rootIds  list of memory ids
+//         $requestedRoots  the roots that are not re-derived ($rootIds, or a
+//                  wider cascade's own roots when this is one of its steps)
+//         $outside  ids that do not survive either (the rest of a wider
+//                  cascade run in steps; else empty)
 // returns: id, contentHash, isRoot, hasEmbedding, kind, tags, surviving
 //          (ids of surviving sources, possibly repeated; always empty for a
 //          root); roots first, then by creation time and id
@@ -39,7 +43,7 @@ RETURN d.id AS id,
        'embedding' IN keys(d) AS hasEmbedding,
        d.kind AS kind,
        d.tags AS tags,
-       CASE WHEN d.id IN $rootIds THEN []
-            ELSE [x IN [(d)-[:DERIVED_FROM]->(s) | s.id] WHERE NOT x IN ids]
+       CASE WHEN d.id IN $requestedRoots THEN []
+            ELSE [x IN [(d)-[:DERIVED_FROM]->(s) | s.id] WHERE NOT x IN ids AND NOT x IN $outside]
        END AS surviving
 ORDER BY isRoot DESC, d.createdMs, d.id

@@ -4,6 +4,8 @@
 -- params: @ownerId  the owner
 --         @closure  JSON array of every memory id the cascade deletes
 --         @rootIds  JSON array of the requested roots
+--         @outside  JSON array of ids that do not survive either (the rest
+--                   of a wider cascade run in steps; else the closure)
 -- returns: id, kind and tags_json (the deleted derived memory's: what to rebuild),
 --          surviving_json (JSON array of surviving source ids)
 SELECT d.child_id AS id,
@@ -17,5 +19,6 @@ SELECT d.child_id AS id,
  WHERE +d.owner_id = @ownerId
    AND d.child_id NOT IN (SELECT value FROM json_each(@rootIds))
    AND d.source_id NOT IN (SELECT value FROM json_each(@closure))
+   AND d.source_id NOT IN (SELECT value FROM json_each(@outside))
  GROUP BY d.child_id
  ORDER BY d.child_id
