@@ -4,6 +4,7 @@
 // report did it, while a second client probes /healthz every 20 ms (open loop):
 //   lineage-batch  one MCP JSON-RPC batch of 100 `lineage` calls on a memory
 //                  whose derivation reaches every source (--sources);
+//   lineage-batch-max  the same at the largest batch the server takes;
 //   lineage-8      8 parallel GET …/lineage of that memory for --seconds;
 //   forget-wide    --summaries summaries each derived from as many sources
 //                  as the policy lets one memory name, then one forget of a
@@ -17,7 +18,7 @@
 // server answered is printed too.
 //   pnpm -s tsx bench/abuse.ts [--store sqlite|neo4j] [--model hashing-384]
 //     [--sources 5000] [--summaries 57] [--fan-in 5000] [--seconds 20] [--out FILE]
-//     [--attacks lineage-batch,lineage-8,forget-wide,forget-fan-in]
+//     [--attacks lineage-batch,lineage-batch-max,lineage-8,forget-wide,forget-fan-in]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +36,10 @@ const { values } = parseArgs({
     summaries: { type: 'string', default: '57' },
     seconds: { type: 'string', default: '20' },
     'fan-in': { type: 'string', default: '5000' },
-    attacks: { type: 'string', default: 'lineage-batch,lineage-8,forget-wide,forget-fan-in' },
+    attacks: {
+      type: 'string',
+      default: 'lineage-batch,lineage-batch-max,lineage-8,forget-wide,forget-fan-in',
+    },
     out: { type: 'string' },
   },
 });
@@ -283,7 +287,19 @@ try {
   }));
   const lineageBatch = await maybe('lineage-batch', async () => {
     const r = await call('POST', '/mcp', key, batch);
-    return { status: r.status, bytes: r.bytes, code: r.body?.error?.code ?? null };
+    return {
+      status: r.status,
+      bytes: r.bytes,
+      code: r.body?.error?.code ?? null,
+      max: (r.body?.error?.details?.max as number | undefined) ?? null,
+    };
+  });
+  // The largest batch the server takes, when it refused the 100.
+  const allowed = lineageBatch?.result.max ?? null;
+  const lineageBatchMax = await maybe('lineage-batch-max', async () => {
+    if (allowed === null) return null;
+    const r = await call('POST', '/mcp', key, batch.slice(0, allowed));
+    return { calls: allowed, status: r.status, bytes: r.bytes };
   });
 
   const lineage8 = await maybe('lineage-8', async () => {
@@ -367,7 +383,7 @@ try {
       nodes: lineageOnce.body?.nodes?.length,
       bytes: lineageOnce.bytes,
     },
-    attacks: { lineageBatch, lineage8, forget, forgetFanIn },
+    attacks: { lineageBatch, lineageBatchMax, lineage8, forget, forgetFanIn },
     machine: machineInfo(),
   };
   console.log(JSON.stringify(result, null, 2));

@@ -187,7 +187,7 @@ const limitsSchema = z.strictObject({
    * lineages share this budget), a memory's neighbours. A graph cut here
    * says `truncated: true`.
    */
-  graphNodes: z.number().int().min(10).max(10_000).default(500),
+  graphNodes: z.number().int().min(10).max(10_000).default(200),
   /** The most calls one MCP JSON-RPC batch may hold; each call counts against the rate limit. */
   mcpBatch: z.number().int().min(1).max(1000).default(20),
   /** The largest answer body, in bytes: over it, 413 response_too_large instead of the answer. */

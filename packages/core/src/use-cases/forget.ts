@@ -114,9 +114,10 @@ export async function cascade(
  * is deleted in steps of at most this many, with a turn of the event loop
  * between them, so one forget cannot hold the store and every other
  * request for seconds (invariant 13). At this size a SQLite step takes
- * tens of milliseconds (bench/README, cascade).
+ * tens of milliseconds; most of it is FTS5 applying the step's full-text
+ * deletions, which grows with the owner's postings (bench/README, abuse).
  */
-export const CASCADE_STEP = 500;
+export const CASCADE_STEP = 200;
 
 /**
  * The closure (the roots and all derived from them), each memory after
@@ -138,7 +139,9 @@ async function closureDeepestFirst(
     const edges = await deps.store.derivedFrom(ownerId, frontier);
     const next: string[] = [];
     for (const e of edges) {
-      children.set(e.source, [...(children.get(e.source) ?? []), e.child]);
+      const siblings = children.get(e.source);
+      if (siblings) siblings.push(e.child);
+      else children.set(e.source, [e.child]);
       sourcesIn.set(e.child, (sourcesIn.get(e.child) ?? 0) + 1);
       if (!members.has(e.child)) {
         members.add(e.child);

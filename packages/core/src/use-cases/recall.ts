@@ -355,6 +355,9 @@ export async function lineage(
   return graph;
 }
 
+/** Memories a lineage reads from the store at once. */
+const LINEAGE_READ = 50;
+
 /** How many more memories a graph answer may hold (shared by a why's lineages). */
 interface NodeBudget {
   left: number;
@@ -410,11 +413,15 @@ async function lineageGraph(
     }
     const unseen = [...new Set(next)].filter((x) => !seen.has(x));
     if (unseen.length > budget.left) truncated = true;
-    frontier =
-      budget.left > 0 ? await deps.store.getByIds(ownerId, unseen.slice(0, budget.left)) : [];
-    // A level of hundreds of memories is built between store reads: let
-    // other requests in before the next.
-    await yieldToEventLoop();
+    const wanted = unseen.slice(0, Math.max(0, budget.left));
+    frontier = [];
+    // Read a slice at a time, with a turn of the event loop between: a few
+    // parallel lineages of hundreds of memories each would otherwise hold
+    // every other request until all were read and built.
+    for (let i = 0; i < wanted.length; i += LINEAGE_READ) {
+      frontier.push(...(await deps.store.getByIds(ownerId, wanted.slice(i, i + LINEAGE_READ))));
+      await yieldToEventLoop();
+    }
   }
   // Edges to sources that no longer exist, or past the cut, would dangle;
   // keep the graph loadable.
