@@ -316,6 +316,15 @@ export interface SerializedGraph<Multi extends boolean = false> {
   edges: { key: string; source: string; target: string; attributes: Record<string, unknown> }[];
 }
 
+/**
+ * A derived memory's sources' origins a graph node carries at most. The
+ * union of every origin below a summary grows with everything it was
+ * derived from, transitively (5,000 of them made each node of a lineage
+ * hundreds of kilobytes); the graph holds the sources themselves, each with
+ * its origin, and `get` returns the memory whole.
+ */
+export const NODE_SOURCE_ORIGINS = 20;
+
 /** A memory as a graph node's attributes, in every graph read alike (lineage, neighbours). */
 export function memoryNodeAttributes(m: Memory): Record<string, unknown> {
   return {
@@ -325,7 +334,8 @@ export function memoryNodeAttributes(m: Memory): Record<string, unknown> {
     authority: m.authority,
     origin: structuredClone(m.origin),
     // A derived memory's sources' origins: the page a summary was read from.
-    sourceOrigins: structuredClone(m.sourceOrigins),
+    sourceOrigins: structuredClone(m.sourceOrigins.slice(0, NODE_SOURCE_ORIGINS)),
+    sourceOriginCount: m.sourceOrigins.length,
     createdAt: m.createdAt,
     expiresAt: m.expiresAt,
     contentHash: m.contentHash,

@@ -162,7 +162,10 @@ export const MemoryNodeOut = z.object({
   text: str,
   authority: z.enum(AUTHORITIES),
   origin: OriginOut,
-  sourceOrigins: z.array(OriginOut).describe("A derived memory's sources' origins"),
+  sourceOrigins: z
+    .array(OriginOut)
+    .describe("A derived memory's sources' origins: the first 20 (`get` has them all)"),
+  sourceOriginCount: z.number().int().describe('How many origins its sources have in all'),
   createdAt: str,
   expiresAt: str,
   contentHash: str,
