@@ -189,7 +189,7 @@ const limitsSchema = z.strictObject({
    */
   graphNodes: z.number().int().min(10).max(10_000).default(200),
   /** The most calls one MCP JSON-RPC batch may hold; each call counts against the rate limit. */
-  mcpBatch: z.number().int().min(1).max(1000).default(20),
+  mcpBatch: z.number().int().min(1).max(1000).default(10),
   /** The largest answer body, in bytes: over it, 413 response_too_large instead of the answer. */
   responseBytes: z
     .number()
