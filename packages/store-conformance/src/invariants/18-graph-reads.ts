@@ -72,7 +72,7 @@ export function graphReadsSuite(opts: ConformanceOptions): void {
 
       const g = await f.engine.neighbours(user, o, rule.memory.id);
       const graph = loadable(g);
-      expect(g.attributes).toEqual({ root: rule.memory.id, ownerId: o });
+      expect(g.attributes).toEqual({ root: rule.memory.id, ownerId: o, truncated: false });
       expect(g.options).toEqual({ type: 'directed', multi: true, allowSelfLoops: false });
       expect(graph.order).toBe(g.nodes.length);
 
@@ -85,6 +85,7 @@ export function graphReadsSuite(opts: ConformanceOptions): void {
         authority: 'agent_inferred',
         origin: m.origin,
         sourceOrigins: m.sourceOrigins,
+        sourceOriginCount: m.sourceOrigins.length,
         createdAt: m.createdAt,
         expiresAt: m.expiresAt,
         contentHash: m.contentHash,
