@@ -172,11 +172,12 @@ export function deletionSuite(opts: ConformanceOptions): void {
       // of its own, and another is also a source of a summary of the
       // surviving episode.
       const wide: string[] = [];
-      for (let i = 0; i < 520; i += 100) {
+      const width = CASCADE_STEP + 10;
+      for (let i = 0; i < width; i += 100) {
         const r = await f.engine.rememberMany(
           user,
           o,
-          Array.from({ length: Math.min(100, 520 - i) }, (_, j) =>
+          Array.from({ length: Math.min(100, width - i) }, (_, j) =>
             derived(`Osprey-5120 claim ${i + j} about the dawn ferry`, [root.memory.id], {
               kind: 'rule',
             }),
