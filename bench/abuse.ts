@@ -19,12 +19,12 @@
 //   pnpm -s tsx bench/abuse.ts [--store sqlite|neo4j] [--model hashing-384]
 //     [--sources 5000] [--summaries 57] [--fan-in 5000] [--seconds 20] [--out FILE]
 //     [--attacks lineage-batch,lineage-batch-max,lineage-8,forget-wide,forget-fan-in]
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { latencyStats, percentile, startKeepGraphServer } from './lib/keepgraph-server.ts';
 import { machineInfo } from './machine.ts';
 import { syntheticTexts } from './synthetic.ts';
 
@@ -56,32 +56,11 @@ const CALL_TIMEOUT_MS = 120_000;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'kg-abuse-'));
 
-const server = spawn(
-  process.execPath,
-  ['--import', 'tsx', 'packages/cli/src/main.ts', 'start', '--port', '0', '--data', dataDir],
-  {
-    cwd: root,
-    env: {
-      ...process.env,
-      KEEPGRAPH_STORE: values.store,
-      ...(values.model !== undefined && { KEEPGRAPH_MODEL: values.model }),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  },
-);
-let log = '';
-server.stdout!.on('data', (d: Buffer) => (log += d.toString()));
-server.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-const base = await new Promise<string>((ok, fail) => {
-  const t = setInterval(() => {
-    const m = log.match(/listening on (http:\/\/[\d.:]+)/);
-    if (m) {
-      clearInterval(t);
-      ok(m[1]!);
-    }
-  }, 50);
-  server.on('exit', (c) => fail(new Error(`server exited ${c}\n${log}`)));
+const server = await startKeepGraphServer(root, dataDir, {
+  KEEPGRAPH_STORE: values.store!,
+  ...(values.model !== undefined && { KEEPGRAPH_MODEL: values.model }),
 });
+const { base } = server;
 const operatorKey = readFileSync(join(dataDir, 'operator.key'), 'utf8').trim();
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are JSON read by shape
@@ -122,17 +101,6 @@ async function call(
   }
   return { status: r.status, body: parsed, bytes: Buffer.byteLength(text) };
 }
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? +s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!.toFixed(1) : null;
-};
-const stats = (xs: number[]) => ({
-  n: xs.length,
-  p50: pct(xs, 50),
-  p95: pct(xs, 95),
-  max: pct(xs, 100),
-});
 
 /** The server's event-loop delay max since the last scrape, in ms (the gauge resets when read). */
 async function eventLoopMaxMs(): Promise<number | null> {
@@ -197,11 +165,11 @@ async function during<T>(name: string, attack: () => Promise<T>) {
   const ms = Math.round(performance.now() - t0);
   const loop = await eventLoopMaxMs();
   progress(
-    `${name}: ${ms} ms, /healthz p95 ${pct(health, 95)} ms, max ${pct(health, 100)} ms, event-loop max ${loop} ms`,
+    `${name}: ${ms} ms, /healthz p95 ${percentile(health, 95)} ms, max ${percentile(health, 100)} ms, event-loop max ${loop} ms`,
   );
   return {
     ms,
-    healthzMs: { ...stats(health), failed },
+    healthzMs: { ...latencyStats(health), failed },
     eventLoopDelayMaxMs: loop,
     result,
   };
@@ -392,7 +360,6 @@ try {
     writeFileSync(resolve(values.out), JSON.stringify(result, null, 2) + '\n');
   }
 } finally {
-  server.kill('SIGTERM');
-  await new Promise((r) => server.once('exit', r));
+  await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

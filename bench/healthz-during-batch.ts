@@ -4,12 +4,12 @@
 // every 20 ms; the health latencies during the batch are reported as
 // p50/p95/max beside those of an idle server, in one run.
 //   pnpm -s tsx bench/healthz-during-batch.ts [--items 1000] [--out bench/results/healthz-during-batch.json]
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { latencyStats, startKeepGraphServer } from './lib/keepgraph-server.ts';
 import { machineInfo } from './machine.ts';
 import { syntheticTexts } from './synthetic.ts';
 
@@ -20,39 +20,8 @@ const items = Number(values.items);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'kg-healthz-'));
 
-const server = spawn(
-  process.execPath,
-  ['--import', 'tsx', 'packages/cli/src/main.ts', 'start', '--port', '0', '--data', dataDir],
-  {
-    cwd: root,
-    env: { ...process.env, KEEPGRAPH_STORE: 'sqlite' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  },
-);
-let log = '';
-server.stdout!.on('data', (d: Buffer) => (log += d.toString()));
-server.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-const base = await new Promise<string>((ok, fail) => {
-  const t = setInterval(() => {
-    const m = log.match(/listening on (http:\/\/[\d.:]+)/);
-    if (m) {
-      clearInterval(t);
-      ok(m[1]!);
-    }
-  }, 50);
-  server.on('exit', (c) => fail(new Error(`server exited ${c}\n${log}`)));
-});
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? +s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!.toFixed(1) : null;
-};
-const stats = (xs: number[]) => ({
-  n: xs.length,
-  p50: pct(xs, 50),
-  p95: pct(xs, 95),
-  max: pct(xs, 100),
-});
+const server = await startKeepGraphServer(root, dataDir, { KEEPGRAPH_STORE: 'sqlite' });
+const { base } = server;
 
 /** Poll /healthz every 20 ms until `until` resolves; the latencies in ms. */
 async function pollHealth(until: Promise<unknown>): Promise<number[]> {
@@ -101,8 +70,8 @@ try {
       failed: body.failed?.length ?? 0,
       ms: Math.round(batchMs),
     },
-    healthzIdleMs: stats(idle),
-    healthzDuringBatchMs: stats(during),
+    healthzIdleMs: latencyStats(idle),
+    healthzDuringBatchMs: latencyStats(during),
     machine: machineInfo(),
   };
   console.log(JSON.stringify(result, null, 2));
@@ -111,7 +80,6 @@ try {
     writeFileSync(resolve(values.out), JSON.stringify(result, null, 2) + '\n');
   }
 } finally {
-  server.kill('SIGTERM');
-  await new Promise((r) => server.once('exit', r));
+  await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
