@@ -80,10 +80,10 @@ export async function cascade(
   const started = deps.clock.now();
   const at = started.toISOString();
   const elapsedMs = () => deps.clock.now().getTime() - started.getTime();
-  const order = await closureDeepestFirst(deps, ownerId, rootIds);
-  let receipt: CascadeReceipt;
-  if (order.length <= CASCADE_STEP) {
-    receipt = await deps.store.deleteCascade({
+  const closure = await walkClosure(deps, ownerId, rootIds);
+  let receipt: DeletionReceipt;
+  if (closure.members.size <= CASCADE_STEP) {
+    const one = await deps.store.deleteCascade({
       ownerId,
       rootIds,
       reason,
@@ -91,12 +91,13 @@ export async function cascade(
       audit: [auditEvent(caller, DELETION_AUDIT_TYPE[reason], at, ownerId, { reason, details })],
       elapsedMs,
     });
+    receipt = toDeletionReceipt(one);
   } else {
     receipt = await cascadeInSteps(
       deps,
       caller,
       { ownerId, rootIds, reason, details, at },
-      order,
+      deepestFirst(closure),
       elapsedMs,
     );
   }
@@ -105,7 +106,7 @@ export async function cascade(
   // outbox in the cascade's own transaction (rederiveJob).
   // Observed here, not from results: an eviction inside a write is in none.
   deps.observe?.({ type: 'cascade', reason, deletedMemories: receipt.deletedMemoryIds.length });
-  return toDeletionReceipt(receipt);
+  return receipt;
 }
 
 /**
@@ -119,18 +120,24 @@ export async function cascade(
  */
 export const CASCADE_STEP = 200;
 
+/** A cascade's closure: the roots and every memory derived from them, with the edges between. */
+interface Closure {
+  members: Set<string>;
+  /** Source to the memories derived directly from it. */
+  children: Map<string, string[]>;
+  /** How many of each derived member's sources are members too. */
+  sourcesIn: Map<string, number>;
+}
+
 /**
- * The closure (the roots and all derived from them), each memory after
- * every memory derived from it: deleting in this order, a step never
- * leaves a derived memory whose source is gone, and each step's own
- * closure is just its ids. Roots the owner does not hold are kept (the
- * store finds nothing for them).
+ * Walk the inbound DERIVED_FROM closure of `roots`, level by level. Roots
+ * the owner does not hold are kept (the store finds nothing for them).
  */
-async function closureDeepestFirst(
+async function walkClosure(
   deps: EngineDeps,
   ownerId: string,
   roots: readonly string[],
-): Promise<string[]> {
+): Promise<Closure> {
   const members = new Set(roots);
   const children = new Map<string, string[]>();
   const sourcesIn = new Map<string, number>();
@@ -150,6 +157,15 @@ async function closureDeepestFirst(
     }
     frontier = next;
   }
+  return { members, children, sourcesIn };
+}
+
+/**
+ * The closure with each memory after every memory derived from it:
+ * deleting in this order, a step never leaves a derived memory whose
+ * source is gone, and each step's own closure is just its ids.
+ */
+function deepestFirst({ members, children, sourcesIn }: Closure): string[] {
   // Sources before what grew out of them (Kahn's order), then reversed.
   const order: string[] = [];
   const ready = [...members].filter((id) => !sourcesIn.has(id));
@@ -181,7 +197,7 @@ async function cascadeInSteps(
   },
   order: string[],
   elapsedMs: () => number,
-): Promise<CascadeReceipt> {
+): Promise<DeletionReceipt> {
   const steps = Math.ceil(order.length / CASCADE_STEP);
   const receipts: CascadeReceipt[] = [];
   for (let i = 0; i < steps; i += 1) {
@@ -213,18 +229,13 @@ async function cascadeInSteps(
     throw new KeepGraphError('not_found', 'none of these memories exists for this owner', {
       requested: c.rootIds.length,
     });
-  const merged = receipts.reduce((a, r) => ({
-    ...a,
-    deletedMemoryIds: [...a.deletedMemoryIds, ...r.deletedMemoryIds],
-    deletedContentHashes: [...new Set([...a.deletedContentHashes, ...r.deletedContentHashes])],
-    embeddingsDeleted: a.embeddingsDeleted + r.embeddingsDeleted,
-    fullTextEntriesDeleted: a.fullTextEntriesDeleted + r.fullTextEntriesDeleted,
-    relationEdgesDeleted: a.relationEdgesDeleted + r.relationEdgesDeleted,
-    entitiesDeleted: a.entitiesDeleted + r.entitiesDeleted,
-    sessionMessagesDeleted: a.sessionMessagesDeleted + r.sessionMessagesDeleted,
-    rederive: [...a.rederive, ...r.rederive],
-  }));
-  return { ...merged, requested: [...c.rootIds] };
+  const merged = mergeReceipts(c.ownerId, c.reason, c.at, receipts.map(toDeletionReceipt));
+  // One cascade: its own roots, and each hash once however the steps fell.
+  return {
+    ...merged,
+    requested: [...c.rootIds],
+    deletedContentHashes: [...new Set(merged.deletedContentHashes)],
+  };
 }
 
 /** The roots and every memory derived from them, transitively (the cascade's closure), sorted. */
@@ -233,14 +244,7 @@ export async function derivedClosure(
   ownerId: string,
   roots: readonly string[],
 ): Promise<string[]> {
-  const seen = new Set(roots);
-  let frontier = [...roots];
-  while (frontier.length > 0) {
-    const children = (await deps.store.derivedFrom(ownerId, frontier)).map((e) => e.child);
-    frontier = [...new Set(children)].filter((c) => !seen.has(c));
-    for (const c of frontier) seen.add(c);
-  }
-  return [...seen].sort();
+  return [...(await walkClosure(deps, ownerId, roots)).members].sort();
 }
 
 /** A dry run's memories are listed up to this many (memoryIds names them all). */
