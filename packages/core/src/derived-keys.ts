@@ -12,6 +12,7 @@ import type { Memory } from './record.ts';
 import type { FusedEntry, Ranked } from './scoring.ts';
 import { isCompactionSummary } from './jobs/compact.ts';
 import { isContextSummary } from './jobs/context-keys.ts';
+import { isSentenceKey } from './jobs/sentence-keys.ts';
 import { carriesAllOf } from './jobs/duplicates.ts';
 
 /**
@@ -102,7 +103,8 @@ export function lendScoreToSources(
 }
 
 /**
- * The derived memories that are keys only: context summaries, and those
+ * The derived memories that are keys only: context summaries, sentence
+ * keys (they quote their turn, which is the result), and those
  * with more sources than a result may stand for, unless standing in for
  * true duplicates.
  */
@@ -114,7 +116,9 @@ export function keysOnly(
   return [...candidates]
     .filter(
       (m) =>
-        (m.derivedFrom.length > config.maxSourcesPerDerived || isContextSummary(m)) &&
+        (m.derivedFrom.length > config.maxSourcesPerDerived ||
+          isContextSummary(m) ||
+          isSentenceKey(m)) &&
         !standingIn.has(m.id),
     )
     .map((m) => m.id);

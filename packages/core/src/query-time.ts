@@ -25,6 +25,12 @@ const utcDay = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, 
 
 export function queryTimeWindows(query: string, now: Date): TimeWindow[] {
   const out: TimeWindow[] = [];
+  // A time from the question's own day on ("tonight", "this weekend", "next
+  // month") is when something is to happen, not when a memory was observed:
+  // "a show to watch tonight" is not about what was said today. Only
+  // windows that begin before that day locate memories.
+  const today = utcDay(now.getUTCFullYear(), now.getUTCMonth() + 1, now.getUTCDate());
+  const past = (w: TimeWindow) => w.anyYear || w.start.getTime() < today.getTime() - DAY_SLACK_MS;
   for (const r of chrono.parse(query, now)) {
     const c = r.start;
     if (!c.isCertain('month') && !/\bweek\b/iu.test(r.text)) continue;
@@ -52,7 +58,7 @@ export function queryTimeWindows(query: string, now: Date): TimeWindow[] {
     const y = Number(match[1]);
     out.push({ start: utcDay(y, 1, 1), end: utcDay(y + 1, 1, 1), anyYear: false, text: match[0] });
   }
-  return out;
+  return out.filter(past);
 }
 
 /** Whether an observed instant falls in any of the windows. */

@@ -49,6 +49,13 @@ export const RecallConfigSchema = z.strictObject({
    * its session (session-replies.ts); 0 turns it off.
    */
   replyWeight: z.number().min(0).max(1),
+  /**
+   * The longest reply that is lent its question's score (0: any). A reply
+   * that says this much is found by what it says, if it answers; lending
+   * to it only puts it up front whenever a question about the same subject
+   * matches (an assistant's long answer to the user's question).
+   */
+  replyMaxChars: z.number().int().min(0),
   /** Extra share of score for a memory observed at a time the query names (query-time.ts); 0 turns it off. */
   timeMatchBoost: z.number().min(0).max(4),
   /** Extra share of score for a memory whose speaker the query names ("What does Mel like?"); 0 turns it off. */
@@ -66,8 +73,8 @@ const AUTHORITY_TRUST: Record<Authority, number> = {
 
 const DEFAULT: RecallConfig = {
   candidates: 50,
-  rrfK: 60,
-  weights: { vector: 1, text: 1, entity: 0.5, derived: 0.5 },
+  rrfK: 20,
+  weights: { vector: 1, text: 1, entity: 0.5, derived: 1 },
   authority: AUTHORITY_TRUST,
   recencyHalfLifeDays: 180,
   recencyWeight: 0.1,
@@ -77,6 +84,7 @@ const DEFAULT: RecallConfig = {
   sourceLend: 0.9,
   maxSourcesPerDerived: 3,
   replyWeight: 0.95,
+  replyMaxChars: 500,
   timeMatchBoost: 1,
   speakerMatchBoost: 0.1,
 };

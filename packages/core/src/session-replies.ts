@@ -24,9 +24,11 @@ export function lendScoreToReplies(
   parents: ReadonlyMap<string, Memory>,
   successors: readonly SessionSuccessor[],
   weight: number,
+  maxChars = 0,
 ): Map<string, FusedEntry> {
   if (weight <= 0) return fused;
   for (const { after, memory } of successors) {
+    if (maxChars > 0 && memory.text.length > maxChars) continue;
     const parent = parents.get(after);
     const from = fused.get(after);
     if (!parent || !from || parent.kind !== 'episode' || !asksQuestion(parent.text)) continue;

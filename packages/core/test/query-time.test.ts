@@ -40,6 +40,15 @@ describe('queryTimeWindows', () => {
     expect(inQuery('what did we discuss last week', '2026-11-10T09:00:00Z')).toBe(false);
   });
 
+  it("ignores times from the question's own day on: they say when something is to happen", () => {
+    expect(queryTimeWindows('Can you recommend a movie to watch tonight?', now)).toEqual([]);
+    expect(queryTimeWindows('any events happening this weekend?', now)).toEqual([]);
+    expect(queryTimeWindows('what should I plan for next month?', now)).toEqual([]);
+    expect(inQuery('what did I do yesterday?', '2026-11-29T18:00:00Z')).toBe(true);
+    // A month without a year is that month of any year: still a time memories were observed.
+    expect(inQuery('When did she go camping in December?', '2025-12-02T10:00:00Z')).toBe(true);
+  });
+
   it('ignores what is too vague to count: no date, a weekday or an hour alone', () => {
     expect(queryTimeWindows('When did Caroline go to the support group?', now)).toEqual([]);
     expect(queryTimeWindows('what did I say at 5 pm?', now)).toEqual([]);

@@ -24,6 +24,8 @@ const QuestionSchema = z.object({
   question: z.string().min(1),
   evidence: z.array(z.string().min(1)),
   category: z.string(),
+  // When the question is asked (LongMemEval): its relative dates are read against it.
+  askedAt: z.iso.datetime({ offset: true }).optional(),
 });
 
 const ConversationSchema = z

@@ -132,13 +132,17 @@ async function retrieve(
   question: string,
   k: number,
   retriever: Retriever,
+  askedAt?: string,
 ): Promise<{ ids: string[]; latencyMs: number }> {
   const { store, embedder, clock } = engine.deps;
   const now = clock.now().toISOString();
   const t0 = performance.now();
   let ids: string[];
   if (retriever === 'engine') {
-    const r = await engine.recall(caller, ownerId, question, { topK: k });
+    const r = await engine.recall(caller, ownerId, question, {
+      topK: k,
+      ...(askedAt ? { askedAt } : {}),
+    });
     ids = r.results.map((h) => h.memory.id);
   } else if (retriever === 'bm25') {
     ids = (await store.searchText(ownerId, question, { limit: k, now })).map((s) => s.id);
@@ -194,6 +198,7 @@ export async function answerQuestions(
       q.question,
       k,
       retriever,
+      q.askedAt,
     );
     const found = await turnIdsOf(engine, caller, ingested, ids);
     const listed = padWithUnretrieved(found, ingested.turnOf.values(), k);

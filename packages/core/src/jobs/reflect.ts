@@ -15,6 +15,7 @@ import { auditEvent, type EngineDeps } from '../use-cases/deps.ts';
 import { derivedAuthority } from '../use-cases/remember.ts';
 import { groupBySimilarity } from './group-episodes.ts';
 import { contextSummaryOf, passagesOf } from './context-keys.ts';
+import { sentenceKeysOf } from './sentence-keys.ts';
 import { claimKey } from './statement-extractor.ts';
 import {
   REFLECTION_CALLER,
@@ -298,6 +299,7 @@ export async function reflect(
     });
   }
 
+  if (cfg.sentenceKeys) for (const e of episodes) items.push(...sentenceKeysOf(ownerId, e));
   if (cfg.contextKeys)
     for (const group of groups)
       if (group.length >= 2)

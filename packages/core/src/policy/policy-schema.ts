@@ -137,6 +137,11 @@ const backgroundSchema = z.strictObject({
        * more key to them (jobs/context-keys.ts).
        */
       contextKeys: z.boolean().default(true),
+      /**
+       * Write the statements a long turn makes about its speaker as keys to
+       * it (jobs/sentence-keys.ts).
+       */
+      sentenceKeys: z.boolean().default(true),
       /** At most this many episodes per reflection run (the oldest first). */
       maxEpisodes: z.number().int().positive().max(5000).default(200),
     })

@@ -43,6 +43,14 @@ export const RecallOptionsSchema = z.strictObject({
   kinds: z.array(z.enum(MEMORY_KINDS)).min(1).optional(),
   /** Evaluate validity at this instant instead of now (never in the future past expiry). */
   asOf: z.iso.datetime({ offset: true }).optional(),
+  /**
+   * When the question is asked (default: asOf, else now). Relative dates in
+   * the query ("last week", "in June") and recency are read against it, as a
+   * person reading a transcript reads "yesterday" against the day it was
+   * said; unlike asOf it does not change which memories are live, so an
+   * agent replaying a conversation can ask as of the conversation's time.
+   */
+  askedAt: z.iso.datetime({ offset: true }).optional(),
   sessionId: z.string().min(1).max(256).optional(),
   /**
    * listMemories' filters (tag, origin, time ranges, authority...): they
@@ -122,6 +130,7 @@ async function recallUnlogged(
   // asOf may look back, never past what has already expired by now.
   const now = opts.asOf && new Date(opts.asOf) < clockNow ? new Date(opts.asOf) : clockNow;
   const at = now.toISOString();
+  const askedAt = opts.askedAt ? new Date(opts.askedAt) : now;
   const search = { limit: config.candidates, now: at };
 
   // Full text and entities need no vector: they are asked while the query is
@@ -221,16 +230,16 @@ async function recallUnlogged(
   }
   const { hidden, standingIn } = standInForDuplicates(fused, live);
   const replies = successors.filter((s) => isLive(s.memory) && !hidden.has(s.memory.id));
-  lendScoreToReplies(fused, live, replies, config.replyWeight);
+  lendScoreToReplies(fused, live, replies, config.replyWeight, config.replyMaxChars);
   for (const { memory } of replies) if (!live.has(memory.id)) live.set(memory.id, memory);
   const via = new Map<string, string[]>();
   const ranked = rankCandidates(
     fused,
     live,
-    now,
+    askedAt,
     config,
     {
-      timeWindows: queryTimeWindows(query, now),
+      timeWindows: queryTimeWindows(query, askedAt),
       words: new Set(query.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? []),
     },
     { via, standingIn },
