@@ -223,6 +223,7 @@ describe('the background section', () => {
         groupSimilarity: 0.5,
         contextWindow: 10,
         contextKeys: true,
+        sentenceKeys: true,
         maxEpisodes: 200,
       },
       compaction: {

@@ -36,6 +36,15 @@ describe('lendScoreToReplies', () => {
     expect(fused.get('r')!.raw.reply).toBe(0.03);
   });
 
+  it('lends nothing to a reply longer than maxChars: it is found by what it says', () => {
+    const fused = new Map([['q', entry(0.03)]]);
+    const long = turn('r', `Here is a long answer. ${'It goes on. '.repeat(50)}`);
+    lendScoreToReplies(fused, parents, [{ after: 'q', memory: long }], 0.9, 500);
+    expect(fused.has('r')).toBe(false);
+    lendScoreToReplies(fused, parents, [{ after: 'q', memory: long }], 0.9, 0);
+    expect(fused.get('r')!.fused).toBeCloseTo(0.027, 12);
+  });
+
   it('keeps a reply that already scores higher on its own', () => {
     const fused = new Map([
       ['q', entry(0.02)],

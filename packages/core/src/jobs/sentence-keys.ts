@@ -34,7 +34,8 @@ export const SENTENCE_KEYS_PER_TURN = 8;
 const SENTENCE_CONFIDENCE = 0.5;
 
 /** First-person words: the speaker speaks of themself (what a memory engine is asked about). */
-const FIRST_PERSON = /\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|we|we're|we've|our|us)\b/u;
+// "I" is upper case whatever its place; the others may open a sentence.
+const FIRST_PERSON = /\b(?:I|I'm|I've|I'd|I'll)\b|\b(?:my|me|mine|myself|we|we're|we've|our|us)\b/iu;
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
