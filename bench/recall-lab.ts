@@ -26,10 +26,7 @@ import {
   type IngestedConversation,
 } from '../packages/cli/src/retrieval-eval/run-eval.ts';
 import { consolidateOwner } from '../packages/cli/src/retrieval-eval/consolidate.ts';
-import {
-  formatMetricsTable,
-  scoreResults,
-} from '../packages/cli/src/retrieval-eval/score.ts';
+import { formatMetricsTable, scoreResults } from '../packages/cli/src/retrieval-eval/score.ts';
 import type { ResultLine } from '../packages/cli/src/retrieval-eval/results.ts';
 
 const [mode, datasetFile, dir, which = 'cons'] = process.argv.slice(2);
@@ -40,9 +37,8 @@ if (!mode || !datasetFile || !dir) {
 const caller: Caller = { role: 'user', owners: 'all', principal: 'lab' };
 
 async function open(dataDir: string) {
-  const { loadServerConfig, openEmbeddedRuntime, storeSelection } = await import(
-    '../packages/runtime/src/index.ts'
-  );
+  const { loadServerConfig, openEmbeddedRuntime, storeSelection } =
+    await import('../packages/runtime/src/index.ts');
   const config = loadServerConfig(process.env, { dataDir });
   return openEmbeddedRuntime({
     dataDir,
@@ -55,7 +51,8 @@ async function open(dataDir: string) {
 type Saved = Record<string, { ownerId: string; turnOf: [string, string][] }>;
 
 const dataset = await loadDataset(datasetFile);
-if (process.env.LAB_NO_ASKED) for (const c of dataset.conversations) for (const q of c.questions) delete q.askedAt;
+if (process.env.LAB_NO_ASKED)
+  for (const c of dataset.conversations) for (const q of c.questions) delete q.askedAt;
 if (mode === 'prepare') {
   const rawDir = path.join(dir, 'raw');
   await mkdir(rawDir, { recursive: true });
@@ -65,7 +62,9 @@ if (mode === 'prepare') {
   for (const conv of dataset.conversations) {
     const ing = await ingestConversation(rt.engine, caller, conv);
     saved[conv.id] = { ownerId: ing.ownerId, turnOf: [...ing.turnOf] };
-    console.error(`${conv.id}: stored ${ing.summary.stored}/${ing.summary.turns} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+    console.error(
+      `${conv.id}: stored ${ing.summary.stored}/${ing.summary.turns} (${((Date.now() - t0) / 1000).toFixed(0)} s)`,
+    );
   }
   await rt.close();
   await writeFile(path.join(dir, 'map.json'), JSON.stringify(saved));
@@ -79,7 +78,8 @@ if (mode === 'prepare') {
 } else if (mode === 'addkeys') {
   // Write the sentence keys of every episode (as reflection now would) into DIR/<which>.
   const { sentenceKeysOf } = await import('../packages/core/src/jobs/sentence-keys.ts');
-  const { writeDerived, REFLECTION_CALLER } = await import('../packages/core/src/jobs/derived-writes.ts');
+  const { writeDerived, REFLECTION_CALLER } =
+    await import('../packages/core/src/jobs/derived-writes.ts');
   const saved = JSON.parse(await readFile(path.join(dir, 'map.json'), 'utf8')) as Saved;
   const rt = await open(path.join(dir, which));
   const t0 = Date.now();
@@ -87,17 +87,27 @@ if (mode === 'prepare') {
     const s = saved[conv.id]!;
     const ids = s.turnOf.map(([id]) => id);
     const eps = [];
-    for (let i = 0; i < ids.length; i += 200) eps.push(...(await rt.engine.deps.store.getByIds(s.ownerId, ids.slice(i, i + 200))));
+    for (let i = 0; i < ids.length; i += 200)
+      eps.push(...(await rt.engine.deps.store.getByIds(s.ownerId, ids.slice(i, i + 200))));
     const items = eps.flatMap((e) => sentenceKeysOf(s.ownerId, e));
     let refused = 0;
     for (let i = 0; i < items.length; i += 64) {
-      const r = await writeDerived(rt.engine.deps, REFLECTION_CALLER, s.ownerId, items.slice(i, i + 64));
+      const r = await writeDerived(
+        rt.engine.deps,
+        REFLECTION_CALLER,
+        s.ownerId,
+        items.slice(i, i + 64),
+      );
       refused += r.refused.length;
     }
-    console.error(`${conv.id}: ${items.length} sentence keys, ${refused} refused (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+    console.error(
+      `${conv.id}: ${items.length} sentence keys, ${refused} refused (${((Date.now() - t0) / 1000).toFixed(0)} s)`,
+    );
   }
   await rt.close();
-} else {
+} else if (mode === 'ask') {
+  // Recall's options take a recipe name, not its fields: a trial setting is
+  // written into this process's default recipe, which every ask then uses.
   const overrides = process.env.LAB_CONFIG ? JSON.parse(process.env.LAB_CONFIG) : {};
   Object.assign(RECALL_RECIPES.default as object, overrides);
   const saved = JSON.parse(await readFile(path.join(dir, 'map.json'), 'utf8')) as Saved;
@@ -126,5 +136,9 @@ if (mode === 'prepare') {
   }
   await rt.close();
   for (const l of formatMetricsTable(scoreResults(dataset, lines))) console.log(l);
-  if (process.env.LAB_DUMP) await writeFile(process.env.LAB_DUMP, dump.map((d) => JSON.stringify(d)).join('\n'));
+  if (process.env.LAB_DUMP)
+    await writeFile(process.env.LAB_DUMP, dump.map((d) => JSON.stringify(d)).join('\n'));
+} else {
+  console.error(`unknown mode ${mode}: prepare, ask or addkeys`);
+  process.exit(2);
 }

@@ -33,9 +33,11 @@ export const SENTENCE_KEYS_PER_TURN = 8;
 /** Confidence of a sentence key: it asserts nothing new, it quotes its turn. */
 const SENTENCE_CONFIDENCE = 0.5;
 
-/** First-person words: the speaker speaks of themself (what a memory engine is asked about). */
-// "I" is upper case whatever its place; the others may open a sentence.
-const FIRST_PERSON = /\b(?:I|I'm|I've|I'd|I'll)\b|\b(?:my|me|mine|myself|we|we're|we've|our|us)\b/iu;
+/**
+ * First-person words, in any case (a sentence may open with "My" or "We"):
+ * the speaker speaks of themself, what a memory engine is asked about.
+ */
+const FIRST_PERSON = /\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|we've|our|us)\b/iu;
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
