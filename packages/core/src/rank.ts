@@ -12,7 +12,25 @@ export type { FusedEntry, FusedRetriever, Ranked, RetrieverName, ScoreBreakdown 
 
 const DAY_MS = 86_400_000;
 
-/** Reciprocal rank fusion over named candidate lists. */
+/**
+ * The retrievers whose scores measure how well a memory matches (cosine
+ * similarity, BM25); the others' scores are ranks in disguise (an entity hit
+ * is 1, a derived neighbour carries its seed's fused score).
+ */
+const SCORED: ReadonlySet<FusedRetriever> = new Set(['vector', 'text']);
+
+/**
+ * Fusion of named candidate lists: reciprocal rank fusion, with part of the
+ * vector and full-text retrievers' share taken from their scores instead
+ * (config.scoreShare). Ranks alone hear "first" the same whether the first
+ * is far ahead or barely so, and a memory only one retriever finds, however
+ * well, loses to one both find middling: a preference said once in words
+ * unlike the question's is the vector search's clear first and full text's
+ * nothing. A score counts as its place between the list's last and first
+ * (min-max): the scale differs by retriever and by store (SQLite's BM25 is
+ * not Lucene's; Neo4j gives cosine as (1 + cos) / 2) and the place does not.
+ * The first of a list gets what rank 1 gets, so the ceiling is unchanged.
+ */
 export function fuse(
   lists: Partial<Record<FusedRetriever, ScoredId[]>>,
   config: RecallConfig,
@@ -20,12 +38,17 @@ export function fuse(
   const out = new Map<string, FusedEntry>();
   for (const [name, list] of Object.entries(lists) as [FusedRetriever, ScoredId[]][]) {
     const w = config.weights[name];
+    const share = SCORED.has(name) ? config.scoreShare : 0;
+    const best = list[0]?.score ?? 0;
+    const last = list.at(-1)?.score ?? 0;
     list.forEach((hit, i) => {
       const entry = out.get(hit.id) ?? { ranks: {}, raw: {}, fused: 0 };
       if (entry.ranks[name] !== undefined) return; // first (best) rank wins
       entry.ranks[name] = i + 1;
       entry.raw[name] = hit.score;
-      entry.fused += w / (config.rrfK + i + 1);
+      const place = best > last ? (hit.score - last) / (best - last) : 1;
+      entry.fused +=
+        w * ((1 - share) / (config.rrfK + i + 1) + (share * place) / (config.rrfK + 1));
       out.set(hit.id, entry);
     });
   }

@@ -8,6 +8,12 @@ export const RecallConfigSchema = z.strictObject({
   candidates: z.number().int().min(1).max(1000),
   /** Reciprocal-rank-fusion constant: larger flattens the rank curve. */
   rrfK: z.number().min(1).max(1000),
+  /**
+   * Share of the vector and full-text retrievers' part in fusion taken from
+   * their scores (each list's min-max) rather than their ranks (rank.ts
+   * fuse); 0 is reciprocal rank fusion alone.
+   */
+  scoreShare: z.number().min(0).max(1),
   weights: z.strictObject({
     vector: z.number().min(0),
     text: z.number().min(0),
@@ -74,6 +80,7 @@ const AUTHORITY_TRUST: Record<Authority, number> = {
 const DEFAULT: RecallConfig = {
   candidates: 50,
   rrfK: 20,
+  scoreShare: 0.5,
   weights: { vector: 1, text: 1, entity: 0.5, derived: 1 },
   authority: AUTHORITY_TRUST,
   recencyHalfLifeDays: 180,

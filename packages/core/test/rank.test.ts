@@ -57,6 +57,46 @@ describe('rank', () => {
     expect(f.get('b')!.ranks).toEqual({ vector: 2, text: 1 });
   });
 
+  it('takes part of the vector and text share from scores: a clear first beats a middling pair', () => {
+    const vector = [
+      { id: 'clear', score: 0.9 },
+      ...Array.from({ length: 8 }, (_, i) => ({ id: `v${i}`, score: 0.62 - i * 0.01 })),
+      { id: 'both', score: 0.55 },
+      { id: 'v-last', score: 0.5 },
+    ];
+    const text = [
+      ...Array.from({ length: 9 }, (_, i) => ({ id: `t${i}`, score: 9 - i * 0.6 })),
+      { id: 'both', score: 3 },
+      { id: 't-last', score: 1 },
+    ];
+    const order = (share: number) =>
+      [...fuse({ vector, text }, { ...config, scoreShare: share }).entries()]
+        .sort((x, y) => y[1].fused - x[1].fused)
+        .map(([id]) => id);
+    // By ranks alone, being found twice at rank 10 beats being first once.
+    expect(order(0).indexOf('both')).toBeLessThan(order(0).indexOf('clear'));
+    expect(order(0.5).indexOf('clear')).toBeLessThan(order(0.5).indexOf('both'));
+    expect(order(0.5)[0]).toBe('clear');
+  });
+
+  it('reads a score by its place in its list, so the store scale does not matter', () => {
+    const cos = [0.82, 0.7, 0.65, 0.3];
+    const lists = (f: (c: number) => number) => ({
+      vector: cos.map((c, i) => ({ id: `m${i}`, score: f(c) })),
+      text: [{ id: 'm3', score: 2 }],
+    });
+    const fused = (f: (c: number) => number) =>
+      [...fuse(lists(f), config).values()].map((e) => e.fused);
+    // Neo4j's vector index answers (1 + cos) / 2 where SQLite answers cos.
+    const neo = fused((c) => (1 + c) / 2);
+    fused((c) => c).forEach((v, i) => expect(neo[i]).toBeCloseTo(v, 12));
+    // The first of a list gets what rank 1 gets, whatever the share.
+    expect(fuse(lists((c) => c), config).get('m0')!.fused).toBeCloseTo(
+      config.weights.vector / (config.rrfK + 1),
+      12,
+    );
+  });
+
   it('scales by authority and confidence, and normalises to 0..1', () => {
     const f = fuse(
       {
@@ -127,7 +167,8 @@ describe('rank', () => {
 });
 
 describe('query-named time and speaker', () => {
-  const config = RECALL_RECIPES.default;
+  // Ranks alone: two candidates a rank apart, so a boost is what orders them.
+  const config = { ...RECALL_RECIPES.default, scoreShare: 0 };
   const fused = fuse(
     {
       vector: [
