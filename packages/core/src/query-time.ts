@@ -19,6 +19,7 @@ const DAY_MS = 86_400_000;
 // Observed times are instants and the query's dates are calendar days in an
 // unknown time zone: a day window reaches half a day past each end.
 const DAY_SLACK_MS = DAY_MS / 2;
+const PART_OF_DAY_OF = /\b(?:the\s+)?(?:morning|afternoon|evening|night)\s+of\b/giu;
 const BARE_YEAR = /\b(?:in|of|during|since|from)\s+((?:19|20)\d\d)\b/giu;
 
 const utcDay = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d));
@@ -31,7 +32,10 @@ export function queryTimeWindows(query: string, now: Date): TimeWindow[] {
   // windows that begin before that day locate memories.
   const today = utcDay(now.getUTCFullYear(), now.getUTCMonth() + 1, now.getUTCDate());
   const past = (w: TimeWindow) => w.anyYear || w.start.getTime() < today.getTime() - DAY_SLACK_MS;
-  for (const r of chrono.parse(query, now)) {
+  // chrono reads "the evening of 7 July, 2023" as this evening and drops
+  // the date; the part of the day says nothing a day window does not.
+  const dated = query.replace(PART_OF_DAY_OF, ' ');
+  for (const r of chrono.parse(dated, now)) {
     const c = r.start;
     if (!c.isCertain('month') && !/\bweek\b/iu.test(r.text)) continue;
     const y = c.get('year') ?? now.getUTCFullYear();
@@ -54,7 +58,7 @@ export function queryTimeWindows(query: string, now: Date): TimeWindow[] {
       out.push({ start: utcDay(y, m, 1), end: utcDay(y, m + 1, 1), anyYear, text: r.text });
     }
   }
-  for (const match of query.matchAll(BARE_YEAR)) {
+  for (const match of dated.matchAll(BARE_YEAR)) {
     const y = Number(match[1]);
     out.push({ start: utcDay(y, 1, 1), end: utcDay(y + 1, 1, 1), anyYear: false, text: match[0] });
   }

@@ -93,7 +93,7 @@ const DEFAULT: RecallConfig = {
   replyWeight: 0.95,
   replyMaxChars: 500,
   timeMatchBoost: 1,
-  speakerMatchBoost: 0.1,
+  speakerMatchBoost: 0.3,
 };
 
 /** Named recipes: `default` balances; `precise` returns less; `broad` casts wider. */

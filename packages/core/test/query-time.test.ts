@@ -15,6 +15,13 @@ describe('queryTimeWindows', () => {
     expect(inQuery(q, '2024-10-13T13:58:00Z')).toBe(false);
   });
 
+  it('reads the day of "the evening of 7 July, 2023", not this evening', () => {
+    const q = 'What did Maria plan to do later on the evening of 7 July, 2023?';
+    expect(inQuery(q, '2023-07-07T18:00:00Z')).toBe(true);
+    expect(inQuery(q, '2023-07-09T18:00:00Z')).toBe(false);
+    expect(queryTimeWindows('What did I eat on the morning of March 3, 2024?', now)).toHaveLength(1);
+  });
+
   it('reads a month and year as the month, and a month alone as that month of any year', () => {
     expect(inQuery('What setback came in October 2023?', '2023-10-29T10:00:00Z')).toBe(true);
     expect(inQuery('What setback came in October 2023?', '2023-11-02T10:00:00Z')).toBe(false);
