@@ -29,6 +29,8 @@ const SCORED: ReadonlySet<FusedRetriever> = new Set(['vector', 'text']);
  * nothing. A score counts as its place between the list's last and first
  * (min-max): the scale differs by retriever and by store (SQLite's BM25 is
  * not Lucene's; Neo4j gives cosine as (1 + cos) / 2) and the place does not.
+ * A list shorter than config.candidates takes a smaller share, in
+ * proportion.
  * The first of a list gets what rank 1 gets, so the ceiling is unchanged.
  */
 export function fuse(
@@ -38,7 +40,13 @@ export function fuse(
   const out = new Map<string, FusedEntry>();
   for (const [name, list] of Object.entries(lists) as [FusedRetriever, ScoredId[]][]) {
     const w = config.weights[name];
-    const share = SCORED.has(name) ? config.scoreShare : 0;
+    // A short list is every match the store had: its last is not a poor
+    // match but the last of a few, and min-max over three scores would
+    // still give it nothing. The share grows with the list to its full
+    // size, where the last is the candidates-th best, a fair "unrelated".
+    const share = SCORED.has(name)
+      ? config.scoreShare * Math.min(1, list.length / config.candidates)
+      : 0;
     const best = list[0]?.score ?? 0;
     const last = list.at(-1)?.score ?? 0;
     list.forEach((hit, i) => {

@@ -58,17 +58,20 @@ describe('rank', () => {
   });
 
   it('takes part of the vector and text share from scores: a clear first beats a middling pair', () => {
+    // Full lists (config.candidates long), so the whole share applies.
     const vector = [
       { id: 'clear', score: 0.9 },
       ...Array.from({ length: 8 }, (_, i) => ({ id: `v${i}`, score: 0.62 - i * 0.01 })),
-      { id: 'both', score: 0.55 },
-      { id: 'v-last', score: 0.5 },
+      { id: 'both', score: 0.549 },
+      ...Array.from({ length: 40 }, (_, i) => ({ id: `vt${i}`, score: 0.54 - i * 0.001 })),
     ];
     const text = [
       ...Array.from({ length: 9 }, (_, i) => ({ id: `t${i}`, score: 9 - i * 0.6 })),
       { id: 'both', score: 3 },
-      { id: 't-last', score: 1 },
+      ...Array.from({ length: 40 }, (_, i) => ({ id: `tt${i}`, score: 2.9 - i * 0.04 })),
     ];
+    expect(vector).toHaveLength(config.candidates);
+    expect(text).toHaveLength(config.candidates);
     const order = (share: number) =>
       [...fuse({ vector, text }, { ...config, scoreShare: share }).entries()]
         .sort((x, y) => y[1].fused - x[1].fused)
@@ -77,6 +80,19 @@ describe('rank', () => {
     expect(order(0).indexOf('both')).toBeLessThan(order(0).indexOf('clear'));
     expect(order(0.5).indexOf('clear')).toBeLessThan(order(0.5).indexOf('both'));
     expect(order(0.5)[0]).toBe('clear');
+  });
+
+  it('gives a short list a smaller score share: the last of a few matches is not a poor one', () => {
+    const vector = [
+      { id: 'a', score: 0.72 },
+      { id: 'b', score: 0.63 },
+      { id: 'c', score: 0.61 },
+    ];
+    const f = fuse({ vector }, config);
+    const share = (config.scoreShare * 3) / config.candidates;
+    expect(f.get('c')!.fused).toBeCloseTo((1 - share) / (config.rrfK + 3), 12);
+    // By ranks alone the last of three keeps most of its weight; full min-max would halve it.
+    expect(f.get('c')!.fused / f.get('a')!.fused).toBeGreaterThan(0.8);
   });
 
   it('reads a score by its place in its list, so the store scale does not matter', () => {
