@@ -7,8 +7,13 @@ import { observedInWindows, type TimeWindow } from './query-time.ts';
 import { keysOnly, lendScoreToSources } from './derived-keys.ts';
 import type { FusedEntry, FusedRetriever, Ranked } from './scoring.ts';
 
-export type { FusedEntry, FusedRetriever, Ranked, RetrieverName, ScoreBreakdown } from './scoring.ts';
-
+export type {
+  FusedEntry,
+  FusedRetriever,
+  Ranked,
+  RetrieverName,
+  ScoreBreakdown,
+} from './scoring.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -19,7 +19,9 @@ describe('queryTimeWindows', () => {
     const q = 'What did Maria plan to do later on the evening of 7 July, 2023?';
     expect(inQuery(q, '2023-07-07T18:00:00Z')).toBe(true);
     expect(inQuery(q, '2023-07-09T18:00:00Z')).toBe(false);
-    expect(queryTimeWindows('What did I eat on the morning of March 3, 2024?', now)).toHaveLength(1);
+    expect(queryTimeWindows('What did I eat on the morning of March 3, 2024?', now)).toHaveLength(
+      1,
+    );
   });
 
   it('reads a month and year as the month, and a month alone as that month of any year', () => {

@@ -96,10 +96,11 @@ describe('rank', () => {
   });
 
   it('reads a score by its place in its list, so the store scale does not matter', () => {
-    const cos = [0.82, 0.7, 0.65, 0.3];
+    // A full list, so the whole share (and so the scale) is in play.
+    const cos = Array.from({ length: config.candidates }, (_, i) => 0.82 - i * 0.01);
     const lists = (f: (c: number) => number) => ({
       vector: cos.map((c, i) => ({ id: `m${i}`, score: f(c) })),
-      text: [{ id: 'm3', score: 2 }],
+      text: [{ id: 'm30', score: 2 }],
     });
     const fused = (f: (c: number) => number) =>
       [...fuse(lists(f), config).values()].map((e) => e.fused);
@@ -107,10 +108,12 @@ describe('rank', () => {
     const neo = fused((c) => (1 + c) / 2);
     fused((c) => c).forEach((v, i) => expect(neo[i]).toBeCloseTo(v, 12));
     // The first of a list gets what rank 1 gets, whatever the share.
-    expect(fuse(lists((c) => c), config).get('m0')!.fused).toBeCloseTo(
-      config.weights.vector / (config.rrfK + 1),
-      12,
-    );
+    expect(
+      fuse(
+        lists((c) => c),
+        config,
+      ).get('m0')!.fused,
+    ).toBeCloseTo(config.weights.vector / (config.rrfK + 1), 12);
   });
 
   it('scales by authority and confidence, and normalises to 0..1', () => {

@@ -83,19 +83,19 @@ export function ownerStatisticsSuite(opts: ConformanceOptions): void {
 
     it("looks for the query's words without English stop words, as every store does (core's queryTerms)", async () => {
       const owner = f.owner();
-      await put(owner, [
-        'What a day, what did you do?',
-        'Mel paints lakes at dawn',
-      ]);
+      await put(owner, ['What a day, what did you do?', 'Mel paints lakes at dawn']);
       const found = async (query: string) => {
         const hits = await store.searchText(owner, query, { limit: 10, now: NOW });
-        return (await store.getByIds(owner, hits.map((h) => h.id))).map((m) => m.text);
+        return (
+          await store.getByIds(
+            owner,
+            hits.map((h) => h.id),
+          )
+        ).map((m) => m.text);
       };
       // "What" and "did" would match the first on a store that searched
       // them (Lucene drops only its own 33 stop words).
-      expect(await found('What did Mel paint?')).toEqual([
-        'Mel paints lakes at dawn',
-      ]);
+      expect(await found('What did Mel paint?')).toEqual(['Mel paints lakes at dawn']);
       // A query of stop words only still searches them (queryTerms).
       expect(await found('what did you do')).toContain('What a day, what did you do?');
     });
