@@ -18,8 +18,13 @@ const STOP = new Set(ENGLISH_STOP_WORDS);
  */
 export const SEARCH_WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
+/** A text's search words: NFKC, lower case, cut by SEARCH_WORD; in order, repeats kept. */
+export function searchWords(text: string): string[] {
+  return text.normalize('NFKC').toLowerCase().match(SEARCH_WORD) ?? [];
+}
+
 export function queryTerms(query: string): string[] {
-  const tokens = query.normalize('NFKC').toLowerCase().match(SEARCH_WORD) ?? [];
+  const tokens = searchWords(query);
   const unique = [...new Set(tokens)];
   const content = unique.filter((t) => !STOP.has(t));
   // A query made only of stop words ("who was it?") still searches for them.

@@ -3,23 +3,12 @@
 // tokens as the SQLite store's toFtsMatch) and each is quoted, so `"`, `*`,
 // `~`, `:`, `AND`, `OR`, `(` or `field:` are only ever words. The owner is a
 // hashed key term, so the query is owner-scoped inside the index.
-import { SEARCH_WORD, queryTerms } from '@keepgraph/core';
-
-/** The lower-case letter/digit words of a text, in order, repeats kept. */
-export function words(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(SEARCH_WORD) ?? [];
-}
-
-/**
- * The words of a query that full text looks for: core's queryTerms, the
- * same as the SQLite store's, English stop words dropped. Lucene's analyzer
- * drops only its own 33; asking for "what", "did" and "does" as well
- * matched most of an owner's turns and ranked them apart from SQLite's
- * (locomo-dev on Neo4j 2.8 points of R@5 below SQLite, bench/README).
- */
-export function queryTokens(query: string): string[] {
-  return queryTerms(query);
-}
+// The words asked for are core's queryTerms, the same as the SQLite
+// store's, English stop words dropped: Lucene's analyzer drops only its own
+// 33, and asking for "what", "did" and "does" as well matched most of an
+// owner's turns and ranked them apart from SQLite's (locomo-dev on Neo4j
+// 2.8 points of R@5 below SQLite, bench/README).
+import { queryTerms } from '@keepgraph/core';
 
 /**
  * `ownerKey:<key> AND (text:"t1" OR text:"t2" ...)`, or null when the query
@@ -29,7 +18,7 @@ export function queryTokens(query: string): string[] {
  */
 export function toLuceneQuery(ownerKeyValue: string, query: string): string | null {
   if (!/^[a-z0-9]+$/.test(ownerKeyValue)) throw new Error('owner key must be a hex hash');
-  const tokens = queryTokens(query);
+  const tokens = queryTerms(query);
   if (tokens.length === 0) return null;
   return `ownerKey:${ownerKeyValue} AND (${tokens.map((t) => `text:"${t}"`).join(' OR ')})`;
 }

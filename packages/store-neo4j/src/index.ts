@@ -16,5 +16,5 @@ export {
 export type { MigrationFile, MigrationResult, MigrateOptions } from './migrate.ts';
 export { acquireSchemaLock, releaseSchemaLock, tryAcquireSchemaLock } from './schema-lock.ts';
 export type { LeaseOptions } from './schema-lock.ts';
-export { toLuceneQuery, queryTokens } from './fulltext-query.ts';
+export { toLuceneQuery } from './fulltext-query.ts';
 export type { VectorPath } from './search.ts';

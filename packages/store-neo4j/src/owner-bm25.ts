@@ -11,12 +11,12 @@
 // length stands for the owner's (the store keeps no token total per owner).
 //
 // Words are cut as Lucene's English analyzer cuts them, near enough: the
-// query's words (queryTokens), lower case, its stop words dropped, Porter
+// query's words (core's queryTerms), lower case, its stop words dropped, Porter
 // stemmed (the `stemmer` package: Porter's 1980 algorithm, which Lucene's
 // PorterStemFilter implements too). Where the two differ on a word, Lucene
 // still decides what matches; this decides only the order.
 import { stemmer } from 'stemmer';
-import { queryTokens, words } from './fulltext-query.ts';
+import { queryTerms, searchWords } from '@keepgraph/core';
 
 /** Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET): never indexed. */
 const STOP_WORDS = new Set(
@@ -52,7 +52,7 @@ function toTerms(words: Iterable<string>): string[] {
 
 /** The indexed terms of a text, in order, repeats kept. */
 export function indexedTerms(text: string): string[] {
-  return toTerms(words(text));
+  return toTerms(searchWords(text));
 }
 
 /** A pool row: its text, and what the ranking returns of it. */
@@ -74,7 +74,7 @@ export function scorePool<T>(
   ownerRows: number,
 ): { row: T; score: number }[] {
   // The words the Lucene query asked for (toLuceneQuery), as terms.
-  const terms = [...new Set(toTerms(queryTokens(query)))];
+  const terms = [...new Set(toTerms(queryTerms(query)))];
   const wanted = new Map(terms.map((t, i) => [t, i]));
   // Per row: its length and each query term's count in it.
   const lengths: number[] = [];
