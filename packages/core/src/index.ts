@@ -51,6 +51,7 @@ export * from './jobs/reflect.ts';
 export * from './jobs/compact.ts';
 export * from './jobs/duplicates.ts';
 export * from './jobs/context-keys.ts';
+export * from './jobs/turn-context.ts';
 export * from './jobs/processors.ts';
 export * from './jobs/scheduled-pass.ts';
 export * from './jobs/triggers.ts';

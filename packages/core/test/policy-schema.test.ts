@@ -223,6 +223,7 @@ describe('the background section', () => {
         groupSimilarity: 0.5,
         contextWindow: 10,
         contextKeys: true,
+        turnContext: false,
         sentenceKeys: true,
         maxEpisodes: 200,
       },

@@ -70,6 +70,7 @@ const VALID_ARGS: Record<(typeof STORE_OPERATIONS)[number], unknown[]> = {
   dueForExpiry: ['now', 1],
   derivedFrom: ['o', []],
   nextInSession: ['o', []],
+  previousInSession: ['o', []],
   relations: ['o'],
   searchVector: ['o', null, lim],
   searchText: ['o', 'q', lim],
@@ -295,9 +296,9 @@ describe('the store kit', () => {
     it('refuses a read of no owner before accepting anything', async () => {
       const { s, batches } = journalled(0);
       await s.init({ dimensions: 3 });
-      expect(code(await s.logReads([{ ...read('a'), ownerId: ' ' }], []).catch((e: unknown) => e))).toBe(
-        'owner_required',
-      );
+      expect(
+        code(await s.logReads([{ ...read('a'), ownerId: ' ' }], []).catch((e: unknown) => e)),
+      ).toBe('owner_required');
       await s.flush();
       expect(batches).toEqual([]);
       await s.close();

@@ -9,11 +9,12 @@ import { embedInWorker, type WorkerModelSpec } from './model-host.ts';
 import { resolveModelsDir } from './models-dir.ts';
 
 /** The model ids scripts/setup-models.sh installs. */
-export type TransformersModelId = 'bge-small-en-v1.5-q' | 'all-minilm-l6-v2-q';
+export type TransformersModelId = 'bge-small-en-v1.5-q' | 'e5-small-v2-q' | 'all-minilm-l6-v2-q';
 
 /** Every {@link TransformersModelId}, for validating ids read from config. */
 export const TRANSFORMERS_MODEL_IDS: readonly TransformersModelId[] = [
   'bge-small-en-v1.5-q',
+  'e5-small-v2-q',
   'all-minilm-l6-v2-q',
 ];
 
@@ -30,15 +31,23 @@ interface ModelSpec {
   pooling: 'mean' | 'cls';
   /** Longest input in tokens, [CLS] and [SEP] included. */
   maxTokens: number;
-  /** Prepended to queries only (asymmetric retrieval instruction). */
+  /** Prepended to queries (asymmetric retrieval instruction). */
   queryPrefix: string;
+  /** Prepended to what is stored, for models trained with a prefix on both sides. */
+  documentPrefix: string;
 }
 
 const MODEL_SPECS: Record<TransformersModelId, ModelSpec> = {
   // sentence-transformers/all-MiniLM-L6-v2: mean pooling + normalise; its
   // sentence_bert_config sets max_seq_length 256 (the tokenizer allows 512,
   // but the model was trained on 128-token inputs, so go no further than ST does).
-  'all-minilm-l6-v2-q': { dimensions: 384, pooling: 'mean', maxTokens: 256, queryPrefix: '' },
+  'all-minilm-l6-v2-q': {
+    dimensions: 384,
+    pooling: 'mean',
+    maxTokens: 256,
+    queryPrefix: '',
+    documentPrefix: '',
+  },
   // BAAI/bge-small-en-v1.5: CLS pooling + normalise, 512 tokens; the model card's
   // instruction for short queries retrieving passages (documents get none).
   'bge-small-en-v1.5-q': {
@@ -46,6 +55,17 @@ const MODEL_SPECS: Record<TransformersModelId, ModelSpec> = {
     pooling: 'cls',
     maxTokens: 512,
     queryPrefix: 'Represent this sentence for searching relevant passages: ',
+    documentPrefix: '',
+  },
+  // intfloat/e5-small-v2: mean pooling + normalise, 512 tokens; trained with
+  // "query: " and "passage: " on either side, and its card says the vectors
+  // degrade without them.
+  'e5-small-v2-q': {
+    dimensions: 384,
+    pooling: 'mean',
+    maxTokens: 512,
+    queryPrefix: 'query: ',
+    documentPrefix: 'passage: ',
   },
 };
 
@@ -179,7 +199,7 @@ export async function createTransformersEmbedder(
         }
         return [v!];
       }
-      const prefix = purpose === 'query' ? spec.queryPrefix : '';
+      const prefix = purpose === 'query' ? spec.queryPrefix : spec.documentPrefix;
       const out: Float32Array[] = [];
       // One chunk at a time: a query embedded meanwhile waits for one chunk,
       // not for the whole batch.

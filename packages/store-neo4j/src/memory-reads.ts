@@ -4,7 +4,13 @@
 // index statistics lag, every index looks empty, and a plan cached then may
 // start from all of the owner's memories instead (seen in the cascade,
 // bench/README, thirteenth session).
-import type { DerivedEdge, ExpiryCandidate, Memory, SessionSuccessor } from '@keepgraph/core';
+import type {
+  DerivedEdge,
+  ExpiryCandidate,
+  Memory,
+  SessionPredecessor,
+  SessionSuccessor,
+} from '@keepgraph/core';
 import { MEMORY_PROJECTION, propsToMemory, toMs } from './record-mapping.ts';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
@@ -49,26 +55,55 @@ export async function getByIds(
   return out;
 }
 
+/**
+ * The episode written just after (`next`) or just before (`previous`), by
+ * rid, in the same session, for each of `ids`, with the id asked about.
+ */
+async function neighbourInSession(
+  ctx: StoreContext,
+  ownerId: string,
+  ids: readonly string[],
+  side: 'next' | 'previous',
+): Promise<{ asked: string; memory: Memory }[]> {
+  if (ids.length === 0) return [];
+  const [cmp, order] = side === 'next' ? ['>', 'ASC'] : ['<', 'DESC'];
+  const found = await readRows<{ asked: string } & MemoryRow>(
+    ctx,
+    `MATCH (p:Memory) USING INDEX SEEK p:Memory(id)
+     WHERE p.id IN $ids AND p.ownerId = $ownerId AND p.sessionId IS NOT NULL
+     CALL (p) {
+       MATCH (m:Memory {ownerId: $ownerId, sessionId: p.sessionId})
+       WHERE m.rid ${cmp} p.rid AND m.kind = 'episode'
+       RETURN m ORDER BY m.rid ${order} LIMIT 1
+     }
+     RETURN p.id AS asked, ${MEMORY_PROJECTION} AS m`,
+    { ownerId, ids: [...new Set(ids)] },
+  );
+  return found.map((r) => ({ asked: String(r.asked), memory: propsToMemory(r.m) }));
+}
+
 /** The episode written next (by rid) in the same session, for each of `ids`. */
 export async function nextInSession(
   ctx: StoreContext,
   ownerId: string,
   ids: readonly string[],
 ): Promise<SessionSuccessor[]> {
-  if (ids.length === 0) return [];
-  const found = await readRows<{ after: string } & MemoryRow>(
-    ctx,
-    `MATCH (p:Memory) USING INDEX SEEK p:Memory(id)
-     WHERE p.id IN $ids AND p.ownerId = $ownerId AND p.sessionId IS NOT NULL
-     CALL (p) {
-       MATCH (m:Memory {ownerId: $ownerId, sessionId: p.sessionId})
-       WHERE m.rid > p.rid AND m.kind = 'episode'
-       RETURN m ORDER BY m.rid ASC LIMIT 1
-     }
-     RETURN p.id AS after, ${MEMORY_PROJECTION} AS m`,
-    { ownerId, ids: [...new Set(ids)] },
-  );
-  return found.map((r) => ({ after: String(r.after), memory: propsToMemory(r.m) }));
+  return (await neighbourInSession(ctx, ownerId, ids, 'next')).map((n) => ({
+    after: n.asked,
+    memory: n.memory,
+  }));
+}
+
+/** The episode written just before (by rid) in the same session, for each of `ids`. */
+export async function previousInSession(
+  ctx: StoreContext,
+  ownerId: string,
+  ids: readonly string[],
+): Promise<SessionPredecessor[]> {
+  return (await neighbourInSession(ctx, ownerId, ids, 'previous')).map((n) => ({
+    before: n.asked,
+    memory: n.memory,
+  }));
 }
 
 /** Every version under (owner, key), newest first (insertion order breaks ties), superseded ones included. */

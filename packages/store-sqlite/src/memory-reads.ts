@@ -1,6 +1,12 @@
 // Owner-scoped lookups of memories: by id, by key, by source, listings and
 // the orderings used by cap eviction and the expiry sweeper.
-import type { DerivedEdge, ExpiryCandidate, Memory, SessionSuccessor } from '@keepgraph/core';
+import type {
+  DerivedEdge,
+  ExpiryCandidate,
+  Memory,
+  SessionPredecessor,
+  SessionSuccessor,
+} from '@keepgraph/core';
 import { rowToMemory, toMs } from './row-mapping.ts';
 import type { MemoryRow } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
@@ -125,35 +131,61 @@ export function derivedFrom(
 }
 
 /**
- * The episode written next (by rid) in the same session, for each of `ids`.
+ * The episode written just after (`next`) or just before (`previous`), by
+ * rid, in the same session, for each of `ids`, with the id asked about.
  * The (owner_id, session_id) index carries rid, so each lookup is one seek.
  */
+function neighbourInSession(
+  ctx: StoreContext,
+  ownerId: string,
+  ids: readonly string[],
+  side: 'next' | 'previous',
+): { asked: string; memory: Memory }[] {
+  if (ids.length === 0) return [];
+  const [cmp, order] = side === 'next' ? ['>', 'ASC'] : ['<', 'DESC'];
+  // Driven by the ids (CROSS JOIN keeps that order: otherwise the planner
+  // walks the owner's session index), the neighbour's rid by one seek each,
+  // then its row by rid.
+  const rows = ctx.st
+    .sql(
+      `WITH asked AS (
+         SELECT p.id AS asked_id,
+                (SELECT x.rid FROM memories x
+                  WHERE x.owner_id = p.owner_id AND x.session_id = p.session_id
+                    AND x.rid ${cmp} p.rid AND x.kind = 'episode'
+                  ORDER BY x.rid ${order} LIMIT 1) AS neighbour_rid
+           FROM json_each(@ids) j CROSS JOIN memories p ON p.id = j.value
+          WHERE p.owner_id = @ownerId AND p.session_id IS NOT NULL)
+       SELECT asked.asked_id, n.* FROM asked JOIN memories n ON n.rid = asked.neighbour_rid`,
+    )
+    .all({ ownerId, ids: JSON.stringify([...new Set(ids)]) }) as (MemoryRow & {
+    asked_id: string;
+  })[];
+  return rows.map(({ asked_id, ...row }) => ({ asked: asked_id, memory: rowToMemory(row) }));
+}
+
+/** The episode written next (by rid) in the same session, for each of `ids`. */
 export function nextInSession(
   ctx: StoreContext,
   ownerId: string,
   ids: readonly string[],
 ): SessionSuccessor[] {
-  if (ids.length === 0) return [];
-  // Driven by the ids (CROSS JOIN keeps that order: otherwise the planner
-  // walks the owner's session index), the successor's rid by one seek each,
-  // then its row by rid.
-  const rows = ctx.st
-    .sql(
-      `WITH asked AS (
-         SELECT p.id AS after_id,
-                (SELECT x.rid FROM memories x
-                  WHERE x.owner_id = p.owner_id AND x.session_id = p.session_id
-                    AND x.rid > p.rid AND x.kind = 'episode'
-                  ORDER BY x.rid LIMIT 1) AS next_rid
-           FROM json_each(@ids) j CROSS JOIN memories p ON p.id = j.value
-          WHERE p.owner_id = @ownerId AND p.session_id IS NOT NULL)
-       SELECT asked.after_id, n.* FROM asked JOIN memories n ON n.rid = asked.next_rid`,
-    )
+  return neighbourInSession(ctx, ownerId, ids, 'next').map((n) => ({
+    after: n.asked,
+    memory: n.memory,
+  }));
+}
 
-    .all({ ownerId, ids: JSON.stringify([...new Set(ids)]) }) as (MemoryRow & {
-    after_id: string;
-  })[];
-  return rows.map(({ after_id, ...row }) => ({ after: after_id, memory: rowToMemory(row) }));
+/** The episode written just before (by rid) in the same session, for each of `ids`. */
+export function previousInSession(
+  ctx: StoreContext,
+  ownerId: string,
+  ids: readonly string[],
+): SessionPredecessor[] {
+  return neighbourInSession(ctx, ownerId, ids, 'previous').map((n) => ({
+    before: n.asked,
+    memory: n.memory,
+  }));
 }
 
 /** Memories expired at `now`, oldest expiry first, across owners (sweeper). */

@@ -10,6 +10,7 @@ import type { Engine } from '../engine.ts';
 import { embeddingText } from '../indexed-text.ts';
 import { auditEvent, type Caller } from '../use-cases/deps.ts';
 import { reflect } from './reflect.ts';
+import { vectorsInContext } from './turn-context.ts';
 import { COMPACTION_TAG, compact } from './compact.ts';
 import { ALL_OWNERS } from './job-ids.ts';
 import { fanOutScheduledPass } from './scheduled-pass.ts';
@@ -116,11 +117,17 @@ export function createProcessors(engine: Engine, opts: ProcessorOptions): Proces
       const ids = await deps.store.staleEmbeddings(ownerId, model, 256);
       if (ids.length === 0) return done;
       const rows = await deps.store.getByIds(ownerId, ids);
-      const vectors = await deps.embedder.embed(rows.map(embeddingText), 'document');
-      await deps.store.replaceEmbeddings(
-        ownerId,
-        rows.map((m, i) => ({ id: m.id, embedding: vectors[i]!, model })),
-      );
+      // Turns as reflection reads them, after the turn before (turn-context.ts).
+      const inContext = deps.policy.background.reflection.turnContext
+        ? await vectorsInContext(deps, ownerId, rows)
+        : [];
+      const read = new Set(inContext.map((u) => u.id));
+      const alone = rows.filter((m) => !read.has(m.id));
+      const vectors = await deps.embedder.embed(alone.map(embeddingText), 'document');
+      await deps.store.replaceEmbeddings(ownerId, [
+        ...inContext.map((u) => ({ ...u, model })),
+        ...alone.map((m, i) => ({ id: m.id, embedding: vectors[i]!, model })),
+      ]);
       await deps.store.appendAudit([
         auditEvent(REEMBEDDER, 'reembed', deps.clock.now().toISOString(), ownerId, {
           memoryIds: rows.map((m) => m.id),

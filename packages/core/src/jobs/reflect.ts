@@ -16,6 +16,7 @@ import { derivedAuthority } from '../use-cases/remember.ts';
 import { groupBySimilarity } from './group-episodes.ts';
 import { contextSummaryOf, passagesOf } from './context-keys.ts';
 import { sentenceKeysOf } from './sentence-keys.ts';
+import { vectorsInContext } from './turn-context.ts';
 import { claimKey } from './statement-extractor.ts';
 import {
   REFLECTION_CALLER,
@@ -309,6 +310,14 @@ export async function reflect(
             group.map((id) => byId.get(id)!),
           ),
         );
+
+  // Each turn's vector now reads the turn before it (turn-context.ts): put
+  // in place before the episodes are marked, so a run that dies between
+  // the two is run again and does it again. Re-derivation leaves them be.
+  if (cfg.turnContext && opts.markReflected !== false) {
+    const updates = await vectorsInContext(deps, ownerId, episodes);
+    if (updates.length > 0) await deps.store.replaceEmbeddings(ownerId, updates);
+  }
 
   // Every episode read is marked, a refused group's too: its refusal is
   // audited with the episode ids, and reading it again would only send the

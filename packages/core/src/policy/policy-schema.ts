@@ -138,6 +138,15 @@ const backgroundSchema = z.strictObject({
        */
       contextKeys: z.boolean().default(true),
       /**
+       * Embed each episode again after the short turn before it in its
+       * session and search it by that vector (jobs/turn-context.ts). Off by
+       * default: with the default model it ranks worse on both development
+       * sets; with e5-small-v2 and contextKeys off it ranks better on
+       * conversations between people and worse on a user with an
+       * assistant (bench/README.md, nineteenth session).
+       */
+      turnContext: z.boolean().default(false),
+      /**
        * Write the statements a long turn makes about its speaker as keys to
        * it (jobs/sentence-keys.ts).
        */

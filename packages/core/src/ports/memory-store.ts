@@ -289,6 +289,12 @@ export interface SessionSuccessor {
   memory: Memory;
 }
 
+/** An episode and the one written before it in the same session. */
+export interface SessionPredecessor {
+  before: string;
+  memory: Memory;
+}
+
 /** What every store does before and after the rest. */
 export interface StoreLifecycle {
   /** Short name for logs and receipts: 'sqlite', 'neo4j'. */
@@ -350,6 +356,12 @@ export interface MemoryGraph {
    * valid; ids with no session or no later episode are left out.
    */
   nextInSession(ownerId: string, ids: readonly string[]): Promise<SessionSuccessor[]>;
+  /**
+   * For each of `ids` observed in a session: the episode written just
+   * before it in that session of this owner (write order), whether or not
+   * it is still valid; ids with no session or no earlier episode are left out.
+   */
+  previousInSession(ownerId: string, ids: readonly string[]): Promise<SessionPredecessor[]>;
   relations(ownerId: string, memoryIds?: readonly string[]): Promise<RelationEdge[]>;
 }
 

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { IdListSchema, auditEvent, logServed, type Caller, type EngineDeps } from './deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 import { yieldToEventLoop } from '../event-loop.ts';
+import { vectorsWithout } from '../jobs/turn-context.ts';
 
 /** Merge receipts of several cascades into one (forgetOwner, expiry, revoke). */
 export function mergeReceipts(
@@ -81,6 +82,12 @@ export async function cascade(
   const at = started.toISOString();
   const elapsedMs = () => deps.clock.now().getTime() - started.getTime();
   const closure = await walkClosure(deps, ownerId, rootIds);
+  // The turns after what goes may have been embedded reading it
+  // (jobs/turn-context.ts): they are embedded again alone, before anything
+  // is deleted, and take those vectors once it is.
+  // Forgetting an owner leaves no turn after anything.
+  const alone =
+    reason === 'forget_owner' ? [] : await vectorsWithout(deps, ownerId, closure.members);
   let receipt: DeletionReceipt;
   if (closure.members.size <= CASCADE_STEP) {
     const one = await deps.store.deleteCascade({
@@ -101,6 +108,7 @@ export async function cascade(
       elapsedMs,
     );
   }
+  if (alone.length > 0) await deps.store.replaceEmbeddings(ownerId, alone);
   // Invariant 7: a derived memory that lost a source but has survivors is
   // rebuilt from them by a `rederive` job, which the store recorded in its
   // outbox in the cascade's own transaction (rederiveJob).

@@ -160,7 +160,7 @@ export function retrievalSuite(opts: ConformanceOptions): void {
       );
     });
 
-    it('finds the next episode of a session in write order, never across sessions or owners', async () => {
+    it('finds the next and the previous episode of a session in write order, never across sessions or owners', async () => {
       const p = f.owner();
       const q = f.owner();
       const inSession = (owner: string, text: string, sessionId = 'S-order') =>
@@ -190,10 +190,25 @@ export function retrievalSuite(opts: ConformanceOptions): void {
         ]),
       );
       expect(await store.nextInSession(q, [a.memory.id])).toEqual([]);
+      const previous = await store.previousInSession(p, [
+        a.memory.id,
+        b.memory.id,
+        c.memory.id,
+        loose.memory.id,
+      ]);
+      expect(new Map(previous.map((n) => [n.before, n.memory.id]))).toEqual(
+        new Map([
+          [b.memory.id, a.memory.id],
+          [c.memory.id, b.memory.id],
+        ]),
+      );
+      expect(await store.previousInSession(q, [c.memory.id])).toEqual([]);
       await f.engine.forget(user, p, [b.memory.id]);
       const after = await store.nextInSession(p, [a.memory.id]);
       expect(after.map((n) => n.memory.id)).toEqual([c.memory.id]);
       expect(after[0]!.memory.text).toBe('third turn of the talk');
+      const before = await store.previousInSession(p, [c.memory.id]);
+      expect(before.map((n) => n.memory.text)).toEqual(['first turn of the talk']);
     });
 
     it("lists the direct children of several memories in one call, only the owner's", async () => {
