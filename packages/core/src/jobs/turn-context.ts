@@ -13,17 +13,19 @@
 // turn says (an assistant's advice before the user's next message).
 //
 // The vector then carries words of the turn before it. Forgetting that turn
-// must take them out too, so a cascade embeds the turns that followed what
-// it deletes again on their own (vectorsWithout, before it deletes).
+// must take them out too, so while the policy reads turns in context a
+// cascade embeds the turns that followed what it deletes again on their own
+// (vectorsWithout, before it deletes). Turning turnContext off leaves the
+// vectors read in context until they are embedded again (a model change).
 import type { EmbeddingUpdate } from '../ports/memory-store.ts';
 import type { Memory } from '../record.ts';
 import { embeddingText } from '../indexed-text.ts';
 import type { EngineDeps } from '../use-cases/deps.ts';
 
 /**
- * A turn before of this many characters or more is not read as context.
- * The same bound as a long turn's (sentence-keys.ts). Measured on both development sets
- * (bench/README.md, nineteenth session).
+ * A turn before of this many characters or more is not read as context:
+ * the same bound as a long turn's (sentence-keys.ts), the one bound
+ * measured (bench/README.md, nineteenth session).
  */
 export const TURN_CONTEXT_MAX_CHARS = 300;
 

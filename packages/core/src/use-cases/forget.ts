@@ -82,12 +82,15 @@ export async function cascade(
   const at = started.toISOString();
   const elapsedMs = () => deps.clock.now().getTime() - started.getTime();
   const closure = await walkClosure(deps, ownerId, rootIds);
-  // The turns after what goes may have been embedded reading it
-  // (jobs/turn-context.ts): they are embedded again alone, before anything
-  // is deleted, and take those vectors once it is.
+  // With turnContext, the turns after what goes may have been embedded
+  // reading it (jobs/turn-context.ts): they are embedded again alone, before
+  // anything is deleted (an embedder that fails deletes nothing), and take
+  // those vectors once it is. Without it, forgetting needs no embedder.
   // Forgetting an owner leaves no turn after anything.
   const alone =
-    reason === 'forget_owner' ? [] : await vectorsWithout(deps, ownerId, closure.members);
+    deps.policy.background.reflection.turnContext && reason !== 'forget_owner'
+      ? await vectorsWithout(deps, ownerId, closure.members)
+      : [];
   let receipt: DeletionReceipt;
   if (closure.members.size <= CASCADE_STEP) {
     const one = await deps.store.deleteCascade({
