@@ -55,10 +55,14 @@ export async function vectorsInContext(
       )
     ).map((p) => [p.before, p.memory]),
   );
-  const read = episodes.filter((e) => textInContext(e, before.get(e.id)) !== embeddingText(e));
+  // Only those whose text changes: a turn with no short turn before keeps its vector.
+  const read = episodes.flatMap((e) => {
+    const text = textInContext(e, before.get(e.id));
+    return text === embeddingText(e) ? [] : [{ id: e.id, text }];
+  });
   if (read.length === 0) return [];
   const vectors = await deps.embedder.embed(
-    read.map((e) => textInContext(e, before.get(e.id))),
+    read.map((r) => r.text),
     'document',
   );
   return read.map((e, i) => ({
