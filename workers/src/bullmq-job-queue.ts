@@ -92,6 +92,12 @@ export class BullMqJobQueue implements JobQueue, QueueMetricsSource {
         name,
         new Queue<JobData>(name, {
           connection,
+          // BullMQ's version check sends INFO once the connection is ready; if
+          // Redis goes in that moment the queue's connection promise rejects
+          // for good and every later call on that queue fails, though ioredis
+          // reconnects. Without it nothing can fail between connecting and
+          // use. The workers, which need the version, still check it.
+          skipVersionCheck: true,
           ...(opts.prefix ? { prefix: opts.prefix } : {}),
         }),
       ]),

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Job as BullJob } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { JOB_NAMES, defaultPolicy, type Job } from '@keepgraph/core';
 import {
@@ -231,6 +232,9 @@ describe('BullMqJobQueue when its Redis stops', () => {
     const q = new BullMqJobQueue({ connection: { host: '127.0.0.1', port }, prefix });
     try {
       await q.enqueue([rederive('rederive:before')]);
+      // Every queue connected first: one that never was waits for its first
+      // connection up to the timeout (BullMQ holds its commands till then).
+      await q.ready();
       await stopRedis();
       // At once, not after the timeout: the command is refused, not held for the reconnect.
       const down = await timed(q.enqueue([rederive('rederive:during')]));
@@ -277,6 +281,44 @@ describe('BullMqJobQueue when its Redis stops', () => {
       expect(attempts).toBe(0);
     } finally {
       await q.close();
+    }
+  }, 60_000);
+
+  it('serves every queue once Redis is back, though it went the moment their connections were ready', async () => {
+    await startRedis();
+    // Redis goes before the first command a ready connection sends. That was
+    // BullMQ's version check (INFO), and a queue whose check failed was left
+    // with a rejected connection for good, however soon Redis came back.
+    // (ioredis's own ready check also sends INFO, before 'ready': left alone.)
+    const proto = Redis.prototype as unknown as { info: (...a: unknown[]) => Promise<unknown> };
+    const info = proto.info;
+    let killed: Promise<void> | undefined;
+    proto.info = function (this: Redis, ...args: unknown[]) {
+      if (this.status !== 'ready') return info.apply(this, args);
+      killed ??= stopRedis();
+      return killed.then(() => info.apply(this, args));
+    };
+    const q = new BullMqJobQueue({ connection: { host: '127.0.0.1', port }, prefix });
+    try {
+      // Every queue's connection reaches 'ready' (or Redis is already gone).
+      await sleep(1000);
+      proto.info = info;
+      // Stopped by the patch, or (nothing sent INFO once ready) stopped here.
+      await (killed ?? stopRedis());
+      await startRedis();
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const r = await timed(q.queueMetrics());
+        if (r.error === null) break;
+        if (Date.now() > deadline) throw r.error;
+        await sleep(200);
+      }
+      await q.enqueue([rederive('rederive:restarted')]);
+      expect(await q.queues.get('rederive')!.getJob(bullJobId('rederive:restarted'))).toBeDefined();
+    } finally {
+      proto.info = info;
+      await q.close();
+      await stopRedis();
     }
   }, 60_000);
 
