@@ -27,12 +27,12 @@ export async function recordJobs(tx: Tx, jobs: readonly Job[], recordedAt: strin
   });
 }
 
-interface OutboxRow {
-  id: string;
-  name: string;
-  ownerId: string;
-  payload: string;
-  recordedAt: string;
+export interface OutboxRow {
+  id: string | null;
+  name: string | null;
+  ownerId: string | null;
+  payload: string | null;
+  recordedAt: string | null;
 }
 
 /** Pending jobs, oldest first, across owners: the relay's read. */
@@ -46,7 +46,21 @@ export async function outboxPending(ctx: StoreContext, limit: number): Promise<O
      ORDER BY j.seq LIMIT $limit`,
     { limit: int(limit) },
   );
-  return found.map((r) => outboxEntry({ ...r, payloadJson: r.payload }));
+  return pendingFrom(found);
+}
+
+/**
+ * The entries of the rows read. Neo4j reads committed data row by row: an
+ * entry acked (deleted) by a concurrent relay after MATCH found it comes back
+ * with null properties. It is gone, so it is not pending; passing it on
+ * handed the relay a job with no name.
+ */
+export function pendingFrom(rows: readonly OutboxRow[]): OutboxEntry[] {
+  return rows.flatMap(({ id, name, ownerId, payload, recordedAt }) =>
+    id === null || name === null || ownerId === null || payload === null || recordedAt === null
+      ? []
+      : [outboxEntry({ id, name, ownerId, payloadJson: payload, recordedAt })],
+  );
 }
 
 /** Delete relayed jobs by id, in one transaction; unknown ids match nothing. */
