@@ -112,7 +112,7 @@ if (mode === 'prepare') {
 } else if (mode === 'turns') {
   // Put every episode's vector read after the turn before it in place (as
   // reflection does with the policy's turnContext) into DIR/<which>.
-  const { vectorsInContext } = await import('../packages/core/src/jobs/turn-context.ts');
+  const { vectorsInContext } = await import('../packages/core/src/services/turn-context.ts');
   const saved = JSON.parse(await readFile(path.join(dir, 'map.json'), 'utf8')) as Saved;
   const rt = await open(path.join(dir, which));
   const deps = rt.engine.deps;

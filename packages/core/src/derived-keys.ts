@@ -10,10 +10,8 @@
 import type { RecallConfig } from './recall-config.ts';
 import type { Memory } from './record.ts';
 import type { FusedEntry, Ranked } from './scoring.ts';
-import { isCompactionSummary } from './jobs/compact.ts';
-import { isContextSummary } from './jobs/context-keys.ts';
-import { isSentenceKey } from './jobs/sentence-keys.ts';
-import { carriesAllOf } from './jobs/duplicates.ts';
+import { isCompactionSummary, isContextSummary, isSentenceKey } from './derived-kinds.ts';
+import { carriesAllOf } from './word-overlap.ts';
 
 /**
  * Members of a live compaction summary whose every content word its text

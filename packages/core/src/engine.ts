@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { keyedHasher, newAuditSecret } from './audit.ts';
 import { isKeepGraphError } from './errors.ts';
 import { safeObserver } from './observe.ts';
-import { checkCaller, requireRole, type Caller, type EngineDeps } from './use-cases/deps.ts';
+import { checkCaller, requireRole, type Caller, type EngineDeps } from './services/deps.ts';
 import {
   checkSpanScope,
   parseUseCaseInput,

@@ -17,7 +17,7 @@ import { inputProblem } from './input-shape.ts';
 import type { Clock } from './ports/clock.ts';
 import type { IdempotencyRecords, KeptAnswer, MemoryRecords } from './ports/memory-store.ts';
 import type { KeyedHash } from './audit.ts';
-import type { Caller } from './use-cases/deps.ts';
+import type { Caller } from './services/deps.ts';
 
 /** How long a first answer is kept and replayed. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

@@ -1,13 +1,8 @@
 // Context summaries: passages of consecutive turns of one session, and the
 // summary of a group as a derived write (a key to its turns).
 import { describe, expect, it } from 'vitest';
-import {
-  CONTEXT_MAX_CHARS,
-  CONTEXT_TAG,
-  contextSummaryOf,
-  isContextSummary,
-  passagesOf,
-} from '../src/jobs/context-keys.ts';
+import { CONTEXT_MAX_CHARS, contextSummaryOf, passagesOf } from '../src/jobs/context-keys.ts';
+import { CONTEXT_TAG, isContextSummary } from '../src/derived-kinds.ts';
 import type { Memory } from '../src/record.ts';
 import { FIXTURE_T0, memoryFixture } from '../src/testing.ts';
 

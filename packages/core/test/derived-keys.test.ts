@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { RECALL_RECIPES } from '../src/recall-config.ts';
 import { fuse, rankCandidates, type FusedEntry } from '../src/rank.ts';
 import { keysOnly, standInForDuplicates } from '../src/derived-keys.ts';
-import { carriesAllOf, wordOverlap } from '../src/jobs/duplicates.ts';
-import { COMPACTION_TAG } from '../src/jobs/compact.ts';
+import { carriesAllOf, wordOverlap } from '../src/word-overlap.ts';
+import { COMPACTION_TAG } from '../src/derived-kinds.ts';
 import type { Memory } from '../src/record.ts';
 import { memoryFixture } from '../src/testing.ts';
 

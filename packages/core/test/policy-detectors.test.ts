@@ -171,7 +171,7 @@ describe('secretlint on the write path', () => {
 
 describe('detectSecrets and KeepGraph API keys', () => {
   it('finds every freshly made key', async () => {
-    const { newApiKey } = await import('../src/api-keys.ts');
+    const { newApiKey } = await import('../src/services/api-keys.ts');
     for (let i = 0; i < 50; i++) {
       const key = newApiKey().key;
       const text = `the agent's key is ${key}, keep it safe`;

@@ -4,11 +4,10 @@ import { describe, expect, it } from 'vitest';
 import {
   SENTENCE_KEY_MIN_TURN_CHARS,
   SENTENCE_KEYS_PER_TURN,
-  SENTENCE_TAG,
-  isSentenceKey,
   keySentences,
   sentenceKeysOf,
 } from '../src/jobs/sentence-keys.ts';
+import { SENTENCE_TAG, isSentenceKey } from '../src/derived-kinds.ts';
 import { keysOnly } from '../src/derived-keys.ts';
 import { FIXTURE_T0, memoryFixture } from '../src/testing.ts';
 

@@ -25,8 +25,8 @@ import {
   type MemoryStore,
   type WriteBatch,
 } from '../ports/memory-store.ts';
-import { auditEvent, type Caller, type EngineDeps } from '../use-cases/deps.ts';
-import { cascade } from '../use-cases/forget.ts';
+import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
+import { cascade } from '../services/cascade.ts';
 import type { BackedUpMemory, BackupSource } from './backup-format.ts';
 
 /** Audit types whose events delete the memories they name. */

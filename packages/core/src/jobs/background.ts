@@ -3,11 +3,10 @@
 // schedules (expiry sweep, periodic reflection and compaction) as jobs.
 // Server mode composes the same pieces around BullMQ (workers/).
 import { SCHEDULED_JOBS, scheduleEveryMs, startupJobs } from './job-registry.ts';
-import type { Engine } from '../engine.ts';
 import type { Extractor } from '../ports/extractor.ts';
 import { InProcessJobRunner, type InProcessRunnerOptions } from './in-process-runner.ts';
-import { createProcessors } from './processors.ts';
-import { expireJob, scheduledJobs } from './job-ids.ts';
+import { createProcessors, type JobHost } from './processors.ts';
+import { expireJob, scheduledJobs } from '../services/job-ids.ts';
 import { startRelay, type Relay } from './relay.ts';
 import { createStatementExtractor } from './statement-extractor.ts';
 
@@ -35,7 +34,7 @@ export interface InProcessBackground {
 }
 
 export function startInProcessBackground(
-  engine: Engine,
+  engine: JobHost,
   opts: InProcessBackgroundOptions = {},
 ): InProcessBackground {
   const { store, clock, policy } = engine.deps;

@@ -12,10 +12,11 @@
 // survivors.
 import type { Memory } from '../record.ts';
 import { isLiveAt } from '../liveness.ts';
-import type { EngineDeps } from '../use-cases/deps.ts';
-import { derivedAuthority } from '../use-cases/remember.ts';
+import { COMPACTION_TAG, isCompactionSummary } from '../derived-kinds.ts';
+import type { EngineDeps } from '../services/deps.ts';
+import { derivedAuthority } from '../services/write.ts';
 import { clustersOf, cosine } from './group-episodes.ts';
-import { contentWords, jaccard } from './duplicates.ts';
+import { contentWords, jaccard } from '../word-overlap.ts';
 import {
   COMPACTION_CALLER,
   derivedInput,
@@ -24,13 +25,7 @@ import {
   type DerivedWrite,
 } from './derived-writes.ts';
 
-export const COMPACTION_TAG = 'compaction';
 export const COMPACTION_EXTRACTOR = { name: 'keepgraph-compaction', version: '1' } as const;
-
-/** A live summary written by compaction. */
-export function isCompactionSummary(m: Memory): boolean {
-  return m.kind === 'summary' && m.tags.includes(COMPACTION_TAG);
-}
 
 /** The member closest to all the others: its text speaks for the cluster. */
 function medoid(members: readonly Memory[], vectors: ReadonlyMap<string, Float32Array>): Memory {

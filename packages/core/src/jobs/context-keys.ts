@@ -11,10 +11,8 @@
 // recall above the raw turns (bench/README.md).
 import type { Memory } from '../record.ts';
 import { embeddingText } from '../indexed-text.ts';
+import { CONTEXT_TAG } from '../derived-kinds.ts';
 import { derivedInput, type DerivedWrite } from './derived-writes.ts';
-
-/** Tag of a context summary (compaction's summaries carry `compaction`). */
-export const CONTEXT_TAG = 'context';
 
 /** Longest text of a context summary; the embedding model reads less anyway (512 tokens). */
 export const CONTEXT_MAX_CHARS = 4000;
@@ -45,11 +43,6 @@ export function passagesOf<T extends Pick<Memory, 'origin'>>(
   }
   if (current.length > 0) out.push(current);
   return out;
-}
-
-/** Whether a memory is a context summary. */
-export function isContextSummary(m: Pick<Memory, 'kind' | 'tags'>): boolean {
-  return m.kind === 'summary' && m.tags.includes(CONTEXT_TAG);
 }
 
 /**

@@ -11,14 +11,14 @@ import type { WriteBatch } from '../ports/memory-store.ts';
 import { KeepGraphError, isKeepGraphError } from '../errors.ts';
 import { isLiveAt } from '../liveness.ts';
 import { ownerCap } from '../policy/index.ts';
-import { evictOverCap } from '../use-cases/forget.ts';
+import { evictOverCap } from '../services/cascade.ts';
 import {
   auditRefusal,
   isAuditedRefusal,
   prepareWrite,
   writeDecidingAgain,
-} from '../use-cases/remember.ts';
-import { auditEvent, type Caller, type EngineDeps } from '../use-cases/deps.ts';
+} from '../services/write.ts';
+import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
 
 /** A UUID-shaped id from a hash of what the derivation is made of. */
 export function derivedId(parts: readonly string[]): string {

@@ -6,14 +6,14 @@
 import { jobPayload } from './job-registry.ts';
 import type { Job, JobName } from '../ports/job-queue.ts';
 import type { Extractor } from '../ports/extractor.ts';
-import type { Engine } from '../engine.ts';
 import { embeddingText } from '../indexed-text.ts';
-import { auditEvent, type Caller } from '../use-cases/deps.ts';
+import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
 import { reflect } from './reflect.ts';
-import { vectorsInContext } from './turn-context.ts';
-import { COMPACTION_TAG, compact } from './compact.ts';
-import { ALL_OWNERS } from './job-ids.ts';
-import { fanOutScheduledPass } from './scheduled-pass.ts';
+import { vectorsInContext } from '../services/turn-context.ts';
+import { compact } from './compact.ts';
+import { COMPACTION_TAG } from '../derived-kinds.ts';
+import { ALL_OWNERS } from '../services/job-ids.ts';
+import { fanOutScheduledPass } from '../services/scheduled-pass.ts';
 import { isLiveAt } from '../liveness.ts';
 import type { MemoryStore } from '../ports/memory-store.ts';
 import type { Memory } from '../record.ts';
@@ -106,7 +106,18 @@ async function forEachOwner(
   return { owners: owners.length, done };
 }
 
-export function createProcessors(engine: Engine, opts: ProcessorOptions): Processors {
+/**
+ * What the processors run on: the engine's dependencies, and the expiry
+ * sweep as the `expireDue` use-case. The sweep goes through the engine (an
+ * Engine is one) so it is observed as that use-case (the expiry-lag
+ * metrics); handed in, so jobs never import a use-case or the engine.
+ */
+export interface JobHost {
+  readonly deps: EngineDeps;
+  expireDue(caller: Caller, options: { limit: number }): Promise<{ purged: number }>;
+}
+
+export function createProcessors(engine: JobHost, opts: ProcessorOptions): Processors {
   const deps = engine.deps;
   const exclusive = ownerLocks();
 

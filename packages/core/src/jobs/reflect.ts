@@ -11,12 +11,12 @@
 import { AUTHORITY_RANK, type Authority, type Memory, type RelationInput } from '../record.ts';
 import { isLiveAt } from '../liveness.ts';
 import { extractionAuthority, type ExtractedClaim, type Extractor } from '../ports/extractor.ts';
-import { auditEvent, type EngineDeps } from '../use-cases/deps.ts';
-import { derivedAuthority } from '../use-cases/remember.ts';
+import { auditEvent, type EngineDeps } from '../services/deps.ts';
+import { derivedAuthority } from '../services/write.ts';
 import { groupBySimilarity } from './group-episodes.ts';
 import { contextSummaryOf, passagesOf } from './context-keys.ts';
 import { sentenceKeysOf } from './sentence-keys.ts';
-import { vectorsInContext } from './turn-context.ts';
+import { vectorsInContext } from '../services/turn-context.ts';
 import { claimKey } from './statement-extractor.ts';
 import {
   REFLECTION_CALLER,

@@ -9,10 +9,8 @@
 // a key only (derived-keys.ts): a hit lends its score to the turn, which is
 // what recall returns.
 import type { Memory } from '../record.ts';
+import { SENTENCE_TAG } from '../derived-kinds.ts';
 import { derivedInput, type DerivedWrite } from './derived-writes.ts';
-
-/** Tag of a sentence key. */
-export const SENTENCE_TAG = 'sentence';
 
 /** Who writes sentence keys, in their origin. */
 export const SENTENCE_EXTRACTOR = { name: 'keepgraph-sentences', version: '1' } as const;
@@ -53,11 +51,6 @@ export function keySentences(text: string): string[] {
     if (out.length >= SENTENCE_KEYS_PER_TURN) break;
   }
   return out;
-}
-
-/** Whether a memory is a sentence key. */
-export function isSentenceKey(m: Pick<Memory, 'kind' | 'tags'>): boolean {
-  return m.kind === 'summary' && m.tags.includes(SENTENCE_TAG);
 }
 
 /** The sentence keys of one episode, as derived writes with deterministic ids. */

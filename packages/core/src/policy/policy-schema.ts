@@ -139,7 +139,7 @@ const backgroundSchema = z.strictObject({
       contextKeys: z.boolean().default(true),
       /**
        * Embed each episode again after the short turn before it in its
-       * session and search it by that vector (jobs/turn-context.ts). Off by
+       * session and search it by that vector (services/turn-context.ts). Off by
        * default: with the default model it ranks worse on locomo-dev at R@5
        * (longmemeval-dev not measured); with e5-small-v2 and contextKeys off it ranks better on
        * conversations between people and worse on a user with an

@@ -101,7 +101,7 @@ export interface RederiveNote {
 /**
  * What a store's cascade returns: the receipt, with each rederive entry's
  * surviving sources (its job reads them). The engine answers callers with
- * the receipt (forget.ts, toDeletionReceipt).
+ * the receipt (services/cascade.ts, toDeletionReceipt).
  */
 export interface CascadeReceipt extends Omit<DeletionReceipt, 'rederive'> {
   rederive: RederiveEntry[];
@@ -147,7 +147,7 @@ export interface CascadeRequest {
   elapsedMs?: () => number;
   /**
    * This request is one step of a wider cascade, which the engine deletes in
-   * steps so that no one transaction holds the store for long (forget.ts,
+   * steps so that no one transaction holds the store for long (services/cascade.ts,
    * cascade): its rootIds are any members of the wider closure, deepest
    * first. A root that is not among `requestedRoots` is a derived memory of
    * that cascade, re-derived when it keeps a source outside `deletedByCascade`

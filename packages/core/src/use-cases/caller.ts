@@ -5,7 +5,7 @@
 // owners learns of no other (invariant 1).
 import { z } from 'zod';
 import { identifierSchema, type Role } from '../record.ts';
-import type { Caller, EngineDeps } from './deps.ts';
+import type { Caller, EngineDeps } from '../services/deps.ts';
 import { optionalArg, type ParsedArgs } from './define.ts';
 
 export interface WhoAmI {

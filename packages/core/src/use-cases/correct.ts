@@ -7,9 +7,9 @@ import { z } from 'zod';
 import { KeepGraphError } from '../errors.ts';
 import { ownerCap } from '../policy/index.ts';
 import { embeddingText } from '../indexed-text.ts';
-import { triggeredJobs } from '../jobs/triggers.ts';
-import { passesDue } from '../jobs/scheduled-pass.ts';
-import { rederiveJob } from '../jobs/job-ids.ts';
+import { triggeredJobs } from '../services/triggers.ts';
+import { passesDue } from '../services/scheduled-pass.ts';
+import { rederiveJob } from '../services/job-ids.ts';
 import {
   AUTHORITIES,
   AUTHORITY_RANK,
@@ -24,10 +24,21 @@ import {
   type ParsedMemoryInput,
 } from '../record.ts';
 import type { DeletionReceipt } from '../ports/memory-store.ts';
-import { IdSchema, auditEvent, parseInput, type Caller, type EngineDeps } from './deps.ts';
+import {
+  IdSchema,
+  auditEvent,
+  parseInput,
+  type Caller,
+  type EngineDeps,
+} from '../services/deps.ts';
 import { OWNER_ID, arg, uncheckedArg, type ParsedArgs } from './define.ts';
-import { cascade, evictOverCap } from './forget.ts';
-import { auditRefusal, isAuditedRefusal, prepareWrite, writeDecidingAgain } from './remember.ts';
+import { cascade, evictOverCap } from '../services/cascade.ts';
+import {
+  auditRefusal,
+  isAuditedRefusal,
+  prepareWrite,
+  writeDecidingAgain,
+} from '../services/write.ts';
 
 /**
  * Why a memory is corrected. A code, not free text: the audit log keeps ids,

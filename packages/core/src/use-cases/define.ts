@@ -14,7 +14,7 @@ import {
   requireOwnerInScope,
   type Caller,
   type EngineDeps,
-} from './deps.ts';
+} from '../services/deps.ts';
 
 /**
  * The schema of an owner-id argument. Parsed by `checkOwner`, not by zod, so a

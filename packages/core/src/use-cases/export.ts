@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { isHeldAt } from '../liveness.ts';
 import { copyMemory, identifierSchema, type Memory } from '../record.ts';
-import { logServed, type Caller, type EngineDeps } from './deps.ts';
+import { logServed, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** The most memories one export page holds. */

@@ -13,7 +13,7 @@ import { yieldToEventLoop } from '../event-loop.ts';
 import { isLiveAt } from '../liveness.ts';
 import type { EntityRef, Memory } from '../record.ts';
 import type { RelationEdge } from '../ports/memory-store.ts';
-import { logServed, type Caller, type EngineDeps } from './deps.ts';
+import { logServed, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 import {
   memoryNodeAttributes,

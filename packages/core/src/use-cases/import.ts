@@ -5,7 +5,7 @@
 // `firstLine`) so it can show progress, and adds the reports up.
 import { z } from 'zod';
 import { parseImportLine } from '../import-input.ts';
-import type { Caller, EngineDeps } from './deps.ts';
+import type { Caller, EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, uncheckedArg, type ParsedArgs } from './define.ts';
 import { rememberMany } from './remember.ts';
 

@@ -2,13 +2,13 @@
 // is kept), list (never a key or a hash), revoke. Create and revoke are
 // audit events, written in the same transaction as the key.
 import { z } from 'zod';
-import { apiKeyHash, isKeyLive, newApiKey } from '../api-keys.ts';
+import { apiKeyHash, isKeyLive, newApiKey } from '../services/api-keys.ts';
 import { KeepGraphError } from '../errors.ts';
 import { parseDuration } from '../policy/duration.ts';
 import { evaluateStoredFields, type StoredField } from '../policy/index.ts';
 import type { ApiKeyRecord } from '../ports/memory-store.ts';
 import { OwnerIdSchema, ROLES, identifierSchema, storedText, type Role } from '../record.ts';
-import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
+import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
 import { arg, uncheckedArg, type ParsedArgs } from './define.ts';
 
 /** At most this many owners on one key; more is an all-owners key's job. */

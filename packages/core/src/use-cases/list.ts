@@ -10,7 +10,7 @@ import { KeepGraphError } from '../errors.ts';
 import { isHeldAt } from '../liveness.ts';
 import { AUTHORITIES, MEMORY_KINDS, copyMemory, identifierSchema, type Memory } from '../record.ts';
 import type { SessionSummary } from '../ports/memory-store.ts';
-import { logServed, type Caller, type EngineDeps } from './deps.ts';
+import { logServed, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** The most memories one page holds. */

@@ -5,7 +5,7 @@
 import { verifyAuditChain, type AuditEvent, type AuditVerification } from '../audit.ts';
 import { z } from 'zod';
 import { identifierSchema } from '../record.ts';
-import type { EngineDeps } from './deps.ts';
+import type { EngineDeps } from '../services/deps.ts';
 import type { StoreCounts } from '../ports/memory-store.ts';
 import { optionalArg, type ParsedArgs } from './define.ts';
 

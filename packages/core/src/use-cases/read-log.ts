@@ -4,7 +4,7 @@
 // caller's), and it holds no text: ids, principals, keyed session hashes.
 import { z } from 'zod';
 import { isoTime } from '../record.ts';
-import { IdSchema, type EngineDeps } from './deps.ts';
+import { IdSchema, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** One read that served memories. */

@@ -32,7 +32,7 @@ import { isLiveAt } from '../liveness.ts';
 import { lendScoreToReplies } from '../session-replies.ts';
 import { queryTimeWindows } from '../query-time.ts';
 import { renderMemoriesForPrompt } from '../render-context.ts';
-import { IdSchema, logServed, type Caller, type EngineDeps } from './deps.ts';
+import { IdSchema, logServed, type Caller, type EngineDeps } from '../services/deps.ts';
 import { MemoryFilterSchema, matchesFilter } from './list.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
 

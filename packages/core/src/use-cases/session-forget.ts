@@ -7,9 +7,9 @@ import { KeepGraphError } from '../errors.ts';
 import { sessionCap } from '../policy/index.ts';
 import { identifierSchema } from '../record.ts';
 import type { DeletionReceipt, SessionWriter } from '../ports/memory-store.ts';
-import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
+import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
-import { cascade, derivedClosure } from './forget.ts';
+import { cascade, derivedClosure } from '../services/cascade.ts';
 
 const SessionIdSchema = identifierSchema('session id');
 

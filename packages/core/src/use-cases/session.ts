@@ -7,11 +7,12 @@ import { KeepGraphError } from '../errors.ts';
 import { evaluateSessionMessage, evaluateStoredFields, sessionCap } from '../policy/index.ts';
 import type { SessionMessage, SessionWriter } from '../ports/memory-store.ts';
 import { MESSAGE_ROLES, identifierSchema, storedText } from '../record.ts';
-import { auditEvent, parseInput, type Caller, type EngineDeps } from './deps.ts';
+import { auditEvent, parseInput, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
 import { renderContextForPrompt } from '../render-context.ts';
 import { RecallOptionsSchema, recall, type RecallResult } from './recall.ts';
-import { refusalEvent, remember } from './remember.ts';
+import { remember } from './remember.ts';
+import { refusalEvent } from '../services/write.ts';
 import { MemoryInputSchema } from '../record.ts';
 
 export const SessionAppendSchema = z.strictObject({

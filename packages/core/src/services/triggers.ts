@@ -4,7 +4,7 @@
 // same store transaction as the write (the outbox).
 import type { Memory } from '../record.ts';
 import type { Job } from '../ports/job-queue.ts';
-import type { EngineDeps } from '../use-cases/deps.ts';
+import type { EngineDeps } from './deps.ts';
 import { compactJob, reflectJob } from './job-ids.ts';
 
 const NEGATIVE_TAGS = new Set(['negative', 'outcome:negative', 'feedback:negative', 'failure']);

@@ -20,7 +20,7 @@
 import type { EmbeddingUpdate } from '../ports/memory-store.ts';
 import type { Memory } from '../record.ts';
 import { embeddingText } from '../indexed-text.ts';
-import type { EngineDeps } from '../use-cases/deps.ts';
+import type { EngineDeps } from './deps.ts';
 
 /**
  * A turn before of this many characters or more is not read as context:

@@ -6,8 +6,8 @@
 // has 256 bits of entropy, so a fast hash cannot be brute-forced, and a
 // database copy authenticates nobody.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ApiKeyRecord, ApiKeys } from './ports/memory-store.ts';
-import type { Credential } from './use-cases/deps.ts';
+import type { ApiKeyRecord, ApiKeys } from '../ports/memory-store.ts';
+import type { Credential } from './deps.ts';
 
 export const API_KEY_PREFIX = 'kgk_';
 const KEY_RE = /^kgk_([0-9a-f]{16})_[0-9A-Za-z_-]{43}$/;
