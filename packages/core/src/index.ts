@@ -27,6 +27,8 @@ export * from './services/cascade.ts';
 export * from './use-cases/remember.ts';
 export * from './use-cases/correct.ts';
 export * from './use-cases/recall.ts';
+export * from './use-cases/inspect.ts';
+export * from './use-cases/inspect.ts';
 export * from './use-cases/read-log.ts';
 export * from './use-cases/forget.ts';
 export * from './use-cases/session.ts';

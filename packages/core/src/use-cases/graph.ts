@@ -20,7 +20,7 @@ import {
   memoryOrNotFound,
   type MemoryIdArgs,
   type SerializedGraph,
-} from './recall.ts';
+} from './inspect.ts';
 
 /** The key of an entity's node in every graph read. */
 export function entityNodeKey(name: string): string {

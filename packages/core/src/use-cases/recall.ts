@@ -1,23 +1,15 @@
-// recall / why / lineage / get: the read path. Owner-scoped candidates from
-// vector, full-text and entity retrievers plus derived neighbours; the store
-// filters expired and superseded memories at query time; core fuses and
-// rescores; every read served is logged.
+// recall and why (a recall with its results' lineages): the read path.
+// Owner-scoped candidates from vector, full-text and entity retrievers plus
+// derived neighbours; the store filters expired and superseded memories at
+// query time; core fuses and rescores; every read served is logged.
 import { z } from 'zod';
-import { KeepGraphError } from '../errors.ts';
 import {
   RECALL_RECIPES,
   RECALL_RECIPE_NAMES,
   type RecallConfig,
   type RecallRecipe,
 } from '../recall-config.ts';
-import {
-  MEMORY_KINDS,
-  copyMemory,
-  identifierSchema,
-  type Authority,
-  type Memory,
-  type Origin,
-} from '../record.ts';
+import { MEMORY_KINDS, copyMemory, type Authority, type Memory, type Origin } from '../record.ts';
 import {
   entityCandidates,
   fuse,
@@ -27,12 +19,12 @@ import {
 } from '../rank.ts';
 import type { ScoredId } from '../ports/memory-store.ts';
 import { standInForDuplicates } from '../derived-keys.ts';
-import { yieldToEventLoop } from '../event-loop.ts';
 import { isLiveAt } from '../liveness.ts';
 import { lendScoreToReplies } from '../session-replies.ts';
 import { queryTimeWindows } from '../query-time.ts';
+import { lineageGraph, type SerializedGraph } from './inspect.ts';
 import { renderMemoriesForPrompt } from '../render-context.ts';
-import { IdSchema, logServed, type Caller, type EngineDeps } from '../services/deps.ts';
+import { logServed, type Caller, type EngineDeps } from '../services/deps.ts';
 import { MemoryFilterSchema, matchesFilter } from './list.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
 
@@ -264,189 +256,6 @@ async function recallUnlogged(
       };
     }),
   };
-}
-
-export const MemoryIdArgs = [arg('ownerId', OWNER_ID), arg('id', IdSchema)] as const;
-
-export async function getMemory(
-  deps: EngineDeps,
-  { ownerId, id }: ParsedArgs<typeof MemoryIdArgs>,
-  caller: Caller,
-): Promise<Memory> {
-  const m = await memoryOrNotFound(deps, ownerId, id);
-  await logServed(deps, caller, ownerId, [m.id]);
-  return copyMemory(m);
-}
-
-/** The owner's memory, or `not_found` (also for another owner's id: owners never meet). */
-export async function memoryOrNotFound(
-  deps: EngineDeps,
-  ownerId: string,
-  id: string,
-): Promise<Memory> {
-  const m = await deps.store.getById(ownerId, id);
-  if (!m) throw new KeepGraphError('not_found', `no memory ${id} for this owner`);
-  return m;
-}
-
-/** The current value under (owner, key), or null; never another owner's. */
-export const KeyArgs = [arg('ownerId', OWNER_ID), arg('key', identifierSchema('key'))] as const;
-
-export async function getByKey(
-  deps: EngineDeps,
-  { ownerId, key }: ParsedArgs<typeof KeyArgs>,
-  caller: Caller,
-): Promise<{ current: Memory | null; conflicts: Memory[] }> {
-  const at = deps.clock.now().toISOString();
-  // Live as recall means it: a version whose superseder was deleted stays ended.
-  const live = (await deps.store.getByKey(ownerId, key)).filter((m) => isLiveAt(m, at));
-  const current = live.find((m) => !m.conflict) ?? null;
-  await logServed(
-    deps,
-    caller,
-    ownerId,
-    live.map((m) => m.id),
-  );
-  return {
-    current: current && copyMemory(current),
-    conflicts: copyMemory(live.filter((m) => m.conflict)),
-  };
-}
-
-/**
- * graphology's serialisation format, so a UI can `Graph.from()` it. `Multi`:
- * whether two nodes may be joined by several edges (a lineage never; an
- * entity graph where one pair holds several relations, yes).
- */
-export interface SerializedGraph<Multi extends boolean = false> {
-  attributes: Record<string, unknown>;
-  options: { type: 'directed'; multi: Multi; allowSelfLoops: false };
-  nodes: { key: string; attributes: Record<string, unknown> }[];
-  edges: { key: string; source: string; target: string; attributes: Record<string, unknown> }[];
-}
-
-/**
- * A derived memory's sources' origins a graph node carries at most. The
- * union of every origin below a summary grows with everything it was
- * derived from, transitively (5,000 of them made each node of a lineage
- * hundreds of kilobytes); the graph holds the sources themselves, each with
- * its origin, and `get` returns the memory whole.
- */
-export const NODE_SOURCE_ORIGINS = 20;
-
-/** A memory as a graph node's attributes, in every graph read alike (lineage, neighbours). */
-export function memoryNodeAttributes(m: Memory): Record<string, unknown> {
-  return {
-    nodeType: 'memory',
-    kind: m.kind,
-    text: m.text,
-    authority: m.authority,
-    origin: structuredClone(m.origin),
-    // A derived memory's sources' origins: the page a summary was read from.
-    sourceOrigins: structuredClone(m.sourceOrigins.slice(0, NODE_SOURCE_ORIGINS)),
-    sourceOriginCount: m.sourceOrigins.length,
-    createdAt: m.createdAt,
-    expiresAt: m.expiresAt,
-    contentHash: m.contentHash,
-    supersededBy: m.supersededBy,
-    conflict: m.conflict,
-  };
-}
-
-/**
- * The derivation DAG from a memory down to its episodes, with their origins
- * and the older versions each replaced: at most the policy's
- * limits.graphNodes memories, nearest first; `attributes.truncated` says
- * whether any were left out (a deeper node's own lineage shows the rest).
- */
-export async function lineage(
-  deps: EngineDeps,
-  input: ParsedArgs<typeof MemoryIdArgs>,
-  caller: Caller,
-): Promise<SerializedGraph> {
-  const graph = await lineageGraph(deps, input, { left: deps.policy.limits.graphNodes });
-  await logServed(
-    deps,
-    caller,
-    input.ownerId,
-    graph.nodes.map((n) => n.key),
-  );
-  return graph;
-}
-
-/** Memories a lineage reads from the store at once. */
-const LINEAGE_READ = 50;
-
-/** How many more memories a graph answer may hold (shared by a why's lineages). */
-interface NodeBudget {
-  left: number;
-}
-
-async function lineageGraph(
-  deps: EngineDeps,
-  { ownerId, id }: ParsedArgs<typeof MemoryIdArgs>,
-  budget: NodeBudget,
-): Promise<SerializedGraph> {
-  const root = await memoryOrNotFound(deps, ownerId, id);
-  const graph: SerializedGraph = {
-    attributes: { root: id, ownerId, truncated: false },
-    options: { type: 'directed', multi: false, allowSelfLoops: false },
-    nodes: [],
-    edges: [],
-  };
-  const seen = new Set<string>();
-  let frontier: Memory[] = [root];
-  let truncated = false;
-  // Breadth first, each level read only as far as the budget goes: a wide
-  // derivation costs the budget, never the whole DAG (invariant 13).
-  while (frontier.length > 0) {
-    const next: string[] = [];
-    for (const m of frontier) {
-      if (seen.has(m.id)) continue;
-      if (budget.left <= 0) {
-        truncated = true;
-        break;
-      }
-      budget.left -= 1;
-      seen.add(m.id);
-      graph.nodes.push({ key: m.id, attributes: memoryNodeAttributes(m) });
-      // The older version this one replaced (a correction, a key's new value).
-      if (m.supersedes !== null) {
-        graph.edges.push({
-          key: `${m.id}=>${m.supersedes}`,
-          source: m.id,
-          target: m.supersedes,
-          attributes: { type: 'SUPERSEDES' },
-        });
-        next.push(m.supersedes);
-      }
-      for (const s of m.derivedFrom) {
-        graph.edges.push({
-          key: `${m.id}->${s}`,
-          source: m.id,
-          target: s,
-          attributes: { type: 'DERIVED_FROM' },
-        });
-        next.push(s);
-      }
-    }
-    const unseen = [...new Set(next)].filter((x) => !seen.has(x));
-    if (unseen.length > budget.left) truncated = true;
-    const wanted = unseen.slice(0, Math.max(0, budget.left));
-    frontier = [];
-    // Read a slice at a time, with a turn of the event loop between: a few
-    // parallel lineages of hundreds of memories each would otherwise hold
-    // every other request until all were read and built.
-    for (let i = 0; i < wanted.length; i += LINEAGE_READ) {
-      frontier.push(...(await deps.store.getByIds(ownerId, wanted.slice(i, i + LINEAGE_READ))));
-      await yieldToEventLoop();
-    }
-  }
-  // Edges to sources that no longer exist, or past the cut, would dangle;
-  // keep the graph loadable.
-  graph.edges = graph.edges.filter((e) => seen.has(e.target));
-  graph.attributes.truncated = truncated;
-  return graph;
 }
 
 export interface WhyResult extends RecallResult {

@@ -21,16 +21,8 @@ import {
   verifyForgotten,
 } from './forget.ts';
 import { AuditListArgs, KpisArgs, auditList, auditVerify, kpis } from './operate.ts';
-import {
-  KeyArgs,
-  MemoryIdArgs,
-  RecallArgs,
-  getByKey,
-  getMemory,
-  lineage,
-  recall,
-  why,
-} from './recall.ts';
+import { RecallArgs, recall, why } from './recall.ts';
+import { KeyArgs, MemoryIdArgs, getByKey, getMemory, lineage } from './inspect.ts';
 import {
   PutByKeyArgs,
   RememberArgs,
