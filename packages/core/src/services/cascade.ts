@@ -1,8 +1,8 @@
 // The cascade (invariant 1): a memory and everything derived from it go
 // together, with their audit events, in one transaction or in steps deepest
 // first; its dry run; and eviction over the owner's cap, which deletes
-// through it. forget, revoke, expiry, restore and the derived writes all
-// call it.
+// through it. forget, revoke, expiry, forgetting a session, correct and
+// restore call the cascade; the writes (use-cases and derived) evict.
 import { KeepGraphError, isKeepGraphError } from '../errors.ts';
 import { DELETION_AUDIT_TYPE } from '../ports/cascade-audit.ts';
 import type { CascadeReceipt, DeletionReason, DeletionReceipt } from '../ports/memory-store.ts';

@@ -1,5 +1,6 @@
-// The write sequence every write shares (remember, put-by-key, import, the
-// jobs' derived writes): validation, authority capped by the caller's role
+// The write sequence every write shares (remember, put-by-key and
+// rememberMany, which import goes through; correct; the jobs' derived
+// writes): validation, authority capped by the caller's role
 // (and an inference's by its sources), the policy gate, no-laundering rules
 // for derived memories, supersession by key, and the retry when another
 // writer of the key wins the race. Use-cases and jobs call it; it calls
