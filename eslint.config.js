@@ -46,6 +46,41 @@ export default tseslint.config(
     },
   },
   {
+    // Stores execute; core decides. What a write or a cascade produces
+    // reaches a store as `rules` through the store kit (ports/store-rules.ts),
+    // never by importing the deciding function.
+    files: ['packages/store-sqlite/src/**/*.ts', 'packages/store-neo4j/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@keepgraph/core',
+              importNames: [
+                'STORE_RULES',
+                'checkKeyExpectation',
+                'checkWriteBatch',
+                'checkEmbeddingUpdates',
+                'checkQueryVector',
+                'outboxRecordedAt',
+                'sealAuditEvent',
+                'storedAuditForm',
+                'GENESIS_HASH',
+                'contentHash',
+                'cascadeReceipt',
+                'cascadeAuditEvents',
+                'rederiveJob',
+              ],
+              message:
+                'a store applies the rules its context holds (ctx.rules, ports/store-rules.ts); the store kit checks shapes',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': [

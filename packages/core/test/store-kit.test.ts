@@ -10,8 +10,10 @@ import {
   KitStore,
   STORE_OPERATIONS,
   isKeepGraphError,
+  STORE_RULES,
   storeError,
   type StoreOperations,
+  type StoreRules,
 } from '@keepgraph/core';
 
 class DriverError extends Error {}
@@ -41,8 +43,10 @@ class ToyStore extends KitStore<Ctx> {
   constructor(ops: StoreOperations<Ctx> = operations, readFlushMs?: number) {
     super(ops, readFlushMs === undefined ? {} : { readFlushMs });
   }
-  protected open(opts: { dimensions: number }): Promise<Ctx> {
+  rules: StoreRules | null = null;
+  protected open(opts: { dimensions: number; rules: StoreRules }): Promise<Ctx> {
     this.state.dimensions = opts.dimensions;
+    this.rules = opts.rules;
     return Promise.resolve(this.state);
   }
   protected shutdown(): Promise<void> {
@@ -56,8 +60,9 @@ class ToyStore extends KitStore<Ctx> {
 
 // Arguments that pass the kit's checks, per member (the toy ignores them).
 const lim = { limit: 1 };
+const emptyBatch = { memories: [], supersede: [], sessionMessages: [], audit: [] };
 const VALID_ARGS: Record<(typeof STORE_OPERATIONS)[number], unknown[]> = {
-  write: [{}],
+  write: [emptyBatch],
   deleteCascade: [{ ownerId: 'o' }],
   getById: ['o', 'x'],
   getByIds: ['o', []],
@@ -72,7 +77,7 @@ const VALID_ARGS: Record<(typeof STORE_OPERATIONS)[number], unknown[]> = {
   nextInSession: ['o', []],
   previousInSession: ['o', []],
   relations: ['o'],
-  searchVector: ['o', null, lim],
+  searchVector: ['o', new Float32Array(384), lim],
   searchText: ['o', 'q', lim],
   searchEntities: ['o', [], lim],
   sessionMessages: ['o', 's', lim],
@@ -142,6 +147,27 @@ describe('the store kit', () => {
     const expected: string[] = STORE_OPERATIONS.filter((n) => n !== 'logReads');
     expected.splice(expected.indexOf(flushedBy), 0, 'logReads');
     expect(s.state.calls).toEqual(expected);
+  });
+
+  it('checks vectors against the dimension fixed at init() and hands the store the rules', async () => {
+    const s = new ToyStore();
+    await s.init({ dimensions: 3 });
+    expect(s.rules).toBe(STORE_RULES);
+    const memory = { id: 'm', ownerId: 'o', relations: [] };
+    const tooLong = new Float32Array(4);
+    const refused = [
+      () => s.write({ ...emptyBatch, memories: [{ memory, embedding: tooLong }] } as never),
+      () => s.replaceEmbeddings('o', [{ id: 'm', model: 'x', embedding: tooLong }]),
+      () => s.searchVector('o', tooLong, { limit: 1, now: '2026-01-01T00:00:00.000Z' }),
+    ];
+    for (const call of refused)
+      expect(code(await call().catch((e: unknown) => e))).toBe('invalid_input');
+    expect(s.state.calls).toEqual([]);
+    await s.write({
+      ...emptyBatch,
+      memories: [{ memory, embedding: new Float32Array(3) }],
+    } as never);
+    expect(s.state.calls).toEqual(['write']);
   });
 
   it('checks owners and limits at the boundary, before an operation runs', async () => {
@@ -249,7 +275,7 @@ describe('the store kit', () => {
       await s.readLog('o', lim);
       expect(batches).toEqual([['a']]);
       await s.logReads([read('b')], []);
-      await s.write({} as never);
+      await s.write(emptyBatch);
       expect(s.state.calls.slice(-3)).toEqual(['readLog', 'logReads', 'write']);
       await s.logReads([read('c')], []);
       await s.close();

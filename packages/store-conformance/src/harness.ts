@@ -103,7 +103,11 @@ export function episode(text: string, extra: Partial<MemoryInput> = {}): MemoryI
 }
 
 /** A derived memory (agent_inferred) built from `sources`. */
-export function derived(text: string, sources: string[], extra: Partial<MemoryInput> = {}): MemoryInput {
+export function derived(
+  text: string,
+  sources: string[],
+  extra: Partial<MemoryInput> = {},
+): MemoryInput {
   return {
     kind: 'summary',
     text,

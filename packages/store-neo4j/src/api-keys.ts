@@ -42,7 +42,7 @@ export async function saveApiKey(
     await tx.run('CREATE (k:ApiKey) SET k = $k', {
       k: { ...k, owners: JSON.stringify(k.owners) },
     });
-    await appendAuditEvents(tx, [audit]);
+    await appendAuditEvents(tx, ctx.rules, [audit]);
   });
 }
 
@@ -79,7 +79,7 @@ export async function revokeApiKey(
       ),
     );
     if (changed.length === 0) return false;
-    await appendAuditEvents(tx, [audit]);
+    await appendAuditEvents(tx, ctx.rules, [audit]);
     return true;
   });
 }

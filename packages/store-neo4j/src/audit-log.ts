@@ -1,29 +1,28 @@
 // Appends to and reads the hash-chained audit log. Appending happens inside
 // the caller's write transaction: the chain head is locked, read and moved
 // in that transaction, so concurrent writers cannot fork the chain.
-import { storedAuditForm } from '@keepgraph/core';
-import { GENESIS_HASH, sealAuditEvent } from '@keepgraph/core';
-import type { AuditEvent, AuditEventInput } from '@keepgraph/core';
+import type { AuditEvent, AuditEventInput, StoreRules } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readRows, rows } from './transactions.ts';
 import type { Tx } from './transactions.ts';
 
-/** Seal and append events after the current head. Call inside a write transaction. */
+/** Seal (by `rules`) and append events after the current head. Call inside a write transaction. */
 export async function appendAuditEvents(
   tx: Tx,
+  rules: StoreRules,
   events: readonly AuditEventInput[],
 ): Promise<AuditEvent[]> {
   if (events.length === 0) return [];
   const [head] = rows<{ seq: unknown; hash: string }>(
-    await tx.run(cypher('audit-head-lock'), { genesis: GENESIS_HASH }),
+    await tx.run(cypher('audit-head-lock'), { genesis: rules.genesisHash }),
   );
   let seq = head ? num(head.seq) : 0;
-  let prev = head?.hash ?? GENESIS_HASH;
+  let prev = head?.hash ?? rules.genesisHash;
   const sealed: AuditEvent[] = [];
   for (const input of events) {
     seq += 1;
-    const e = sealAuditEvent(storedAuditForm(input), seq, prev);
+    const e = rules.sealAudit(input, seq, prev);
     sealed.push(e);
     prev = e.hash;
   }

@@ -7,8 +7,6 @@
 // transaction (lock the owner, compute the closure, delete it, record jobs
 // and audit); the optional onCascadeStep hook runs between them so a test
 // can break the connection mid-way and prove that nothing is half-deleted.
-import { cascadeAuditEvents, cascadeReceipt, rederiveJob } from '@keepgraph/core';
-import { KeepGraphError, contentHash } from '@keepgraph/core';
 import type { CascadeRequest, CascadeReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { recordJobs } from './outbox.ts';
@@ -46,7 +44,12 @@ async function step<T>(
  * (invariant 7 deletes them too). Hashed here, as the memories' content
  * hashes were computed, since the buffer keeps no hash of its own.
  */
-async function sameTextMessages(tx: Tx, ownerId: string, closure: ClosureRow[]): Promise<string[]> {
+async function sameTextMessages(
+  ctx: StoreContext,
+  tx: Tx,
+  ownerId: string,
+  closure: ClosureRow[],
+): Promise<string[]> {
   const wanted = new Set(closure.map((r) => r.contentHash));
   const messages = rows<{ id: string; text: string }>(
     await tx.run(
@@ -54,7 +57,7 @@ async function sameTextMessages(tx: Tx, ownerId: string, closure: ClosureRow[]):
       { ownerId },
     ),
   );
-  return messages.filter((m) => wanted.has(contentHash(m.text))).map((m) => m.id);
+  return messages.filter((m) => wanted.has(ctx.rules.contentHash(m.text))).map((m) => m.id);
 }
 
 /**
@@ -63,7 +66,7 @@ async function sameTextMessages(tx: Tx, ownerId: string, closure: ClosureRow[]):
  * a third of a 1,000-memory cascade, bench/README); returns the receipt's counts.
  */
 async function deleteClosure(ctx: StoreContext, tx: Tx, ownerId: string, closure: ClosureRow[]) {
-  const copies = await sameTextMessages(tx, ownerId, closure);
+  const copies = await sameTextMessages(ctx, tx, ownerId, closure);
   const [done] = await step<{
     relationEdges: unknown;
     entities: unknown;
@@ -102,11 +105,7 @@ export async function deleteCascade(
       requestedRoots: req.step?.requestedRoots ?? rootIds,
       outside: req.step?.deletedByCascade ?? [],
     });
-    if (!closure.some((r) => r.isRoot)) {
-      throw new KeepGraphError('not_found', 'none of these memories exists for this owner', {
-        requested: req.rootIds.length,
-      });
-    }
+    ctx.rules.requireRoots(req, closure.filter((r) => r.isRoot).length);
     const deletedMemoryIds = closure.map((r) => r.id);
     const deletedContentHashes = [...new Set(closure.map((r) => r.contentHash))];
     // A derived memory that keeps surviving sources is rebuilt from them by
@@ -122,20 +121,16 @@ export async function deleteCascade(
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
     const counts = await deleteClosure(ctx, tx, ownerId, closure);
-    const receipt = cascadeReceipt(req, {
+    // What commits beside the deletion (receipt, rederive jobs, audit) is
+    // the engine's decision, from what was found and deleted here.
+    const { receipt, jobs, audit } = ctx.rules.settleCascade(req, {
       deletedMemoryIds,
       deletedContentHashes,
       ...counts,
       rederive,
     });
-    // The re-derivations commit with the deletion or not at all (the engine
-    // no longer enqueues them after the call returns).
-    await recordJobs(
-      tx,
-      rederive.map((r) => rederiveJob(ownerId, r, req.at)),
-      req.at,
-    );
-    await appendAuditEvents(tx, cascadeAuditEvents(req, receipt));
+    await recordJobs(tx, jobs, req.at);
+    await appendAuditEvents(tx, ctx.rules, audit);
     if (ctx.onCascadeStep) await ctx.onCascadeStep('audit');
     return receipt;
   });

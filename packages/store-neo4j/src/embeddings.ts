@@ -1,6 +1,6 @@
 // Re-embedding after a model change: which of an owner's memories carry a
 // vector from another model, and the atomic swap of vectors for new ones.
-import { KeepGraphError, checkEmbeddingUpdates } from '@keepgraph/core';
+import { KeepGraphError } from '@keepgraph/core';
 import type { EmbeddingUpdate } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
@@ -27,7 +27,6 @@ export async function replaceEmbeddings(
   ownerId: string,
   updates: readonly EmbeddingUpdate[],
 ): Promise<void> {
-  checkEmbeddingUpdates(updates, ctx.dimensions);
   if (updates.length === 0) return;
   const params = updates.map((u) => ({
     id: u.id,

@@ -10,7 +10,6 @@
 // The vector index cannot be probed without the deleted vector; its entries
 // are derived from Memory.embedding in the same transaction, so the Memory
 // probe (and the store tests, which query the index with the vector) cover it.
-import { contentHash } from '@keepgraph/core';
 import type { Trace } from '@keepgraph/core';
 import { NEO4J_INDEXES } from '@keepgraph/graph-schema';
 import { ownerKey } from './record-mapping.ts';
@@ -113,7 +112,7 @@ export async function findTraces(
       { ownerId },
     );
     for (const m of messages) {
-      if (wanted.has(contentHash(m.text))) {
+      if (wanted.has(ctx.rules.contentHash(m.text))) {
         traces.push({
           where: 'SessionMessage',
           detail: `message ${num(m.seq)} text matches a content hash`,

@@ -12,6 +12,7 @@ import {
   type EntityPlan,
   type ScoredId,
   type SearchOptions,
+  type StoreRules,
 } from '@keepgraph/core';
 import neo4j from 'neo4j-driver';
 import type { Driver } from 'neo4j-driver';
@@ -54,7 +55,7 @@ const OPERATIONS = storeOperations<StoreContext>()(
     write: writeBatch,
     deleteCascade,
     appendAudit: async (c, events) => {
-      await inWrite(c, (tx) => appendAuditEvents(tx, events));
+      await inWrite(c, (tx) => appendAuditEvents(tx, c.rules, events));
     },
     listAudit: listAuditEvents,
   },
@@ -139,7 +140,7 @@ export class Neo4jMemoryStore extends KitStore<StoreContext> {
     this.database = opts.database;
   }
 
-  protected async open(opts: { dimensions: number }): Promise<StoreContext> {
+  protected async open(opts: { dimensions: number; rules: StoreRules }): Promise<StoreContext> {
     await migrate(this.driver, {
       ...(this.database === undefined ? {} : { database: this.database }),
       ...(this.opts.migrationsDir === undefined ? {} : { dir: this.opts.migrationsDir }),
@@ -149,6 +150,7 @@ export class Neo4jMemoryStore extends KitStore<StoreContext> {
       driver: this.driver,
       database: this.database,
       dimensions: opts.dimensions,
+      rules: opts.rules,
       exactSearchThreshold: this.opts.exactSearchThreshold ?? DEFAULT_EXACT_SEARCH_THRESHOLD,
       retryMs: this.opts.maxTransactionRetryTimeMs ?? DEFAULT_RETRY_MS,
       reach: { givenUp: false },

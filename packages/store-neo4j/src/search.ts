@@ -1,7 +1,7 @@
 // The three candidate searches of recall: vector (cosine), full text (BM25)
 // and entity names. Each is scoped to one owner and returns live memories
 // only: not expired, not superseded, already valid (invariant 6).
-import { checkQueryVector, entityPlanFor } from '@keepgraph/core';
+import { entityPlanFor } from '@keepgraph/core';
 import type { EntityPlan, ScoredId, SearchOptions } from '@keepgraph/core';
 import { NEO4J_INDEXES, normalizeEntityName } from '@keepgraph/graph-schema';
 import { toLuceneQuery } from './fulltext-query.ts';
@@ -126,7 +126,6 @@ export async function searchVector(
   path?: VectorPath,
 ): Promise<ScoredId[]> {
   const { limit, nowMs } = checkOptions(opts);
-  checkQueryVector(vector, ctx.dimensions);
   if (limit === 0) return [];
   const v = Array.from(vector);
   const sizes = ctx.recentSizes.fresh(ownerId) ?? (await storeSizes(ctx, ownerId));

@@ -161,7 +161,7 @@ export async function logReads(
           })),
         },
       );
-    await appendAuditEvents(tx, audit);
+    await appendAuditEvents(tx, ctx.rules, audit);
   });
 }
 

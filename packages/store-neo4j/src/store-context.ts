@@ -1,5 +1,6 @@
 // What the store's operation modules share: the driver, the database name,
 // the vector dimension fixed at init(), and the tuning options.
+import type { StoreRules } from '@keepgraph/core';
 import type { Driver } from 'neo4j-driver';
 import type { RecentSizes } from './recent-sizes.ts';
 import type { Reachability } from './retry.ts';
@@ -10,6 +11,8 @@ export interface StoreContext {
   /** Database name; undefined means the server's default database. */
   database: string | undefined;
   dimensions: number;
+  /** The engine's decisions this store applies in its transactions (the kit's STORE_RULES). */
+  rules: StoreRules;
   /** Owners with fewer memories than this are searched by exact scoring. */
   exactSearchThreshold: number;
   /** How long an operation retries retriable errors, from its start, in ms (retry.ts). */

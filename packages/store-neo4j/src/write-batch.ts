@@ -3,8 +3,7 @@
 // and reflected episodes, appends session messages, records the triggered
 // jobs in the outbox and seals the audit events. Any throw rolls it all
 // back (nothing written, no job, no audit event).
-import { checkKeyExpectation, checkWriteBatch, outboxRecordedAt } from '@keepgraph/core';
-import type { SessionMessage, WriteBatch } from '@keepgraph/core';
+import type { SessionMessage, StoreRules, WriteBatch } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { linkDerivedFrom, linkMemories, linkSupersedes } from './graph-links.ts';
 import { recordJobs } from './outbox.ts';
@@ -16,12 +15,8 @@ import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, rows } from './transactions.ts';
 import type { Tx } from './transactions.ts';
 
-function validate(ctx: StoreContext, batch: WriteBatch): void {
-  checkWriteBatch(batch, ctx.dimensions);
-}
-
 /** Lock the owners, insert the memories with rids, move the owners' counters. */
-async function insertMemories(tx: Tx, batch: WriteBatch): Promise<void> {
+async function insertMemories(tx: Tx, rules: StoreRules, batch: WriteBatch): Promise<void> {
   const added = new Map<string, number>();
   for (const w of batch.memories)
     added.set(w.memory.ownerId, (added.get(w.memory.ownerId) ?? 0) + 1);
@@ -37,7 +32,7 @@ async function insertMemories(tx: Tx, batch: WriteBatch): Promise<void> {
         { ownerId: k.ownerId, key: k.key },
       ),
     );
-    checkKeyExpectation(
+    rules.checkKey(
       k.currentIds,
       found.map((r) => r.id),
     );
@@ -100,16 +95,15 @@ async function insertSessionMessages(tx: Tx, messages: readonly SessionMessage[]
   });
 }
 
-/** Apply a WriteBatch atomically. */
+/** Apply a WriteBatch atomically (the kit has checked its shape: checkWriteBatch). */
 export async function writeBatch(ctx: StoreContext, batch: WriteBatch): Promise<void> {
-  validate(ctx, batch);
   const memories = batch.memories.map((w) => w.memory);
   const marks = batch.supersede.map((s) => ({ ...s, atMs: toMs(s.at, 'supersede.at') }));
   // Fixed before the transaction: a retried transaction records the same time.
-  const recordedAt = outboxRecordedAt(batch);
+  const recordedAt = ctx.rules.outboxRecordedAt(batch);
   await inWrite(ctx, async (tx) => {
     if (memories.length) {
-      await insertMemories(tx, batch);
+      await insertMemories(tx, ctx.rules, batch);
       await linkMemories(tx, memories);
       // Edges after all inserts, so a batch may hold a summary and its sources.
       await linkDerivedFrom(tx, memories);
@@ -120,6 +114,6 @@ export async function writeBatch(ctx: StoreContext, batch: WriteBatch): Promise<
     if (batch.reflected?.length) await markReflected(tx, batch.reflected);
     if (batch.jobs?.length) await recordJobs(tx, batch.jobs, recordedAt);
     await recordPasses(tx, batch);
-    await appendAuditEvents(tx, batch.audit);
+    await appendAuditEvents(tx, ctx.rules, batch.audit);
   });
 }

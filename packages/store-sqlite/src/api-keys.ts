@@ -50,7 +50,7 @@ export function saveApiKey(ctx: StoreContext, k: ApiKeyRecord, audit: AuditEvent
           expires_at: k.expiresAt,
           revoked_at: k.revokedAt,
         });
-      appendAuditEvents(ctx.st, [audit]);
+      appendAuditEvents(ctx, [audit]);
     })
     .immediate();
 }
@@ -78,7 +78,7 @@ export function revokeApiKey(
         .sql('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
         .run(revokedAt, id);
       if (r.changes === 0) return false;
-      appendAuditEvents(ctx.st, [audit]);
+      appendAuditEvents(ctx, [audit]);
       return true;
     })
     .immediate();

@@ -1,10 +1,9 @@
 // Appends to and reads the hash-chained audit log. Appending must happen
 // inside the caller's write transaction: the tail (seq, hash) is read and
 // extended under the same lock, so concurrent writers cannot fork the chain.
-import { storedAuditForm } from '@keepgraph/core';
-import { GENESIS_HASH, sealAuditEvent } from '@keepgraph/core';
 import type { AuditEvent, AuditEventInput } from '@keepgraph/core';
 import type { Statements } from './queries.ts';
+import type { StoreContext } from './store-context.ts';
 
 interface AuditRow {
   seq: number;
@@ -21,21 +20,21 @@ interface AuditRow {
   hash: string;
 }
 
-/** Seal and insert events after the current tail. Call inside a transaction. */
+/** Seal (by the context's rules) and insert events after the current tail. Call inside a transaction. */
 export function appendAuditEvents(
-  st: Statements,
+  { st, rules }: Pick<StoreContext, 'st' | 'rules'>,
   events: readonly AuditEventInput[],
 ): AuditEvent[] {
   if (events.length === 0) return [];
   const tail = st.sql('SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1').get() as
     { seq: number; hash: string } | undefined;
   let seq = tail?.seq ?? 0;
-  let prev = tail?.hash ?? GENESIS_HASH;
+  let prev = tail?.hash ?? rules.genesisHash;
   const insert = st.file('insert-audit-event');
   const sealed: AuditEvent[] = [];
   for (const input of events) {
     seq += 1;
-    const e = sealAuditEvent(storedAuditForm(input), seq, prev);
+    const e = rules.sealAudit(input, seq, prev);
     insert.run({
       seq: e.seq,
       type: e.type,

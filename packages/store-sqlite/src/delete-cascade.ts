@@ -4,8 +4,6 @@
 // and session-buffer copies; record a rederive job in the outbox for each
 // derived memory that keeps surviving sources; audit it; return the receipt
 // (invariant 7).
-import { cascadeAuditEvents, cascadeReceipt, rederiveJob } from '@keepgraph/core';
-import { KeepGraphError, contentHash } from '@keepgraph/core';
 import type { CascadeRequest, CascadeReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { addOwnerTextRows, tokensOfRows } from './full-text-statistics.ts';
@@ -118,7 +116,7 @@ function deleteClosure(
       text: string;
     }[]
   )
-    .filter((m) => wanted.has(contentHash(m.text)))
+    .filter((m) => wanted.has(ctx.rules.contentHash(m.text)))
     .map((m) => m.seq);
   // Each delete by its own index (an OR of the two would walk the owner's rows).
   const sessionMessagesDeleted =
@@ -177,26 +175,20 @@ export function deleteCascade(ctx: StoreContext, req: CascadeRequest): CascadeRe
     const rows = ctx.st
       .file('cascade-closure')
       .all({ ownerId: req.ownerId, rootIds }) as ClosureRow[];
-    if (!rows.some((r) => r.is_root === 1)) {
-      throw new KeepGraphError('not_found', 'none of these memories exists for this owner', {
-        requested: req.rootIds.length,
-      });
-    }
+    ctx.rules.requireRoots(req, rows.filter((r) => r.is_root === 1).length);
     const deletedMemoryIds = rows.map((r) => r.id);
     const deletedContentHashes = [...new Set(rows.map((r) => r.content_hash))];
 
     // Computed before the edges go: the derived_from rows are the evidence.
     const rederive: RederiveEntry[] = (
-      ctx.st
-        .file('cascade-rederive')
-        .all({
-          ownerId: req.ownerId,
-          closure: JSON.stringify(deletedMemoryIds),
-          // A step of a wider cascade: only the cascade's own roots are not
-          // re-derived, and its other steps' memories do not survive.
-          rootIds: req.step ? JSON.stringify(req.step.requestedRoots) : rootIds,
-          outside: JSON.stringify(req.step?.deletedByCascade ?? []),
-        }) as {
+      ctx.st.file('cascade-rederive').all({
+        ownerId: req.ownerId,
+        closure: JSON.stringify(deletedMemoryIds),
+        // A step of a wider cascade: only the cascade's own roots are not
+        // re-derived, and its other steps' memories do not survive.
+        rootIds: req.step ? JSON.stringify(req.step.requestedRoots) : rootIds,
+        outside: JSON.stringify(req.step?.deletedByCascade ?? []),
+      }) as {
         id: string;
         kind: MemoryKind;
         tags_json: string;
@@ -211,21 +203,16 @@ export function deleteCascade(ctx: StoreContext, req: CascadeRequest): CascadeRe
 
     const vectors = new VectorChanges();
     const counts = deleteClosure(ctx, req.ownerId, rows, vectors);
-    const receipt = cascadeReceipt(req, {
+    // What commits beside the deletion (receipt, rederive jobs, audit) is
+    // the engine's decision, from what was found and deleted here.
+    const { receipt, jobs, audit } = ctx.rules.settleCascade(req, {
       deletedMemoryIds,
       deletedContentHashes,
       ...counts,
       rederive,
     });
-
-    // The re-derivations commit with the deletion or not at all (the engine
-    // no longer enqueues them after the call returns).
-    recordJobs(
-      ctx.st,
-      rederive.map((r) => rederiveJob(req.ownerId, r, req.at)),
-      req.at,
-    );
-    appendAuditEvents(ctx.st, cascadeAuditEvents(req, receipt));
+    recordJobs(ctx.st, jobs, req.at);
+    appendAuditEvents(ctx, audit);
     return [receipt, ctx.vectors.record(vectors)];
   });
   const [receipt, committed] = run.immediate();

@@ -1,6 +1,5 @@
 // Re-embedding after a model change: which of an owner's memories carry a
 // vector from another model, and the atomic swap of vectors for new ones.
-import { checkEmbeddingUpdates } from '@keepgraph/core';
 import type { EmbeddingUpdate } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
@@ -28,7 +27,6 @@ export function replaceEmbeddings(
   ownerId: string,
   updates: readonly EmbeddingUpdate[],
 ): void {
-  checkEmbeddingUpdates(updates, ctx.dimensions);
   if (updates.length === 0) return;
   const run = ctx.db.transaction((): (() => void) => {
     const vectors = new VectorChanges();

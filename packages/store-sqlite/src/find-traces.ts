@@ -7,7 +7,6 @@
 // the audit log, and each entry is removed once the relay has handed it to
 // the queue; reporting them would make every cascade with a re-derivation
 // look unfinished until the relay ran.
-import { contentHash } from '@keepgraph/core';
 import type { Trace } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
@@ -97,7 +96,7 @@ export function findTraces(
       .sql('SELECT seq, text FROM session_messages WHERE owner_id = ?')
       .iterate(ownerId) as IterableIterator<{ seq: number; text: string }>;
     for (const m of messages) {
-      if (wanted.has(contentHash(m.text))) {
+      if (wanted.has(ctx.rules.contentHash(m.text))) {
         traces.push({
           where: 'session_messages',
           detail: `message ${m.seq} text matches a content hash`,

@@ -1,7 +1,7 @@
 // The three candidate searches of recall: vector (cosine), full text (BM25)
 // and entity names. Each is scoped to one owner and returns live memories
 // only: not expired, not superseded, already valid (invariant 6).
-import { checkQueryVector, entityPlanFor } from '@keepgraph/core';
+import { entityPlanFor } from '@keepgraph/core';
 import type { EntityPlan, ScoredId, SearchOptions } from '@keepgraph/core';
 import { normalizeEntityName } from '@keepgraph/graph-schema';
 import { toMs } from './row-mapping.ts';
@@ -24,7 +24,6 @@ export function searchVector(
   opts: SearchOptions,
 ): ScoredId[] {
   const { limit, nowMs } = checkOptions(opts);
-  checkQueryVector(vector, ctx.dimensions);
   if (limit === 0) return [];
   // Superseded memories are filtered after the KNN, so fetch more than
   // asked and widen until enough survive or k reaches MAX_K (or the owner's

@@ -134,7 +134,7 @@ export function logReads(
           JSON.stringify(entry.memoryIds),
           entry.at,
         );
-      appendAuditEvents(ctx.st, audit);
+      appendAuditEvents(ctx, audit);
     })
     .immediate();
 }

@@ -3,7 +3,7 @@
 // operations live in their own modules; this class opens, initialises and
 // closes the connection and maps errors at the boundary.
 import { KeepGraphError, KitStore, type KitOptions, storeOperations } from '@keepgraph/core';
-import type { EntityPlan, ScoredId, SearchOptions } from '@keepgraph/core';
+import type { EntityPlan, ScoredId, SearchOptions, StoreRules } from '@keepgraph/core';
 import * as apiKeys from './api-keys.ts';
 import { appendAuditEvents, listAuditEvents } from './audit-log.ts';
 import { deleteCascade } from './delete-cascade.ts';
@@ -59,7 +59,7 @@ const PORT_OPERATIONS = storeOperations<StoreContext>()(
       c.afterDelete(sessions.deleteSessionMessages(c, owner, scope)),
     deleteOwnerResidue: (c, owner) => c.afterDelete(sessions.deleteOwnerResidue(c, owner)),
     appendAudit: (c, events) => {
-      c.db.transaction(() => appendAuditEvents(c.st, events)).immediate();
+      c.db.transaction(() => appendAuditEvents(c, events)).immediate();
     },
     listAudit: (c, opts) => listAuditEvents(c.st, opts),
   },
@@ -108,7 +108,7 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
     this.dbFilePath = isMemoryPath(opts.path) ? null : this.db.name;
   }
 
-  protected open(opts: { dimensions: number }): Promise<StoreContext> {
+  protected open(opts: { dimensions: number; rules: StoreRules }): Promise<StoreContext> {
     migrate(this.db, this.opts.migrationsDir === undefined ? {} : { dir: this.opts.migrationsDir });
     ensureVectorTable(this.db, opts.dimensions);
     OwnerVectorIndexes.seed(this.db);
@@ -120,6 +120,7 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
       db: this.db,
       st,
       dimensions: opts.dimensions,
+      rules: opts.rules,
       busyTimeoutMs: busyTimeoutMs(this.opts),
       vectors: new OwnerVectorIndexes(
         this.db,

@@ -1,5 +1,6 @@
 // What the store's operation modules share: the connection, its prepared
 // statements, and the vector dimension fixed at init().
+import type { StoreRules } from '@keepgraph/core';
 import type { Db } from './open-database.ts';
 import type { Statements } from './queries.ts';
 import type { OwnerVectorIndexes } from './vector-index/owner-indexes.ts';
@@ -9,6 +10,8 @@ export interface StoreContext {
   db: Db;
   st: Statements;
   dimensions: number;
+  /** The engine's decisions this store applies in its transactions (the kit's STORE_RULES). */
+  rules: StoreRules;
   /** In-memory vector indexes of large owners, kept in step with the vector table. */
   vectors: OwnerVectorIndexes;
   /** How long an operation waits out another process's lock, in ms (busy-wait.ts). */

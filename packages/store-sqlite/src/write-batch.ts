@@ -3,7 +3,6 @@
 // reflected episodes, appends session messages, records the triggered jobs
 // in the outbox and seals the audit events. Any throw rolls it all back,
 // so a failed write leaves no job behind.
-import { checkKeyExpectation, checkWriteBatch, outboxRecordedAt } from '@keepgraph/core';
 import type { MemoryWrite, WriteBatch } from '@keepgraph/core';
 import { appendAuditEvents } from './audit-log.ts';
 import { addOwnerTextRows, tokensOfRows } from './full-text-statistics.ts';
@@ -16,10 +15,6 @@ import { memoryToParams, toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
 import { VectorChanges } from './vector-index/owner-indexes.ts';
-
-function validate(ctx: StoreContext, batch: WriteBatch): void {
-  checkWriteBatch(batch, ctx.dimensions);
-}
 
 function insertMemory(ctx: StoreContext, w: MemoryWrite, vectors: VectorChanges): number {
   const m = w.memory;
@@ -56,9 +51,8 @@ function countTextRows(ctx: StoreContext, inserted: ReadonlyMap<string, number[]
   addOwnerTextRows(ctx.st, changes);
 }
 
-/** Apply a WriteBatch atomically. */
+/** Apply a WriteBatch atomically (the kit has checked its shape: checkWriteBatch). */
 export function writeBatch(ctx: StoreContext, batch: WriteBatch): void {
-  validate(ctx, batch);
   const run = ctx.db.transaction((): (() => void) => {
     const vectors = new VectorChanges();
     // IMMEDIATE: this transaction holds the write lock, so what it reads
@@ -67,7 +61,7 @@ export function writeBatch(ctx: StoreContext, batch: WriteBatch): void {
       'SELECT id FROM memories WHERE owner_id = ? AND key = ? AND superseded_by IS NULL',
     );
     for (const k of batch.keys ?? [])
-      checkKeyExpectation(k.currentIds, current.pluck().all(k.ownerId, k.key) as string[]);
+      ctx.rules.checkKey(k.currentIds, current.pluck().all(k.ownerId, k.key) as string[]);
     const inserted = new Map<string, number[]>();
     for (const w of batch.memories) {
       const rids = inserted.get(w.memory.ownerId) ?? [];
@@ -116,9 +110,9 @@ export function writeBatch(ctx: StoreContext, batch: WriteBatch): void {
     }
 
     if (batch.reflected) markReflected(ctx.st, batch.reflected);
-    if (batch.jobs) recordJobs(ctx.st, batch.jobs, outboxRecordedAt(batch));
+    if (batch.jobs) recordJobs(ctx.st, batch.jobs, ctx.rules.outboxRecordedAt(batch));
     recordPasses(ctx.st, batch);
-    appendAuditEvents(ctx.st, batch.audit);
+    appendAuditEvents(ctx, batch.audit);
     return ctx.vectors.record(vectors);
   });
   // The in-memory indexes learn of the vectors once they are committed.

@@ -9,7 +9,7 @@ import { MEMORY_KINDS } from '../record.ts';
 import type { Policy } from '../policy/index.ts';
 import type { Job, JobName } from '../ports/job-queue.ts';
 import { parseInput } from '../services/deps.ts';
-import { ALL_OWNERS, compactJob, expireJob, reembedJob, reflectJob } from '../services/job-ids.ts';
+import { ALL_OWNERS, compactJob, expireJob, reembedJob, reflectJob } from '../job-ids.ts';
 
 /** A scheduled job: how often (from the policy) and the job each tick enqueues. */
 export interface JobSchedule {

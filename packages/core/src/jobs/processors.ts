@@ -12,7 +12,7 @@ import { reflect } from './reflect.ts';
 import { vectorsInContext } from '../services/turn-context.ts';
 import { compact } from './compact.ts';
 import { COMPACTION_TAG } from '../derived-kinds.ts';
-import { ALL_OWNERS } from '../services/job-ids.ts';
+import { ALL_OWNERS } from '../job-ids.ts';
 import { fanOutScheduledPass } from '../services/scheduled-pass.ts';
 import { isLiveAt } from '../liveness.ts';
 import type { MemoryStore } from '../ports/memory-store.ts';

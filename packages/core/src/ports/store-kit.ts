@@ -8,7 +8,15 @@
 import { KeepGraphError, type ErrorCode } from '../errors.ts';
 import type { MemoryStore, ReadLogQuery, StoreLifecycle } from './memory-store.ts';
 import { ReadJournal, DEFAULT_READ_FLUSH_MS } from './read-journal.ts';
-import { checkLimit, requireName, requireOwner } from './store-checks.ts';
+import {
+  checkEmbeddingUpdates,
+  checkLimit,
+  checkQueryVector,
+  checkWriteBatch,
+  requireName,
+  requireOwner,
+} from './store-checks.ts';
+import { STORE_RULES, type StoreRules } from './store-rules.ts';
 
 /** The port members a store implements as operations: all but the lifecycle (flush is the kit's). */
 export type StoreOperationName = Exclude<keyof MemoryStore, keyof StoreLifecycle>;
@@ -187,6 +195,19 @@ export const ARGUMENT_CHECKS: {
 };
 
 /**
+ * What the kit checks against the store's vector dimension, once init() has
+ * fixed it, before the operation runs: a batch, replacement vectors and a
+ * query vector of another size are `invalid_input` before any lock is taken.
+ */
+const DIMENSION_CHECKS: {
+  [K in StoreOperationName]?: (dimensions: number, ...args: Parameters<MemoryStore[K]>) => void;
+} = {
+  write: (dimensions, batch) => checkWriteBatch(batch, dimensions),
+  replaceEmbeddings: (dimensions, _ownerId, updates) => checkEmbeddingUpdates(updates, dimensions),
+  searchVector: (dimensions, _ownerId, vector) => checkQueryVector(vector, dimensions),
+};
+
+/**
  * How each operation stands to the reads `logReads` has accepted and not yet
  * written. `free`: it neither writes anything nor reads the read log or the
  * audit, so it runs without waiting for them. `flushes`: it writes them
@@ -344,6 +365,7 @@ export abstract class KitStore<C> {
   abstract readonly kind: string;
   // ES private fields: a store class's own fields can never collide with these.
   #ctx: C | null = null;
+  #dimensions = 0;
   #closed = false;
   readonly #journal: ReadJournal;
 
@@ -353,17 +375,23 @@ export abstract class KitStore<C> {
       // logReads is bound below, once the journal exists.
       if (READ_JOURNAL_USE[name] === 'accepts') continue;
       const op = operations[name] as (ctx: C, ...args: unknown[]) => unknown;
-      const check = ARGUMENT_CHECKS[name] as ((...args: unknown[]) => void) | null;
+      const argumentCheck = ARGUMENT_CHECKS[name] as ((...args: unknown[]) => void) | null;
+      const dimensionCheck = DIMENSION_CHECKS[name] as
+        ((dimensions: number, ...args: unknown[]) => void) | undefined;
+      const check = (...args: unknown[]): void => {
+        argumentCheck?.(...args);
+        dimensionCheck?.(this.#dimensions, ...args);
+      };
       self[name] =
         READ_JOURNAL_USE[name] === 'free'
           ? (...args: unknown[]) =>
               this.run((c) => {
-                check?.(...args);
+                check(...args);
                 return op(c, ...args);
               })
           : (...args: unknown[]) =>
               this.run(async (c) => {
-                check?.(...args);
+                check(...args);
                 await this.#journal.flush();
                 return op(c, ...args);
               });
@@ -382,8 +410,12 @@ export abstract class KitStore<C> {
       });
   }
 
-  /** Open what the operations need (migrations, statements); called once by init(). */
-  protected abstract open(opts: { dimensions: number }): Promise<C>;
+  /**
+   * Open what the operations need (migrations, statements); called once by
+   * init(). The context keeps `rules`: the engine's decisions the
+   * operations apply inside their transactions (store-rules.ts).
+   */
+  protected abstract open(opts: { dimensions: number; rules: StoreRules }): Promise<C>;
   /** Release the connection; called once by close(). */
   protected abstract shutdown(): Promise<void>;
   /** This driver's errors as KeepGraphErrors (see toStoreError), or null. */
@@ -391,7 +423,8 @@ export abstract class KitStore<C> {
 
   async init(opts: { dimensions: number }): Promise<void> {
     this.#ensureOpen();
-    this.#ctx = await this.#mapErrors(() => this.open(opts));
+    this.#ctx = await this.#mapErrors(() => this.open({ ...opts, rules: STORE_RULES }));
+    this.#dimensions = opts.dimensions;
   }
 
   /** Write the reads `logReads` has accepted and not yet written. */

@@ -9,7 +9,7 @@
 import type { Job } from '../ports/job-queue.ts';
 import type { MemoryStore, WriteBatch } from '../ports/memory-store.ts';
 import type { Memory } from '../record.ts';
-import { compactJob, reflectJob } from './job-ids.ts';
+import { compactJob, reflectJob } from '../job-ids.ts';
 
 /** The schedules that fan out to owners, and the per-owner job each records. */
 export const FAN_OUT = {

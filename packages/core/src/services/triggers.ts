@@ -5,7 +5,7 @@
 import type { Memory } from '../record.ts';
 import type { Job } from '../ports/job-queue.ts';
 import type { EngineDeps } from './deps.ts';
-import { compactJob, reflectJob } from './job-ids.ts';
+import { compactJob, reflectJob } from '../job-ids.ts';
 
 const NEGATIVE_TAGS = new Set(['negative', 'outcome:negative', 'feedback:negative', 'failure']);
 const NEGATIVE_TEXT =

@@ -9,7 +9,7 @@ import { ownerCap } from '../policy/index.ts';
 import { embeddingText } from '../indexed-text.ts';
 import { triggeredJobs } from '../services/triggers.ts';
 import { passesDue } from '../services/scheduled-pass.ts';
-import { rederiveJob } from '../services/job-ids.ts';
+import { rederiveJob } from '../job-ids.ts';
 import {
   AUTHORITIES,
   AUTHORITY_RANK,
