@@ -8,7 +8,7 @@ import {
   KeepGraphError,
   KitStore,
   type KitOptions,
-  storeOperations,
+  type StoreOperations,
   type EntityPlan,
   type ScoredId,
   type SearchOptions,
@@ -37,29 +37,56 @@ import { inWrite } from './transactions.ts';
 import { writeBatch } from './write-batch.ts';
 
 /** The port's members over a Neo4j context; every changing one is one managed transaction. */
-const OPERATIONS = storeOperations<StoreContext>()(
-  [
-    records,
-    graph,
-    search,
-    sessions,
-    outbox,
-    reflection,
-    scheduledPasses,
-    embeddings,
-    apiKeys,
-    idempotency,
-    { findTraces },
-  ],
-  {
-    write: writeBatch,
-    deleteCascade,
-    appendAudit: async (c, events) => {
-      await inWrite(c, (tx) => appendAuditEvents(tx, c.rules, events));
-    },
-    listAudit: listAuditEvents,
+const OPERATIONS: StoreOperations<StoreContext> = {
+  write: writeBatch,
+  deleteCascade,
+  getById: records.getById,
+  getByIds: records.getByIds,
+  getByKey: records.getByKey,
+  findBySource: records.findBySource,
+  listIds: records.listIds,
+  listOwners: records.listOwners,
+  countMemories: records.countMemories,
+  lowestValue: records.lowestValue,
+  dueForExpiry: records.dueForExpiry,
+  derivedFrom: records.derivedFrom,
+  nextInSession: records.nextInSession,
+  previousInSession: records.previousInSession,
+  relations: graph.relations,
+  searchVector: search.searchVector,
+  searchText: search.searchText,
+  searchEntities: search.searchEntities,
+  listSessions: sessions.listSessions,
+  sessionMessages: sessions.sessionMessages,
+  trimSession: sessions.trimSession,
+  deleteSessionMessages: sessions.deleteSessionMessages,
+  deleteOwnerResidue: sessions.deleteOwnerResidue,
+  logReads: sessions.logReads,
+  readLog: sessions.readLog,
+  outboxPending: outbox.outboxPending,
+  outboxAck: outbox.outboxAck,
+  unreflectedEpisodes: reflection.unreflectedEpisodes,
+  countUnreflected: reflection.countUnreflected,
+  recentSources: reflection.recentSources,
+  duePasses: scheduledPasses.duePasses,
+  staleEmbeddings: embeddings.staleEmbeddings,
+  replaceEmbeddings: embeddings.replaceEmbeddings,
+  getEmbeddings: embeddings.getEmbeddings,
+  appendAudit: async (c, events) => {
+    await inWrite(c, (tx) => appendAuditEvents(tx, c.rules, events));
   },
-);
+  listAudit: listAuditEvents,
+  findTraces,
+  counts: graph.counts,
+  saveApiKey: apiKeys.saveApiKey,
+  getApiKey: apiKeys.getApiKey,
+  listApiKeys: apiKeys.listApiKeys,
+  revokeApiKey: apiKeys.revokeApiKey,
+  observedIn: records.observedIn,
+  claimIdempotency: idempotency.claimIdempotency,
+  completeIdempotency: idempotency.completeIdempotency,
+  releaseIdempotency: idempotency.releaseIdempotency,
+};
 
 /**
  * Default owner size from which vector search uses the ANN index instead of

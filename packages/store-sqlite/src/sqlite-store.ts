@@ -2,7 +2,7 @@
 // the graph as tables, the sqlite-vec vector index and the FTS5 index. The
 // operations live in their own modules; this class opens, initialises and
 // closes the connection and maps errors at the boundary.
-import { KeepGraphError, KitStore, type KitOptions, storeOperations } from '@keepgraph/core';
+import { KeepGraphError, KitStore, type KitOptions, type StoreOperations } from '@keepgraph/core';
 import type { EntityPlan, ScoredId, SearchOptions, StoreRules } from '@keepgraph/core';
 import * as apiKeys from './api-keys.ts';
 import { appendAuditEvents, listAuditEvents } from './audit-log.ts';
@@ -38,32 +38,57 @@ import { writeBatch } from './write-batch.ts';
  * The port's members over a SQLite context. Deletions checkpoint the WAL
  * afterwards, so forgotten text leaves the disk at once.
  */
-const PORT_OPERATIONS = storeOperations<StoreContext>()(
-  [
-    records,
-    graph,
-    search,
-    sessions,
-    outbox,
-    reflection,
-    scheduledPasses,
-    embeddings,
-    apiKeys,
-    idempotency,
-    { findTraces },
-  ],
-  {
-    write: writeBatch,
-    deleteCascade: (c, req) => c.afterDelete(deleteCascade(c, req)),
-    deleteSessionMessages: (c, owner, scope) =>
-      c.afterDelete(sessions.deleteSessionMessages(c, owner, scope)),
-    deleteOwnerResidue: (c, owner) => c.afterDelete(sessions.deleteOwnerResidue(c, owner)),
-    appendAudit: (c, events) => {
-      c.db.transaction(() => appendAuditEvents(c, events)).immediate();
-    },
-    listAudit: (c, opts) => listAuditEvents(c.st, opts),
+const PORT_OPERATIONS: StoreOperations<StoreContext> = {
+  write: writeBatch,
+  deleteCascade: (c, req) => c.afterDelete(deleteCascade(c, req)),
+  getById: records.getById,
+  getByIds: records.getByIds,
+  getByKey: records.getByKey,
+  findBySource: records.findBySource,
+  listIds: records.listIds,
+  listOwners: records.listOwners,
+  countMemories: records.countMemories,
+  lowestValue: records.lowestValue,
+  dueForExpiry: records.dueForExpiry,
+  derivedFrom: records.derivedFrom,
+  nextInSession: records.nextInSession,
+  previousInSession: records.previousInSession,
+  relations: graph.relations,
+  searchVector: search.searchVector,
+  searchText: search.searchText,
+  searchEntities: search.searchEntities,
+  listSessions: sessions.listSessions,
+  sessionMessages: sessions.sessionMessages,
+  trimSession: sessions.trimSession,
+  deleteSessionMessages: (c, owner, scope) =>
+    c.afterDelete(sessions.deleteSessionMessages(c, owner, scope)),
+  deleteOwnerResidue: (c, owner) => c.afterDelete(sessions.deleteOwnerResidue(c, owner)),
+  logReads: sessions.logReads,
+  readLog: sessions.readLog,
+  outboxPending: outbox.outboxPending,
+  outboxAck: outbox.outboxAck,
+  unreflectedEpisodes: reflection.unreflectedEpisodes,
+  countUnreflected: reflection.countUnreflected,
+  recentSources: reflection.recentSources,
+  duePasses: scheduledPasses.duePasses,
+  staleEmbeddings: embeddings.staleEmbeddings,
+  replaceEmbeddings: embeddings.replaceEmbeddings,
+  getEmbeddings: embeddings.getEmbeddings,
+  appendAudit: (c, events) => {
+    c.db.transaction(() => appendAuditEvents(c, events)).immediate();
   },
-);
+  listAudit: (c, opts) => listAuditEvents(c.st, opts),
+  findTraces,
+  counts: graph.counts,
+  saveApiKey: apiKeys.saveApiKey,
+  getApiKey: apiKeys.getApiKey,
+  listApiKeys: apiKeys.listApiKeys,
+  revokeApiKey: apiKeys.revokeApiKey,
+  observedIn: records.observedIn,
+  claimIdempotency: idempotency.claimIdempotency,
+  completeIdempotency: idempotency.completeIdempotency,
+  releaseIdempotency: idempotency.releaseIdempotency,
+};
 
 /** Each of them waiting out another process's lock on a timer (busy-wait.ts). */
 const OPERATIONS = waitingOutLocks(PORT_OPERATIONS);

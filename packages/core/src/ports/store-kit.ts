@@ -84,28 +84,6 @@ type Missing = Exclude<StoreOperationName, (typeof STORE_OPERATIONS)[number]>;
 const everyOperationListed: [Missing] extends [never] ? true : Missing = true;
 void everyOperationListed;
 
-type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (
-  x: infer I,
-) => void
-  ? I
-  : never;
-
-/**
- * A store's operation table from its operation modules (imported as
- * namespaces: a module's exports named as port members are those members)
- * and its own entries, which win:
- * `storeOperations<Context>()([records, search], { write: writeBatch })`.
- * Passing the table to KitStore's constructor makes tsc check that every
- * member is there with the port's signature.
- */
-export function storeOperations<C>() {
-  return <const M extends readonly object[], O extends Partial<StoreOperations<C>>>(
-    modules: M,
-    own: O,
-  ): Omit<UnionToIntersection<M[number]>, keyof O> & O =>
-    Object.assign({}, ...modules, own) as Omit<UnionToIntersection<M[number]>, keyof O> & O;
-}
-
 const owner = (ownerId: string): void => requireOwner(ownerId);
 const ownerAndLimit = (ownerId: string, opts: { limit: number }): void => {
   requireOwner(ownerId);
