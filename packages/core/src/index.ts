@@ -14,6 +14,8 @@ export * from './ports/store-checks.ts';
 export * from './ports/entity-plan.ts';
 export * from './ports/cascade-audit.ts';
 export * from './ports/store-kit.ts';
+export * from './ports/store-operations.ts';
+export * from './ports/store-migrations.ts';
 export * from './ports/store-rules.ts';
 export * from './ports/read-journal.ts';
 export * from './ports/embedder.ts';

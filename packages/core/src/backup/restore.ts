@@ -16,27 +16,21 @@
 // log given as `deletions`) is deleted again, with the same cascade and
 // reason, right after its owner's memories are written. Ids are never
 // reused, so a deletion can only ever name a memory that ought to be gone.
-import type { AuditEvent, AuditType } from '../audit.ts';
+import type { AuditEvent } from '../audit.ts';
 import { verifyAuditChain, type AuditVerification } from '../audit.ts';
-import { KeepGraphError, isKeepGraphError } from '../errors.ts';
-import {
-  DELETION_REASONS,
-  type DeletionReason,
-  type MemoryStore,
-  type WriteBatch,
-} from '../ports/memory-store.ts';
+import { KeepGraphError } from '../errors.ts';
+import type { MemoryStore } from '../ports/memory-store.ts';
 import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
 import { cascade } from '../services/cascade.ts';
-import type { BackedUpMemory, BackupSource } from './backup-format.ts';
-
-/** Audit types whose events delete the memories they name. */
-const DELETION_TYPES: ReadonlySet<AuditType> = new Set([
-  'delete',
-  'expire',
-  'evict',
-  'revoke_source',
-  'forget_owner',
-]);
+import {
+  addDeletion,
+  continuesSnapshot,
+  reapplyDeletions,
+  storeAudit,
+  type Deletions,
+} from './restore-deletions.ts';
+import type { BackupSource } from './backup-format.ts';
+import { OwnerWriter } from './owner-writer.ts';
 
 export type RestoreMode = 'empty' | 'replace';
 
@@ -79,39 +73,6 @@ export async function isStoreEmpty(store: MemoryStore): Promise<boolean> {
     (await store.listAudit({ limit: 1 })).length === 0 &&
     (await store.listApiKeys()).length === 0
   );
-}
-
-/** Deletions to apply again, by owner: memory id -> the reason and the event that deleted it. */
-type Deletions = Map<string, Map<string, { reason: DeletionReason; seq: number }>>;
-
-function addDeletion(into: Deletions, e: AuditEvent): boolean {
-  if (!DELETION_TYPES.has(e.type) || e.ownerId === null || e.memoryIds.length === 0) return false;
-  const reason = (DELETION_REASONS as readonly string[]).includes(e.reason ?? '')
-    ? (e.reason as DeletionReason)
-    : 'forget';
-  let owner = into.get(e.ownerId);
-  if (!owner) into.set(e.ownerId, (owner = new Map()));
-  for (const id of e.memoryIds) if (!owner.has(id)) owner.set(id, { reason, seq: e.seq });
-  return true;
-}
-
-async function* storeAudit(store: MemoryStore, afterSeq: number): AsyncGenerator<AuditEvent> {
-  for (;;) {
-    const events = await store.listAudit({ afterSeq, limit: 1000 });
-    if (events.length === 0) return;
-    yield* events;
-    afterSeq = events[events.length - 1]!.seq;
-  }
-}
-
-/** Does the log (read through `eventAt`) hold the backup's snapshot event? */
-async function continuesSnapshot(
-  store: MemoryStore,
-  snapshot: { seq: number; hash: string } | null,
-): Promise<boolean> {
-  if (snapshot === null) return true;
-  const [e] = await store.listAudit({ afterSeq: snapshot.seq - 1, limit: 1 });
-  return e?.seq === snapshot.seq && e.hash === snapshot.hash;
 }
 
 /**
@@ -346,151 +307,5 @@ async function removeAllMemories(deps: EngineDeps, caller: Caller): Promise<numb
       const r = await cascade(deps, caller, ownerId, ids, 'restore');
       removed += r.deletedMemoryIds.length;
     }
-  }
-}
-
-/** Delete again what was deleted after the snapshot, by reason, with the usual cascade. */
-async function reapplyDeletions(
-  deps: EngineDeps,
-  caller: Caller,
-  ownerId: string,
-  deleted: Map<string, { reason: DeletionReason; seq: number }> | undefined,
-): Promise<{ memories: number; events: number[] }> {
-  if (!deleted) return { memories: 0, events: [] };
-  const held = new Set<string>();
-  const ids = [...deleted.keys()];
-  for (let i = 0; i < ids.length; i += 1000)
-    for (const m of await deps.store.getByIds(ownerId, ids.slice(i, i + 1000))) held.add(m.id);
-  const byReason = new Map<DeletionReason, string[]>();
-  const events = new Set<number>();
-  for (const id of held) {
-    const d = deleted.get(id)!;
-    byReason.set(d.reason, [...(byReason.get(d.reason) ?? []), id]);
-    events.add(d.seq);
-  }
-  let memories = 0;
-  for (const [reason, roots] of byReason) {
-    const seqs = [...new Set(roots.map((id) => deleted.get(id)!.seq))].sort((a, b) => a - b);
-    try {
-      const r = await cascade(deps, caller, ownerId, roots, reason, { reappliedFrom: seqs });
-      memories += r.deletedMemoryIds.length;
-    } catch (e) {
-      // An earlier reason's cascade took them all (they derived from its roots).
-      if (!(isKeepGraphError(e) && e.code === 'not_found')) throw e;
-    }
-  }
-  return { memories, events: [...events] };
-}
-
-/**
- * Writes one owner's memories at a time, in batches. A memory whose source
- * is not written yet waits for the owner's end; one whose source never
- * comes is dropped (the deletion reached it: it was read from a live store
- * after its source went). Supersession marks are re-made by the store's
- * write when the newer version arrives, so a version whose newer one is
- * missing stays ended (validTo) but not pointed at a memory that is not
- * there, as a deletion of the newer version leaves it.
- */
-class OwnerWriter {
-  written = 0;
-  #owner = '';
-  #done = new Set<string>();
-  /** Not superseded and not ended in the backup: may be superseded by a later version. */
-  #current = new Set<string>();
-  /** Newer version id -> the versions it superseded, waiting for it. */
-  #marks = new Map<string, { id: string; at: string }[]>();
-  #waiting: BackedUpMemory[] = [];
-  #batch: BackedUpMemory[] = [];
-
-  constructor(
-    private readonly store: MemoryStore,
-    private readonly caller: Caller,
-    private readonly batchSize: number,
-    private readonly now: () => string,
-    private readonly details: Record<string, unknown>,
-  ) {}
-
-  start(ownerId: string): void {
-    this.#owner = ownerId;
-    this.#done.clear();
-    this.#current.clear();
-    this.#marks.clear();
-    this.#waiting = [];
-    this.#batch = [];
-  }
-
-  async add(m: BackedUpMemory): Promise<void> {
-    if (m.memory.derivedFrom.some((id) => !this.#done.has(id))) {
-      this.#waiting.push(m);
-      return;
-    }
-    this.#take(m);
-    if (this.#batch.length >= this.batchSize) await this.#flush();
-  }
-
-  /** Write what waited for its sources (as long as any can go), then the rest; returns how many were dropped. */
-  async finish(): Promise<number> {
-    for (let progress = true; progress && this.#waiting.length > 0;) {
-      progress = false;
-      const still: BackedUpMemory[] = [];
-      for (const m of this.#waiting) {
-        if (m.memory.derivedFrom.every((id) => this.#done.has(id))) {
-          this.#take(m);
-          progress = true;
-        } else still.push(m);
-      }
-      this.#waiting = still;
-    }
-    await this.#flush();
-    return this.#waiting.length;
-  }
-
-  #take(m: BackedUpMemory): void {
-    this.#done.add(m.memory.id);
-    this.#batch.push(m);
-  }
-
-  async #flush(): Promise<void> {
-    if (this.#batch.length === 0) return;
-    const ownerId = this.#owner;
-    const supersede: WriteBatch['supersede'] = [];
-    const memories = this.#batch.map(({ memory: m, embedding }) => {
-      if (m.supersededBy !== null) {
-        const mark = { id: m.id, at: m.validTo ?? m.createdAt };
-        // The newer version is written already (or in this batch: marks apply after inserts).
-        if (this.#done.has(m.supersededBy))
-          supersede.push({ ownerId, id: m.id, by: m.supersededBy, at: mark.at });
-        else this.#marks.set(m.supersededBy, [...(this.#marks.get(m.supersededBy) ?? []), mark]);
-      } else if (m.validTo === null) this.#current.add(m.id);
-      for (const older of this.#marks.get(m.id) ?? [])
-        supersede.push({ ownerId, id: older.id, by: m.id, at: older.at });
-      this.#marks.delete(m.id);
-      // A live store read mid-write may hold the newer version but not the mark on the older.
-      if (m.supersedes !== null && this.#current.delete(m.supersedes))
-        supersede.push({ ownerId, id: m.supersedes, by: m.id, at: m.createdAt });
-      return { memory: { ...m, supersededBy: null }, embedding };
-    });
-    const reflected = this.#batch
-      .filter((b) => b.memory.kind === 'episode' && b.reflected)
-      .map((b) => b.memory.id);
-    const unreflected = this.#batch.some((b) => b.memory.kind === 'episode' && !b.reflected);
-    const at = this.now();
-    await this.store.write({
-      memories,
-      supersede,
-      sessionMessages: [],
-      audit: [
-        auditEvent(this.caller, 'restore', at, ownerId, {
-          memoryIds: memories.map((w) => w.memory.id),
-          contentHashes: memories.map((w) => w.memory.contentHash),
-          details: this.details,
-        }),
-      ],
-      ...(reflected.length > 0 && { reflected: [{ ownerId, ids: reflected, at }] }),
-      // Episodes reflection had not read yet: its next pass visits this owner.
-      ...(unreflected && { due: [{ schedule: 'reflect', ownerId }] }),
-    });
-    this.written += memories.length;
-    this.#batch = [];
   }
 }

@@ -2,14 +2,11 @@
 export { isDuration, MAX_DURATION_SECONDS, parseDuration } from './duration.ts';
 export {
   AUTHORITY_ACCEPTANCE,
-  DEFAULT_POLICY_PATH,
-  defaultPolicy,
-  loadPolicyFile,
   PERSONAL_DATA_ACTIONS,
   PERSONAL_DATA_KINDS,
-  parsePolicy,
   PolicySchema,
 } from './policy-schema.ts';
+export { DEFAULT_POLICY_PATH, defaultPolicy, loadPolicyFile, parsePolicy } from './policy-file.ts';
 export type {
   AuthorityAcceptance,
   KindRule,

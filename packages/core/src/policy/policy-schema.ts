@@ -1,13 +1,9 @@
-// The policy file: its zod schema, the loader, and the shipped default.
+// The policy file's zod schema (policy-file.ts reads and parses files).
 // The policy is loaded before anything is stored (invariant 4) and states, per
 // memory kind, what is kept, why, how it is corrected and when it expires, and
 // what the gate refuses. `policy/default.yaml` is the documented example.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { isSupportedCountry } from 'libphonenumber-js';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { KeepGraphError } from '../errors.ts';
 import {
   AUTHORITIES,
   DERIVED_KINDS,
@@ -379,63 +375,3 @@ function checkTtlOrder(t: TtlBounds, path: (string | number)[], ctx: z.Refinemen
 
 /** A parsed, validated policy. Plain data: TTLs in seconds, patterns as strings. */
 export type Policy = z.output<typeof PolicySchema>;
-
-/** Absolute path of the shipped default policy, `packages/core/policy/default.yaml`. */
-export const DEFAULT_POLICY_PATH = fileURLToPath(
-  new URL('../../policy/default.yaml', import.meta.url),
-);
-
-/**
- * Parses and validates a policy written in YAML.
- *
- * Throws `KeepGraphError('invalid_policy')` whose message lists each problem
- * with its path (e.g. `kinds.fact.ttl: must satisfy min <= default <= max`)
- * and whose `details.issues` holds them as `{ path, message }`.
- */
-export function parsePolicy(yamlText: string): Policy {
-  let raw: unknown;
-  try {
-    raw = parseYaml(yamlText, { prettyErrors: true });
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    throw new KeepGraphError('invalid_policy', `policy is not valid YAML: ${message}`, {
-      issues: [{ path: '', message }],
-    });
-  }
-  const result = PolicySchema.safeParse(raw);
-  if (!result.success) {
-    const issues = result.error.issues.map((i) => ({
-      path: i.path.map(String).join('.'),
-      message: i.message,
-    }));
-    throw new KeepGraphError(
-      'invalid_policy',
-      `invalid policy:\n${issues.map((i) => `  ${i.path || '(root)'}: ${i.message}`).join('\n')}`,
-      { issues },
-    );
-  }
-  return result.data;
-}
-
-/** Reads and parses a policy file: the one IO helper of the policy module. */
-export function loadPolicyFile(path: string): Policy {
-  let yamlText: string;
-  try {
-    yamlText = readFileSync(path, 'utf8');
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    throw new KeepGraphError('invalid_policy', `cannot read policy file ${path}: ${message}`, {
-      path,
-      issues: [{ path: '', message }],
-    });
-  }
-  return parsePolicy(yamlText);
-}
-
-let defaultMemo: Policy | undefined;
-
-/** The shipped default policy, read once; each call returns a fresh copy. */
-export function defaultPolicy(): Policy {
-  defaultMemo ??= loadPolicyFile(DEFAULT_POLICY_PATH);
-  return structuredClone(defaultMemo);
-}
