@@ -1,140 +1,34 @@
 // The KeepGraph HTTP client. Each method is a route of the API, named by the
-// use-case it runs (ROUTES below spells each route exactly as the server
+// use-case it runs (routes.ts spells each route exactly as the server
 // declares it; a test holds the two together), and its result type is the
 // engine method's own (`Out<N>`), so no response type is copied by hand.
 // fetch-based: Node 20 and browsers. Every write carries an Idempotency-Key
 // (the caller's, or a fresh one), so a retry after 429 or 503 can never
-// write twice; retries honour Retry-After and back off otherwise.
+// write twice; transport.ts sends and retries.
 import type {
   CorrectionInput,
   DeletionPreview,
   DeletionReceipt,
-  Engine,
   ImportReport,
   MemoryFilter,
   MemoryInput,
   RecallOptions,
   SessionAppendInput,
-  UseCaseName,
   Memory,
 } from '@keepgraph/core';
-import { KeepGraphError } from './errors.ts';
+import type { Out, RouteName } from './routes.ts';
+import {
+  send,
+  transportOf,
+  type CallOptions,
+  type ClientOptions,
+  type Query,
+  type Request,
+  type Transport,
+} from './transport.ts';
 
-/** What the engine method of a use-case answers: the route's body. */
-export type Out<N extends UseCaseName> = Awaited<ReturnType<Engine[N]>>;
-
-/** Every route the client calls, by use-case: `METHOD /path` as the server declares it. */
-export const ROUTES = {
-  remember: 'POST /owners/:ownerId/memories',
-  rememberMany: 'POST /owners/:ownerId/memories::batch',
-  importMemories: 'POST /owners/:ownerId/import',
-  get: 'GET /owners/:ownerId/memories/:id',
-  correct: 'PATCH /owners/:ownerId/memories/:id',
-  lineage: 'GET /owners/:ownerId/memories/:id/lineage',
-  neighbours: 'GET /owners/:ownerId/memories/:id/neighbours',
-  entityGraph: 'GET /owners/:ownerId/entities/graph',
-  forgetOne: 'DELETE /owners/:ownerId/memories/:id',
-  listMemories: 'GET /owners/:ownerId/memories',
-  exportJsonl: 'GET /owners/:ownerId/export.jsonl',
-  exportPage: 'GET /owners/:ownerId/export',
-  recall: 'POST /owners/:ownerId/recall',
-  why: 'POST /owners/:ownerId/why',
-  forget: 'POST /owners/:ownerId/forget',
-  verifyForgotten: 'POST /owners/:ownerId/verify-forgotten',
-  forgetOwner: 'DELETE /owners/:ownerId',
-  revokeSource: 'POST /owners/:ownerId/revoke-source',
-  getByKey: 'GET /owners/:ownerId/kv/:key',
-  putByKey: 'PUT /owners/:ownerId/kv/:key',
-  listSessions: 'GET /owners/:ownerId/sessions',
-  sessionAppend: 'POST /owners/:ownerId/sessions/:sessionId/messages',
-  sessionContext: 'GET /owners/:ownerId/sessions/:sessionId/context',
-  readSession: 'GET /owners/:ownerId/sessions/:sessionId/messages',
-  readLog: 'GET /owners/:ownerId/reads',
-  forgetSession: 'POST /owners/:ownerId/sessions/:sessionId/forget',
-  deleteSession: 'DELETE /owners/:ownerId/sessions/:sessionId',
-  deleteSessionMessage: 'DELETE /owners/:ownerId/sessions/:sessionId/messages/:seq',
-  auditList: 'GET /audit',
-  auditVerify: 'GET /audit/verify',
-  kpis: 'GET /kpis',
-  expireDue: 'POST /expire',
-  createKey: 'POST /keys',
-  listKeys: 'GET /keys',
-  revokeKey: 'DELETE /keys/:id',
-  whoami: 'GET /whoami',
-  listOwners: 'GET /owners',
-} as const;
-export type RouteName = keyof typeof ROUTES;
-
-export interface ClientOptions {
-  /** Where `keepgraph start` listens: `http://127.0.0.1:7411`. */
-  baseUrl: string;
-  /** An API key (`kgk_…`) or a JWT, sent as a bearer token. */
-  apiKey: string;
-  /** Per attempt, in ms (default 30 000). */
-  timeoutMs?: number;
-  /** Retries after 429 or 503 or a network failure (default 3). */
-  retries?: number;
-  /** Base of the exponential backoff when no Retry-After is given, in ms (default 250). */
-  backoffMs?: number;
-  /** The fetch to use (default globalThis.fetch). */
-  fetch?: typeof fetch;
-}
-
-export interface CallOptions {
-  signal?: AbortSignal;
-  /** For writes: replayed by the server within 24 h; a fresh one is made when absent. */
-  idempotencyKey?: string;
-}
-
-type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
-
-interface Request {
-  params?: Record<string, string | number>;
-  query?: Query;
-  body?: unknown;
-  contentType?: string;
-}
-
-const RETRY_STATUS = new Set([429, 503]);
-
-function retryAfterMs(h: string | null): number | null {
-  if (h === null) return null;
-  const s = Number(h);
-  if (Number.isFinite(s)) return Math.max(0, s * 1000);
-  const t = Date.parse(h);
-  return Number.isNaN(t) ? null : Math.max(0, t - Date.now());
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((done, fail) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        fail(new KeepGraphError('aborted', 'the call was aborted', 0));
-      },
-      { once: true },
-    );
-  });
-}
-
-/**
- * One path segment. An id of `.` or `..` cannot be sent as one: WHATWG URL
- * parsing (`new URL`, `fetch`, every browser) removes such a segment, and
- * `%2E` or `%2E%2E` too (the spec reads them as dots), so a call about
- * session `..` of owner `zed` would go to `/v1/owners/zed/forget` or the
- * like. The server refuses those ids on every route; refused here before
- * anything is sent, with the server's code.
- */
-function pathSegment(name: string, value: string | number): string {
-  const v = String(value);
-  if (v === '.' || v === '..')
-    throw new KeepGraphError('invalid_input', `${name} must not be "." or ".."`, 0, {
-      field: name,
-    });
-  return encodeURIComponent(v);
-}
+export { ROUTES, type Out, type RouteName } from './routes.ts';
+export type { CallOptions, ClientOptions } from './transport.ts';
 
 /** The list filters as the query string GET …/memories takes (lists comma-separated). */
 function filterQuery(f: Partial<MemoryFilter> = {}): Query {
@@ -147,88 +41,15 @@ function filterQuery(f: Partial<MemoryFilter> = {}): Query {
 }
 
 export class KeepGraphClient {
-  private readonly base: string;
-  private readonly doFetch: typeof fetch;
+  private readonly transport: Transport;
 
-  constructor(private readonly opts: ClientOptions) {
-    this.base = opts.baseUrl.replace(/\/+$/, '');
-    this.doFetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
+  constructor(opts: ClientOptions) {
+    this.transport = transportOf(opts);
   }
 
   /** One route, with retries; answers the parsed body (or the raw text for JSON lines). */
-  async call<T>(route: RouteName, req: Request = {}, call: CallOptions = {}): Promise<T> {
-    const [method, template] = ROUTES[route].split(' ') as [string, string];
-    const path = template
-      .replace(/:(\w+)/g, (m, name: string) =>
-        name in (req.params ?? {}) ? pathSegment(name, req.params![name]!) : m,
-      )
-      .replace(/::/g, ':');
-    const url = new URL(`${this.base}/v1${path}`);
-    for (const [k, v] of Object.entries(req.query ?? {}))
-      if (v !== undefined) url.searchParams.set(k, Array.isArray(v) ? v.join(',') : String(v));
-    const headers: Record<string, string> = { authorization: `Bearer ${this.opts.apiKey}` };
-    if (req.body !== undefined) headers['content-type'] = req.contentType ?? 'application/json';
-    const write =
-      method !== 'GET' && route !== 'recall' && route !== 'why' && route !== 'verifyForgotten';
-    // Key creation refuses a key (its answer holds a secret): never retried blindly.
-    if (write && route !== 'createKey')
-      headers['idempotency-key'] = call.idempotencyKey ?? globalThis.crypto.randomUUID();
-    const body =
-      req.body === undefined
-        ? undefined
-        : typeof req.body === 'string'
-          ? req.body
-          : JSON.stringify(req.body);
-    const retries = route === 'createKey' ? 0 : (this.opts.retries ?? 3);
-    for (let attempt = 0; ; attempt++) {
-      const timeout = AbortSignal.timeout(this.opts.timeoutMs ?? 30_000);
-      const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
-      let res: Response;
-      try {
-        res = await this.doFetch(url, {
-          method,
-          headers,
-          ...(body !== undefined && { body }),
-          signal,
-        });
-      } catch (e) {
-        if (call.signal?.aborted) throw new KeepGraphError('aborted', 'the call was aborted', 0);
-        const timedOut = timeout.aborted;
-        if (attempt < retries) {
-          await sleep((this.opts.backoffMs ?? 250) * 2 ** attempt, call.signal);
-          continue;
-        }
-        throw timedOut
-          ? new KeepGraphError('timeout', `no answer within ${this.opts.timeoutMs ?? 30_000} ms`, 0)
-          : new KeepGraphError('network_error', `cannot reach ${this.base}: ${String(e)}`, 0);
-      }
-      if (RETRY_STATUS.has(res.status) && attempt < retries) {
-        await res.body?.cancel();
-        const wait =
-          retryAfterMs(res.headers.get('retry-after')) ??
-          (this.opts.backoffMs ?? 250) * 2 ** attempt;
-        await sleep(wait, call.signal);
-        continue;
-      }
-      const text = await res.text();
-      if (!res.ok) {
-        let err: { code?: string; message?: string; details?: Record<string, unknown> } = {};
-        try {
-          err = (JSON.parse(text) as { error?: typeof err }).error ?? {};
-        } catch {
-          // not our error body (a proxy's page): keep the status
-        }
-        throw new KeepGraphError(
-          err.code ?? `http_${res.status}`,
-          err.message ?? text.slice(0, 200),
-          res.status,
-          err.details,
-        );
-      }
-      if ((res.headers.get('content-type') ?? '').includes('application/x-ndjson'))
-        return text as T;
-      return JSON.parse(text) as T;
-    }
+  call<T>(route: RouteName, req: Request = {}, call: CallOptions = {}): Promise<T> {
+    return send<T>(this.transport, route, req, call);
   }
 
   // --- writes ---------------------------------------------------------------
