@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
 
@@ -30,7 +31,7 @@ const RECEIPT_KEYS = [
 ].sort();
 const DELETION_TYPES = ['delete', 'expire', 'evict', 'revoke_source', 'forget_owner'];
 
-for (const store of ['sqlite', 'neo4j'] as const) {
+for (const store of STORE_KINDS) {
   describe(`the analyst's API over HTTP (${store})`, () => {
     let dir: string;
     let kg: KeepGraphProcess;

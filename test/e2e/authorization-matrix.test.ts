@@ -20,7 +20,7 @@ import {
   type Role,
 } from '@keepgraph/core';
 import { createHashingEmbedder } from '@keepgraph/embedder';
-import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
+import { openEmbeddedRuntime, type EmbeddedRuntime, STORE_KINDS } from '@keepgraph/runtime';
 import { HTTP_STATUS, USE_CASE_ROUTES, buildApp } from '@keepgraph/server';
 import { storeSelectionFor } from './stores.ts';
 
@@ -254,7 +254,7 @@ async function seed(
   };
 }
 
-describe.each(['sqlite', 'neo4j'] as const)('the authorization matrix over HTTP on %s', (store) => {
+describe.each(STORE_KINDS)('the authorization matrix over HTTP on %s', (store) => {
   let dir: string;
   let runtime: EmbeddedRuntime;
   let app: ReturnType<typeof buildApp>;

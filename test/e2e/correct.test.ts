@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 interface Reply {
   status: number;
@@ -28,7 +29,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
   }
 }
 
-for (const store of ['sqlite', 'neo4j'] as const) {
+for (const store of STORE_KINDS) {
   describe(`correcting a memory over HTTP (${store})`, () => {
     let dir: string;
     let kg: KeepGraphProcess;

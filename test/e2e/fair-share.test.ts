@@ -17,6 +17,7 @@ import { DEFAULT_POLICY_PATH } from '@keepgraph/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are JSON read by shape
 type Json = any;
@@ -24,7 +25,7 @@ type Json = any;
 const LIMITS = { derivedFrom: 12, graphNodes: 20, mcpBatch: 4 };
 const RATE_LIMIT = 60;
 
-describe.each(['sqlite', 'neo4j'] as const)('fair share over %s', (store) => {
+describe.each(STORE_KINDS)('fair share over %s', (store) => {
   let server: KeepGraphProcess;
   let key: string;
   const dataDir = mkdtempSync(join(tmpdir(), `kg-fair-${store}-`));

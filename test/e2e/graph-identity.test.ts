@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
 import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 const root = resolve(import.meta.dirname, '../..');
 const JWT_SECRET = randomBytes(32).toString('hex');
@@ -28,7 +29,7 @@ function jwt(payload: Record<string, unknown>): string {
   return `${unsigned}.${sig}`;
 }
 
-describe.each(['sqlite', 'neo4j'] as const)('graph and identity reads over %s', (store) => {
+describe.each(STORE_KINDS)('graph and identity reads over %s', (store) => {
   let server: KeepGraphProcess;
   const dataDir = mkdtempSync(join(tmpdir(), `kg-graph-${store}-`));
   const run = `gi-${randomUUID().slice(0, 8)}`;

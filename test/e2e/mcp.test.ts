@@ -18,6 +18,7 @@ import { TOOLS } from '@keepgraph/mcp';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
 import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -154,7 +155,7 @@ describe('MCP over stdio (keepgraph mcp, embedded store)', () => {
   }, 120_000);
 });
 
-for (const store of ['sqlite', 'neo4j'] as const) {
+for (const store of STORE_KINDS) {
   describe(`MCP over streamable HTTP (/mcp on keepgraph start, ${store})`, () => {
     let dir: string;
     let kg: KeepGraphProcess;

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 interface Reply {
   status: number;
@@ -18,7 +19,7 @@ interface Reply {
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-for (const store of ['sqlite', 'neo4j'] as const) {
+for (const store of STORE_KINDS) {
   describe(`the owner-data routes over HTTP (${store})`, () => {
     let dir: string;
     let kg: KeepGraphProcess;

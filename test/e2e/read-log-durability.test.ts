@@ -15,10 +15,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_READ_FLUSH_MS } from '@keepgraph/core';
 import { operatorCall, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
 
-for (const store of ['sqlite', 'neo4j'] as const) {
+for (const store of STORE_KINDS) {
   describe(`the reads a recall served, across a clean stop and a crash (${store})`, () => {
     const started: KeepGraphProcess[] = [];
     let dir = '';

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 // Responses are checked field by field below; a loose type keeps the test readable.
 async function request(
@@ -29,7 +30,7 @@ async function request(
   return { status: res.status, json: await res.json() };
 }
 
-describe.each(['sqlite', 'neo4j'] as const)('keepgraph start on %s', (store) => {
+describe.each(STORE_KINDS)('keepgraph start on %s', (store) => {
   let server: KeepGraphProcess | undefined;
   let base: string;
   let key: string;

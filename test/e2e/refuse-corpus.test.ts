@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isKeepGraphError, type Caller, type Engine } from '@keepgraph/core';
 import { createHashingEmbedder } from '@keepgraph/embedder';
-import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
+import { openEmbeddedRuntime, type EmbeddedRuntime, STORE_KINDS } from '@keepgraph/runtime';
 import { httpStatusOf } from '@keepgraph/server';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { rawStoreBytes, storeEnv } from './stores.ts';
@@ -450,7 +450,7 @@ describe("the whole refusal corpus through the engine's use-cases, on SQLite in 
   });
 });
 
-describe.each(['sqlite', 'neo4j'] as const)(
+describe.each(STORE_KINDS)(
   'every kind of the refusal corpus through every route of keepgraph start on %s',
   (store) => {
     const label = `http ${store}`;

@@ -16,6 +16,7 @@ import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
 import { neo4jAuth, neo4jUri } from '../services.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 const PARALLEL = 50;
 // Above the 50 versions of the key test, so eviction stays out of it.
@@ -35,7 +36,7 @@ async function openBeside(store: 'sqlite' | 'neo4j', dataDir: string): Promise<M
   return s;
 }
 
-for (const store of ['sqlite', 'neo4j'] as const) {
+for (const store of STORE_KINDS) {
   describe(`two API processes over one ${store} store`, () => {
     let dir: string;
     const servers: KeepGraphProcess[] = [];

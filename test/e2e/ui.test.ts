@@ -16,6 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './chromium.ts';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv, type StoreName } from './stores.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 // What the page shows after a request to the server and a re-render: on a
 // loaded 2-core machine (Neo4j, the server and Chromium sharing it) that
@@ -119,7 +120,7 @@ async function open(page: Page, base: string, hash: string): Promise<void> {
   await page.goto(`${base}/ui/#/${hash}`);
 }
 
-describe.each<StoreName>(['sqlite', 'neo4j'])('the web UI on %s', (store) => {
+describe.each<StoreName>(STORE_KINDS)('the web UI on %s', (store) => {
   let dir: string;
   let kg: KeepGraphProcess;
   let browser: Browser;

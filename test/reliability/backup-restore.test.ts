@@ -35,6 +35,7 @@ import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { operatorCall, startKeepGraph, type KeepGraphProcess } from '../e2e/keepgraph-process.ts';
 import { privateNeo4jPort } from '../services.ts';
 import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
 
@@ -304,7 +305,7 @@ function refused(r: Run, code: string): void {
   expect(r.stderr).toContain(`error: ${code}:`);
 }
 
-for (const store of ['sqlite', 'neo4j'] as const) {
+for (const store of STORE_KINDS) {
   describe(`backup and restore (${store})`, () => {
     const started: KeepGraphProcess[] = [];
     let dir = '';

@@ -28,6 +28,7 @@ import { storeEnv } from '../e2e/stores.ts';
 import { neo4jAuth, neo4jUri } from '../services.ts';
 import { WHOLE, allMemories, audited, traces } from './outage/whole.ts';
 import { scaled } from '../scale.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
 
@@ -47,7 +48,7 @@ const spelt = (n: number) =>
 const THINGS = ['blue kettle', 'garden gate', 'spare key', 'old bicycle', 'red notebook'];
 const PLACES = ['back porch', 'kitchen shelf', 'attic', 'garage', 'front hall'];
 
-for (const store of ['sqlite', 'neo4j'] as const) {
+for (const store of STORE_KINDS) {
   describe(`kill -9 during a burst of writes (${store})`, () => {
     const started: KeepGraphProcess[] = [];
     let dir = '';

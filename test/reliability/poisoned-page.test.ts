@@ -34,6 +34,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { operatorCall, startKeepGraph, type KeepGraphProcess } from '../e2e/keepgraph-process.ts';
 import { rawStoreBytes, storeEnv } from '../e2e/stores.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
 
@@ -138,7 +139,7 @@ function readRendered(
   return { items, broken };
 }
 
-for (const store of ['sqlite', 'neo4j'] as const) {
+for (const store of STORE_KINDS) {
   describe(`a poisoned third-party page (${store})`, () => {
     const started: KeepGraphProcess[] = [];
     const clients: Client[] = [];

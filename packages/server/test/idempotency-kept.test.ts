@@ -16,7 +16,12 @@ import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { REPLAYED_ERROR_MESSAGE, type Role } from '@keepgraph/core';
 import { createHashingEmbedder } from '@keepgraph/embedder';
-import { openEmbeddedRuntime, type EmbeddedRuntime, type StoreSelection } from '@keepgraph/runtime';
+import {
+  openEmbeddedRuntime,
+  type EmbeddedRuntime,
+  type StoreSelection,
+  STORE_KINDS,
+} from '@keepgraph/runtime';
 import type { SqliteMemoryStore } from '@keepgraph/store-sqlite';
 import { rawContent as sqliteRaw } from '@keepgraph/store-sqlite/testing';
 import type { Neo4jMemoryStore } from '@keepgraph/store-neo4j';
@@ -49,7 +54,7 @@ function selection(store: 'sqlite' | 'neo4j'): StoreSelection {
     : { kind: 'neo4j', uri: neo4jUri(), ...neo4jAuth() };
 }
 
-describe.each(['sqlite', 'neo4j'] as const)('kept answers of Idempotency-Keys on %s', (store) => {
+describe.each(STORE_KINDS)('kept answers of Idempotency-Keys on %s', (store) => {
   let dir: string;
   let runtime: EmbeddedRuntime;
   let app: FastifyInstance;

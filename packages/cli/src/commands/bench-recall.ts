@@ -28,6 +28,7 @@ import {
   type RecallMetrics,
 } from '../retrieval-eval/score.ts';
 import { consolidateOwner, type ConsolidationSummary } from '../retrieval-eval/consolidate.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
 
 /** Flags of `bench recall`. */
 export interface BenchRecallFlags {
@@ -263,7 +264,7 @@ export function registerBench(program: Command, io: Io): void {
       new Option(
         '--store <kind>',
         'store to ingest into (default KEEPGRAPH_STORE or sqlite; neo4j needs NEO4J_URI)',
-      ).choices(['sqlite', 'neo4j']),
+      ).choices(STORE_KINDS),
     )
     .option(
       '--consolidate',
