@@ -343,15 +343,3 @@ export type StoreSelection =
   /** `path`: the database file; DATA_DIR/keepgraph.db when absent (restore works on copies beside it). */
   | { kind: 'sqlite'; path?: string }
   | { kind: 'neo4j'; uri: string; user?: string; password?: string; database?: string };
-
-export function storeSelection(config: ServerConfig): StoreSelection {
-  if (config.store === 'sqlite') return { kind: 'sqlite' };
-  return {
-    kind: 'neo4j',
-    uri: config.neo4jUri!,
-    ...(config.neo4jUser !== undefined
-      ? { user: config.neo4jUser, password: config.neo4jPassword ?? '' }
-      : {}),
-    ...(config.neo4jDatabase !== undefined ? { database: config.neo4jDatabase } : {}),
-  };
-}

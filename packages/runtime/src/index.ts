@@ -7,7 +7,6 @@ export {
   STORE_KINDS,
   loadServerConfig,
   redisConnection,
-  storeSelection,
   type StoreSelection,
   type ServerConfig,
   type ServerConfigOverrides,
@@ -20,6 +19,12 @@ export {
   type EmbeddedRuntime,
   type EmbeddedRuntimeOptions,
 } from './runtime.ts';
+export {
+  STORE_FACTORIES,
+  storeFactory,
+  storeSelection,
+  type StoreFactory,
+} from './store-factories.ts';
 export { OPERATOR_KEY_FILE, ensureOperatorKey, readOperatorKey } from './operator-key.ts';
 export { BACKUP_FORMATS, backupStore, type BackupFormat, type BackupResult } from './backup.ts';
 export { restoreStore, type RestoreRequest, type RestoreResult } from './restore.ts';

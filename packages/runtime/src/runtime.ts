@@ -1,6 +1,7 @@
 // The embedded runtime: composes core with its adapters (policy file, local
-// embedding model, SQLite store, the in-process background: outbox relay,
-// job runner, schedules) into one Engine. The server and the CLI's local commands both open it, so the
+// embedding model, the store selected through store-factories.ts, the
+// in-process background: outbox relay, job runner, schedules) into one
+// Engine. The server and the CLI's local commands both open it, so the
 // wiring lives in exactly one place.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -22,10 +23,11 @@ import {
   type Observer,
 } from '@keepgraph/core';
 import { MODEL_IDS, createEmbedder, isModelId } from '@keepgraph/embedder';
-import { createSqliteStore } from '@keepgraph/store-sqlite';
-import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import type { StoreSelection } from './config.ts';
 import { DATA_DIR_MODE, prepareDataDir } from './data-dir.ts';
+import { storeFactory } from './store-factories.ts';
+
+export { SQLITE_FILE_NAME } from './store-factories.ts';
 
 /** Options of {@link openEmbeddedRuntime}. */
 export interface EmbeddedRuntimeOptions {
@@ -83,9 +85,6 @@ export interface EmbeddedRuntime {
   close(): Promise<void>;
 }
 
-/** File name of the SQLite database inside the data dir. */
-export const SQLITE_FILE_NAME = 'keepgraph.db';
-
 /** File of the installation's audit secret inside the data dir (mode 0600). */
 export const AUDIT_SECRET_FILE = 'audit.secret';
 
@@ -125,33 +124,6 @@ function unavailable(
 }
 
 /**
- * How long a Neo4j operation waits for the database, from its start, while
- * it cannot be reached (or answers a transient error), in ms; as long as the
- * SQLite store waits out a lock. The driver's default, 30 s, held each HTTP
- * request 30 s per store call before the 503. Once one operation has given
- * up, the others try once without waiting until one succeeds (the store's
- * retry.ts), so a request with several store calls waits about this long.
- */
-const NEO4J_RETRY_MS = 5000;
-
-async function openStore(selection: StoreSelection, dataDir: string): Promise<MemoryStore> {
-  switch (selection.kind) {
-    case 'sqlite':
-      await mkdir(dataDir, { recursive: true, mode: DATA_DIR_MODE });
-      return createSqliteStore({ path: selection.path ?? join(dataDir, SQLITE_FILE_NAME) });
-    case 'neo4j':
-      return createNeo4jStore({
-        uri: selection.uri,
-        ...(selection.user !== undefined
-          ? { user: selection.user, password: selection.password ?? '' }
-          : {}),
-        ...(selection.database !== undefined ? { database: selection.database } : {}),
-        maxTransactionRetryTimeMs: NEO4J_RETRY_MS,
-      });
-  }
-}
-
-/**
  * Open the runtime: load and validate the policy first (nothing is
  * stored under an invalid policy), make the data directory private, then
  * the embedder, then the store sized
@@ -171,14 +143,15 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     );
   }
 
-  const selection = opts.store ?? { kind: 'sqlite' };
+  const selection: StoreSelection = opts.store ?? { kind: 'sqlite' };
+  const factory = storeFactory(selection.kind);
   // Before the store opens, so SQLite reopens files already private (its
   // -wal and -shm take the database file's mode), and before the model
   // loads, so a refusal comes at once. Created where this start writes into
   // it: the SQLite store, or the audit secret.
   try {
     await prepareDataDir(opts.dataDir, {
-      create: selection.kind === 'sqlite' || opts.auditSecret === undefined,
+      create: factory.usesDataDir || opts.auditSecret === undefined,
       notice: opts.notice,
     });
   } catch (e) {
@@ -205,13 +178,10 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     );
   }
 
-  const where =
-    selection.kind === 'sqlite'
-      ? `the SQLite store in ${opts.dataDir}`
-      : `Neo4j at ${selection.uri}`;
+  const where = factory.where(selection, opts.dataDir);
   let store: MemoryStore;
   try {
-    store = await openStore(selection, opts.dataDir);
+    store = await factory.open(selection, opts.dataDir);
   } catch (e) {
     throw unavailable('store_unavailable', `could not open ${where}`, e);
   }
