@@ -81,6 +81,21 @@ export default tseslint.config(
     },
   },
   {
+    // The server holds an engine and uses its use-cases and its narrow
+    // services (engine.services: authenticate, answerOnce, serving, limits),
+    // never the store or the other dependencies behind them.
+    files: ['packages/server/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[property.name='deps']",
+          message: "use the engine's use-cases or engine.services, not engine.deps",
+        },
+      ],
+    },
+  },
+  {
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': [

@@ -4,8 +4,22 @@
 import { randomUUID } from 'node:crypto';
 import { keyedHasher, newAuditSecret } from './audit.ts';
 import { isKeepGraphError } from './errors.ts';
+import {
+  answerOnce,
+  type Answer,
+  type AnswerOnceOptions,
+  type IdempotentRequest,
+} from './idempotency.ts';
+import type { Policy } from './policy/policy-schema.ts';
+import { authenticateApiKey } from './services/api-keys.ts';
 import { safeObserver } from './observe.ts';
-import { checkCaller, requireRole, type Caller, type EngineDeps } from './services/deps.ts';
+import {
+  checkCaller,
+  requireRole,
+  type Caller,
+  type Credential,
+  type EngineDeps,
+} from './services/deps.ts';
 import {
   checkSpanScope,
   parseUseCaseInput,
@@ -28,8 +42,28 @@ export type EngineMethod<U> =
       : DryRunMethod<A, R>
     : never;
 
-/** One method per use-case of the registry. */
-export type Engine = { readonly deps: EngineDeps } & {
+/**
+ * What an interface (HTTP, MCP) needs of the engine beside its use-cases:
+ * narrow capabilities, so that no interface reaches the store or the other
+ * dependencies behind them.
+ */
+export interface EngineServices {
+  /** The credential an API key (`kgk_…`) stands for now, or null. */
+  authenticate(apiKey: string): Promise<Credential | null>;
+  /** Run a write once per Idempotency-Key and replay its answer (idempotency.ts). */
+  answerOnce(
+    req: IdempotentRequest,
+    run: () => Promise<Answer>,
+    opts?: AnswerOnceOptions,
+  ): Promise<Answer & { replayed: boolean }>;
+  /** What serves: the store's kind and the embedding model's id. */
+  readonly serving: { store: string; model: string };
+  /** The policy's limits an interface enforces itself (answer bytes, MCP batches). */
+  readonly limits: Readonly<Policy['limits']>;
+}
+
+/** One method per use-case of the registry, its services, and (for tests and tools) its dependencies. */
+export type Engine = { readonly deps: EngineDeps; readonly services: EngineServices } & {
   readonly [K in UseCaseName]: EngineMethod<(typeof USE_CASES)[K]>;
 };
 
@@ -113,5 +147,16 @@ export function createEngine(opts: EngineOptions): Engine {
       },
     ]),
   );
-  return { deps: d, ...methods } as Engine;
+  const services: EngineServices = {
+    authenticate: (apiKey) => authenticateApiKey(d.store, apiKey, d.clock.now()),
+    answerOnce: (req, run, o) => answerOnce(d, req, run, o),
+    // Read when asked: creating an engine touches none of its dependencies.
+    get serving() {
+      return { store: d.store.kind, model: d.embedder.modelId };
+    },
+    get limits() {
+      return d.policy.limits;
+    },
+  };
+  return { deps: d, services, ...methods } as Engine;
 }

@@ -204,7 +204,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   // is paged or cut before it is built; this is the backstop for an answer
   // that still came out bigger, refused with a code instead of sent.
   app.addHook('onSend', async (request, reply, payload) => {
-    const max = opts.engine.deps.policy.limits.responseBytes;
+    const max = opts.engine.services.limits.responseBytes;
     // A string of n UTF-16 units is at most 3n UTF-8 bytes: nearly every
     // answer is let through without counting them.
     if (typeof payload === 'string' && payload.length * 3 <= max) return payload;

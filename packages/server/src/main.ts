@@ -121,7 +121,7 @@ export async function startServer(
       dataDir: runtime.dataDir,
       store: config.store,
       auth: jwt ? 'API keys and JWTs' : 'API keys',
-      model: runtime.engine.deps.embedder.modelId,
+      model: runtime.engine.services.serving.model,
     },
     `KeepGraph listening on ${url} (docs at ${url}/docs)`,
   );

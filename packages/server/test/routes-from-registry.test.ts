@@ -19,9 +19,9 @@ const ran: string[] = [];
 const engine = new Proxy({} as Engine, {
   get(_t, prop) {
     if (prop === 'then') return undefined;
-    // The policy: the app reads its limits (the answer's ceiling).
-    if (prop === 'deps')
-      return { store: { kind: 'none' }, embedder: { modelId: 'none' }, policy: defaultPolicy() };
+    // The app reads the policy's limits (the answer's ceiling) and what serves.
+    if (prop === 'services')
+      return { serving: { store: 'none', model: 'none' }, limits: defaultPolicy().limits };
     return async () => {
       ran.push(String(prop));
       throw new KeepGraphError('not_found', 'stopped by the test engine');

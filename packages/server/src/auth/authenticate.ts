@@ -13,7 +13,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import {
   KeepGraphError,
-  authenticateApiKey,
   isKeepGraphError,
   looksLikeApiKey,
   type Caller,
@@ -138,8 +137,7 @@ export const authenticationPlugin = fp<AuthenticationOptions>(
         : null;
 
     const credentialOf = async (token: string): Promise<Credential | null> => {
-      if (looksLikeApiKey(token))
-        return authenticateApiKey(opts.engine.deps.store, token, opts.engine.deps.clock.now());
+      if (looksLikeApiKey(token)) return opts.engine.services.authenticate(token);
       return opts.jwt ? opts.jwt(token) : null;
     };
 

@@ -368,7 +368,7 @@ export function createServerMetrics(opts: { now?: () => number } = {}): ServerMe
       info.set(
         {
           version: sources.version,
-          store: sources.engine.deps.store.kind,
+          store: sources.engine.services.serving.store,
           jobs: sources.bullQueues ? 'bullmq' : sources.queues ? 'in_process' : 'none',
         },
         1,

@@ -19,8 +19,8 @@ export const healthRoutes: FastifyPluginAsyncZod<Pick<RouteOptions, 'engine'>> =
     },
     async () => ({
       ok: true as const,
-      store: engine.deps.store.kind,
-      model: engine.deps.embedder.modelId,
+      store: engine.services.serving.store,
+      model: engine.services.serving.model,
     }),
   );
 };

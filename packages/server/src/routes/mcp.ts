@@ -15,7 +15,7 @@ export async function mcpRoutes(app: FastifyInstance, { engine, callerOf }: Rout
     // and each call beyond the first counted by the rate limit, so a batch
     // buys no more work than as many single requests would (invariant 13).
     if (Array.isArray(request.body)) {
-      const max = engine.deps.policy.limits.mcpBatch;
+      const max = engine.services.limits.mcpBatch;
       if (request.body.length > max)
         throw new KeepGraphError(
           'invalid_input',

@@ -9,7 +9,6 @@ import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
 import type { z } from 'zod';
 import {
   KeepGraphError,
-  answerOnce,
   checkUseCaseCall,
   isKeepGraphError,
   type Answer,
@@ -196,8 +195,7 @@ export function registerUseCaseRoutes(
         // goes only to a caller the engine would let run this request now.
         checkUseCaseCall(r.useCase, caller, args);
         const params = (req.params ?? {}) as Record<string, unknown>;
-        const replay = await answerOnce(
-          engine.deps,
+        const replay = await engine.services.answerOnce(
           {
             caller,
             key,
