@@ -6,8 +6,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 const files = execFileSync('git', ['ls-files', '*package.json'], { cwd: root, encoding: 'utf8' })
   .split('\n')
   .filter((f) => f !== '' && f !== 'package.json');
