@@ -1,8 +1,9 @@
-// The conformance harness: what a store package hands the suite, and the
+// The conformance harness: what a store package hands the suite, the
 // per-test fixture (engine over that store, a manual clock, the
-// real embedding model, fresh random owner ids).
+// real embedding model, fresh random owner ids), the describe block every
+// suite is, and the inputs and probes that recur across suites.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import {
   ManualClock,
   createEngine,
@@ -10,11 +11,14 @@ import {
   type Caller,
   type Embedder,
   type Engine,
+  type Memory,
   type MemoryInput,
   type MemoryStore,
+  type OutboxEntry,
   type Policy,
   type WriteBatch,
 } from '@keepgraph/core';
+import { auditEventFixture, randomUnitVector } from '@keepgraph/core/testing';
 
 /** A store instance under test plus the store-specific probes the suite needs. */
 export interface StoreUnderTest {
@@ -43,6 +47,8 @@ export interface ConformanceOptions {
 
 export interface Fixture {
   engine: Engine;
+  /** The store under test, as the engine holds it (for the port's own calls). */
+  store: MemoryStore;
   clock: ManualClock;
   sut: StoreUnderTest;
   policy: Policy;
@@ -55,17 +61,30 @@ export const user: Caller = { role: 'user', owners: 'all', principal: 'user:test
 export const agent: Caller = { role: 'agent', owners: 'all', principal: 'agent:test' };
 export const tool: Caller = { role: 'tool', owners: 'all', principal: 'tool:test' };
 
+/** How a suite's fixture differs from the default: its policy, its clock's start. */
+export interface FixtureTweak {
+  policy?: (p: Policy) => Policy;
+  start?: string;
+}
+
 export async function makeFixture(
   opts: ConformanceOptions,
   sut: StoreUnderTest,
-  tweak: { policy?: (p: Policy) => Policy; start?: string } = {},
+  tweak: FixtureTweak = {},
 ): Promise<Fixture> {
   const embedder = await opts.embedder();
   await sut.store.init({ dimensions: embedder.dimensions });
   const policy = tweak.policy ? tweak.policy(defaultPolicy()) : defaultPolicy();
   const clock = new ManualClock(tweak.start ?? new Date().toISOString());
   const engine = createEngine({ store: sut.store, embedder, policy, clock });
-  return { engine, clock, sut, policy, owner: () => `owner-${randomUUID()}` };
+  return {
+    engine,
+    store: sut.store,
+    clock,
+    sut,
+    policy,
+    owner: () => `owner-${randomUUID()}`,
+  };
 }
 
 /**
@@ -73,10 +92,7 @@ export async function makeFixture(
  * closed in its afterAll. Returned at once as a stand-in that reads the
  * fixture once it exists, so a suite writes `const f = sharedFixture(opts)`.
  */
-export function sharedFixture(
-  opts: ConformanceOptions,
-  tweak: Parameters<typeof makeFixture>[2] = {},
-): Fixture {
+export function sharedFixture(opts: ConformanceOptions, tweak: FixtureTweak = {}): Fixture {
   let fixture: Fixture | undefined;
   beforeAll(async () => {
     fixture = await makeFixture(opts, await opts.makeStore(), tweak);
@@ -88,6 +104,33 @@ export function sharedFixture(
       return fixture[prop as keyof Fixture];
     },
   });
+}
+
+/** One suite: runMemoryStoreConformance calls each with the store's options. */
+export type Suite = (opts: ConformanceOptions) => void;
+
+/**
+ * A suite that is one describe block over one shared fixture, as nearly
+ * every suite is: `conformanceSuite(title, (f) => { it(...) })`. The tests
+ * get the options too, for a suite that needs a second fixture.
+ */
+export function conformanceSuite(
+  title: string,
+  tests: (f: Fixture, opts: ConformanceOptions) => void,
+): Suite;
+export function conformanceSuite(
+  title: string,
+  tweak: FixtureTweak,
+  tests: (f: Fixture, opts: ConformanceOptions) => void,
+): Suite;
+export function conformanceSuite(
+  title: string,
+  ...args:
+    | [(f: Fixture, opts: ConformanceOptions) => void]
+    | [FixtureTweak, (f: Fixture, opts: ConformanceOptions) => void]
+): Suite {
+  const [tweak, tests] = args.length === 1 ? [{}, args[0]] : args;
+  return (opts) => describe(title, () => tests(sharedFixture(opts, tweak), opts));
 }
 
 /** A write batch with nothing in it but `over`. */
@@ -118,14 +161,140 @@ export function derived(
   };
 }
 
-/** Assert a promise rejects with a KeepGraphError of this code (never the message). */
-export async function expectCode(p: Promise<unknown>, code: string): Promise<void> {
-  let err: unknown;
+/** A fact said in session S1 (the episodes' session), with `extra` on top. */
+export function fact(text: string, extra: Partial<MemoryInput> = {}): MemoryInput {
+  return { kind: 'fact', text, origin: { sessionId: 'S1' }, ...extra };
+}
+
+/** What a web page at `uri` says: third-party, the page its origin. */
+export function pageSays(text: string, uri: string, extra: Partial<MemoryInput> = {}): MemoryInput {
+  return {
+    kind: 'fact',
+    text,
+    authority: 'third_party',
+    origin: { source: { kind: 'url', uri } },
+    ...extra,
+  };
+}
+
+/** What a tool call returned, as a fact with the tool its origin. */
+export function toolSays(
+  text: string,
+  tool: { name: string; callId?: string },
+  extra: Partial<MemoryInput> = {},
+): MemoryInput {
+  return { kind: 'fact', text, origin: { tool }, ...extra };
+}
+
+/**
+ * What revoking a page takes and leaves: the page's claim, a summary derived
+ * from it, and an episode of the owner's own.
+ */
+export async function pageWithSummary(
+  f: Fixture,
+  ownerId: string,
+  uri: string,
+): Promise<{ web: Memory; sum: Memory; keep: Memory }> {
+  const remember = async (input: MemoryInput) =>
+    (await f.engine.remember(user, ownerId, input)).memory;
+  const web = await remember(
+    pageSays('The conference venue changed to Hall B according to the event page', uri),
+  );
+  const sum = await remember(derived('Conference is in Hall B', [web.id]));
+  const keep = await remember(episode('I booked the hotel next to the venue myself'));
+  return { web, sum, keep };
+}
+
+/** A value for putByKey (a `kv` memory), said in session `sessionId`. */
+export function kv(
+  text: string,
+  sessionId = 'kv',
+): { text: string; origin: { sessionId: string } } {
+  return { text, origin: { sessionId } };
+}
+
+/**
+ * Write fixture memories straight to the store, in one batch with one
+ * `write` audit event naming them; each has a random vector of the model's
+ * size unless `embedding` says otherwise (null: none).
+ */
+export function putMemories(
+  f: Fixture,
+  ms: Memory[],
+  embedding: (m: Memory) => Float32Array | null = () =>
+    randomUnitVector(f.engine.deps.embedder.dimensions),
+): Promise<void> {
+  return f.store.write(
+    batchOf({
+      memories: ms.map((memory) => ({ memory, embedding: embedding(memory) })),
+      audit: [
+        auditEventFixture(
+          'write',
+          ms[0]!.ownerId,
+          ms.map((m) => m.id),
+        ),
+      ],
+    }),
+  );
+}
+
+/**
+ * The pending outbox entries of these owners, in the store's order. The
+ * outbox is read across owners and shared by every test on a store, so a
+ * test looks only at its own.
+ */
+export async function pendingJobs(f: Fixture, ...owners: string[]): Promise<OutboxEntry[]> {
+  return (await f.store.outboxPending(100_000)).filter((e) => owners.includes(e.job.ownerId));
+}
+
+/**
+ * A source of fresh owners whose pending jobs are acknowledged once the
+ * suite is done, so that no other suite on the store reads them.
+ */
+export function ownersWithJobs(f: Fixture): () => string {
+  const owners: string[] = [];
+  afterAll(async () => {
+    if (owners.length)
+      await f.store.outboxAck((await pendingJobs(f, ...owners)).map((e) => e.job.id));
+  });
+  return () => {
+    const o = f.owner();
+    owners.push(o);
+    return o;
+  };
+}
+
+/** verifyForgotten of everything a deletion's receipt names, ids and content hashes. */
+export function verifyReceipt(
+  f: Fixture,
+  ownerId: string,
+  receipt: { deletedMemoryIds: string[]; deletedContentHashes: string[] },
+) {
+  return f.engine.verifyForgotten(user, ownerId, {
+    ids: receipt.deletedMemoryIds,
+    contentHashes: receipt.deletedContentHashes,
+  });
+}
+
+/** The bytes the store keeps at rest, read now, as a probe: whether they hold `text` anywhere. */
+export async function atRest(f: Fixture): Promise<(text: string) => boolean> {
+  const raw = await f.sut.rawContent();
+  return (text) => raw.includes(Buffer.from(text));
+}
+
+/** What a promise rejects with; undefined when it resolves. */
+export async function rejectionOf(p: Promise<unknown>): Promise<unknown> {
   try {
     await p;
   } catch (e) {
-    err = e;
+    return e;
   }
+  return undefined;
+}
+
+/** Assert a promise rejects with a KeepGraphError of this code (never the message). */
+export async function expectCode(p: Promise<unknown>, code: string): Promise<void> {
+  const err = await rejectionOf(p);
   if (!err) throw new Error(`expected error code ${code}, but the call succeeded`);
   const got = (err as { code?: string }).code;
   if (got !== code) throw new Error(`expected error code ${code}, got ${got ?? String(err)}`);

@@ -2,22 +2,28 @@
 // closure, embeddings, full-text entries, relation edges nobody else asserts,
 // orphan entities and session-buffer copies go in one cascade with a receipt;
 // verifyForgotten then finds nothing; survivors' summaries are re-derived.
-import { describe, expect, it } from 'vitest';
+// (Session copies, sessions and whole owners: 07b-deletion-of-sessions-and-owners.ts.)
+import { expect, it } from 'vitest';
 import { CASCADE_STEP } from '@keepgraph/core';
 import {
+  atRest,
+  conformanceSuite,
   derived,
   episode,
   expectCode,
-  sharedFixture,
+  pageWithSummary,
   operator,
-  tool,
+  pendingJobs,
   user,
-  type ConformanceOptions,
+  verifyReceipt,
 } from '../harness.ts';
 
-export function deletionSuite(opts: ConformanceOptions): void {
-  describe('invariant 7: deletion reaches everything derived', () => {
-    const f = sharedFixture(opts);
+export const deletionSuite = conformanceSuite(
+  'invariant 7: deletion reaches everything derived',
+  (f) => {
+    /** The owner's pending rederive jobs, which its cascades recorded. */
+    const rederiveJobs = async (o: string) =>
+      (await pendingJobs(f, o)).filter((e) => e.job.name === 'rederive');
 
     it('deleting an episode removes a 3-level derived chain with fan-out 20, its index rows and sole-asserted relations', async () => {
       const o = f.owner();
@@ -109,7 +115,7 @@ export function deletionSuite(opts: ConformanceOptions): void {
         derived('Kestrel-7731 mixed summary of both episodes', [root.memory.id, other.memory.id]),
       );
 
-      const before = await f.engine.deps.store.relations(o);
+      const before = await f.store.relations(o);
       expect(before.some((r) => r.type === 'PREFERS_AGAINST')).toBe(true);
 
       const receipt = await f.engine.forget(user, o, [root.memory.id]);
@@ -123,9 +129,7 @@ export function deletionSuite(opts: ConformanceOptions): void {
       // The store recorded the re-derivation in its outbox, in the cascade's
       // transaction; the engine enqueues nothing itself.
       expect(receipt.rederive[0]!.kind).toBe('summary');
-      const rederive = (await f.engine.deps.store.outboxPending(100_000)).filter(
-        (e) => e.job.ownerId === o && e.job.name === 'rederive',
-      );
+      const rederive = await rederiveJobs(o);
       expect(rederive.map((e) => e.job.payload)).toEqual([
         {
           deletedDerivedId: mixed.memory.id,
@@ -134,18 +138,15 @@ export function deletionSuite(opts: ConformanceOptions): void {
           survivingSources: [other.memory.id],
         },
       ]);
-      await f.engine.deps.store.outboxAck(rederive.map((e) => e.job.id));
+      await f.store.outboxAck(rederive.map((e) => e.job.id));
 
-      const after = await f.engine.deps.store.relations(o);
+      const after = await f.store.relations(o);
       expect(after.some((r) => r.type === 'PREFERS_AGAINST')).toBe(false);
       const prefers = after.find((r) => r.type === 'PREFERS');
       expect(prefers).toBeTruthy();
       expect(prefers!.assertedBy.some((id) => level1.includes(id))).toBe(false);
 
-      const check = await f.engine.verifyForgotten(user, o, {
-        ids: receipt.deletedMemoryIds,
-        contentHashes: receipt.deletedContentHashes,
-      });
+      const check = await verifyReceipt(f, o, receipt);
       expect(check.traces).toEqual([]);
       expect(check.forgotten).toBe(true);
       const recalled = (
@@ -154,9 +155,9 @@ export function deletionSuite(opts: ConformanceOptions): void {
       expect(recalled.length).toBeGreaterThan(0);
       for (const h of recalled) expect(expected).not.toContain(h.memory.id);
       expect((await f.engine.get(user, o, other.memory.id)).id).toBe(other.memory.id);
-      const raw = await f.sut.rawContent();
-      expect(raw.includes(Buffer.from('strongly dislikes finance'))).toBe(false);
-      expect(raw.includes(Buffer.from('level three digest'))).toBe(false);
+      const kept = await atRest(f);
+      expect(kept('strongly dislikes finance')).toBe(false);
+      expect(kept('level three digest')).toBe(false);
     });
 
     it('deletes a closure wider than one step in steps, with one receipt and the same re-derivations', async () => {
@@ -207,13 +208,11 @@ export function deletionSuite(opts: ConformanceOptions): void {
       expect(receipt.rederive).toEqual([
         { id: mixed.memory.id, kind: 'summary', tags: [], survivingSourceCount: 1 },
       ]);
-      const jobs = (await f.engine.deps.store.outboxPending(100_000)).filter(
-        (e) => e.job.ownerId === o && e.job.name === 'rederive',
-      );
+      const jobs = await rederiveJobs(o);
       expect(
         jobs.map((e) => (e.job.payload as { survivingSources: string[] }).survivingSources),
       ).toEqual([[other.memory.id]]);
-      await f.engine.deps.store.outboxAck(jobs.map((e) => e.job.id));
+      await f.store.outboxAck(jobs.map((e) => e.job.id));
       // Each step is audited, and says which it was.
       const deletes = (await f.engine.auditList(operator, { ownerId: o, limit: 1000 })).filter(
         (e) => e.type === 'delete',
@@ -223,199 +222,17 @@ export function deletionSuite(opts: ConformanceOptions): void {
       expect(deletes.map((e) => (e.details as { of?: number }).of)).toEqual(
         Array.from({ length: steps }, () => steps),
       );
-      const check = await f.engine.verifyForgotten(user, o, {
-        ids: receipt.deletedMemoryIds,
-        contentHashes: receipt.deletedContentHashes,
-      });
-      expect(check.traces).toEqual([]);
+      expect((await verifyReceipt(f, o, receipt)).traces).toEqual([]);
       expect((await f.engine.get(user, o, other.memory.id)).id).toBe(other.memory.id);
-    });
-
-    it('deletes the session-buffer copy of a forgotten episode', async () => {
-      const o = f.owner();
-      const r = await f.engine.sessionAppend(user, o, 'sess-1', {
-        messages: [
-          { role: 'user', text: 'I will be travelling to Osaka in the first week of May' },
-          { role: 'assistant', text: 'Noted, I will keep that in mind.' },
-        ],
-        remember: true,
-      });
-      expect(r.rememberedIds).toHaveLength(1);
-      expect((await f.engine.sessionContext(user, o, 'sess-1')).session).toHaveLength(2);
-      const receipt = await f.engine.forget(user, o, r.rememberedIds);
-      expect(receipt.sessionMessagesDeleted).toBe(1);
-      const ctx = await f.engine.sessionContext(user, o, 'sess-1');
-      expect(ctx.session.map((m) => m.role)).toEqual(['assistant']);
-      expect((await f.engine.verifyForgotten(user, o, { ids: r.rememberedIds })).forgotten).toBe(
-        true,
-      );
-    });
-
-    it('forgetting an owner removes everything of that owner and nothing of another', async () => {
-      const a = f.owner();
-      const b = f.owner();
-      const ea = await f.engine.remember(user, a, episode('Jordan collects vintage film cameras'));
-      await f.engine.remember(user, a, derived('Jordan likes cameras', [ea.memory.id]));
-      const eb = await f.engine.remember(user, b, episode('Jordan collects vintage film cameras'));
-      const receipt = await f.engine.forgetOwner(user, a);
-      expect(receipt.deletedMemoryIds).toHaveLength(2);
-      expect(await f.engine.deps.store.countMemories(a)).toBe(0);
-      expect((await f.engine.get(user, b, eb.memory.id)).text).toBe(
-        'Jordan collects vintage film cameras',
-      );
-      await expectCode(f.engine.forgetOwner(user, a), 'not_found');
-    });
-
-    it('forgetting an owner takes its session buffer too, and works for an owner who has only sessions', async () => {
-      const a = f.owner();
-      const b = f.owner();
-      const words = (o: string) => `Kestrel-${o.slice(-6)} is my locker code word`;
-      await f.engine.remember(user, a, episode('Jordan keeps a kayak at the marina'));
-      for (const o of [a, b])
-        await f.engine.sessionAppend(user, o, 'sess-1', {
-          messages: [
-            { role: 'user', text: words(o) },
-            { role: 'assistant', text: 'Understood, I will remember the marina.' },
-          ],
-        });
-      const onlySessions = f.owner();
-      await f.engine.sessionAppend(user, onlySessions, 'sess-2', {
-        messages: [{ role: 'user', text: words(onlySessions) }],
-      });
-
-      const receipt = await f.engine.forgetOwner(user, a);
-      expect(receipt.deletedMemoryIds).toHaveLength(1);
-      expect(receipt.sessionMessagesDeleted).toBe(2);
-      expect((await f.engine.sessionContext(user, a, 'sess-1')).session).toEqual([]);
-      // Another owner's session is untouched.
-      expect((await f.engine.sessionContext(user, b, 'sess-1')).session).toHaveLength(2);
-
-      const only = await f.engine.forgetOwner(user, onlySessions);
-      expect(only.deletedMemoryIds).toEqual([]);
-      expect(only.sessionMessagesDeleted).toBe(1);
-      await expectCode(f.engine.forgetOwner(user, onlySessions), 'not_found');
-
-      const raw = await f.sut.rawContent();
-      expect(raw.includes(Buffer.from(words(a)))).toBe(false);
-      expect(raw.includes(Buffer.from(words(onlySessions)))).toBe(false);
-      expect(raw.includes(Buffer.from(words(b)))).toBe(true);
-    });
-
-    it('forgetting an owner leaves none of its texts, session words, key names or read-log rows in the raw store', async () => {
-      const o = f.owner();
-      const tag = o.slice(-8);
-      const key = `locker-key-${tag}`;
-      const texts = [
-        `Quillon-${tag} is the name of my sailing dinghy`,
-        `Ravelin-${tag} is where the dinghy is kept`,
-      ];
-      const session = `voyage-${tag}`;
-      const said = `Saltmarsh-${tag} is the harbour we leave from`;
-      for (const t of texts) await f.engine.remember(user, o, episode(t));
-      await f.engine.putByKey(user, o, key, {
-        text: `Bastion-${tag} locker is number forty`,
-        origin: { sessionId: 'kv' },
-      });
-      await f.engine.sessionAppend(user, o, session, { messages: [{ role: 'user', text: said }] });
-      await f.engine.recall(user, o, 'where is the dinghy kept', { sessionId: session });
-      // (Pending outbox jobs going with the owner: the outbox suite.)
-      await f.engine.forgetOwner(user, o);
-      const raw = await f.sut.rawContent();
-      // The owner id stays in the audit log, by design: it is whose deletion it records.
-      for (const needle of [...texts, key, `Bastion-${tag}`, session, said])
-        expect(raw.includes(Buffer.from(needle)), needle).toBe(false);
-    });
-
-    it('deleting a memory deletes its session-buffer copies, linked or appended apart with the same text', async () => {
-      const o = f.owner();
-      const tag = o.slice(-8);
-      const text = `Mizzen-${tag} is the code word for the boathouse`;
-      const other = `Jib-${tag} is the name of the other boat`;
-      await f.engine.sessionAppend(user, o, 's-a', {
-        messages: [
-          { role: 'user', text },
-          { role: 'user', text: other },
-        ],
-      });
-      const { memory } = await f.engine.remember(user, o, episode(text));
-      const receipt = await f.engine.forget(user, o, [memory.id]);
-      expect(receipt.sessionMessagesDeleted).toBe(1);
-      expect((await f.engine.sessionContext(user, o, 's-a')).session.map((m) => m.text)).toEqual([
-        other,
-      ]);
-      expect(
-        (
-          await f.engine.verifyForgotten(user, o, {
-            ids: [memory.id],
-            contentHashes: [memory.contentHash],
-          })
-        ).forgotten,
-      ).toBe(true);
-      const raw = await f.sut.rawContent();
-      expect(raw.includes(Buffer.from(`Mizzen-${tag}`))).toBe(false);
-      expect(raw.includes(Buffer.from(other))).toBe(true);
-    });
-
-    it('deletes a session, or one message of it by seq, and says not_found for what is not there', async () => {
-      const o = f.owner();
-      const tag = o.slice(-8);
-      await f.engine.sessionAppend(user, o, 's-keep', {
-        messages: [
-          { role: 'user', text: `Halyard-${tag} first message` },
-          { role: 'assistant', text: `Halyard-${tag} second message` },
-        ],
-      });
-      await f.engine.sessionAppend(user, o, 's-drop', {
-        messages: [{ role: 'user', text: `Gunwale-${tag} goes entirely` }],
-      });
-      const before = (await f.engine.sessionContext(user, o, 's-keep')).session;
-      const one = await f.engine.deleteSession(user, o, 's-keep', String(before[0]!.seq));
-      expect(one).toMatchObject({ seq: before[0]!.seq, sessionMessagesDeleted: 1 });
-      expect((await f.engine.sessionContext(user, o, 's-keep')).session.map((m) => m.seq)).toEqual([
-        before[1]!.seq,
-      ]);
-      expect((await f.engine.deleteSession(user, o, 's-drop')).sessionMessagesDeleted).toBe(1);
-      await expectCode(f.engine.deleteSession(user, o, 's-drop'), 'not_found');
-      await expectCode(
-        f.engine.deleteSession(user, o, 's-keep', String(before[0]!.seq)),
-        'not_found',
-      );
-      await expectCode(f.engine.deleteSession(user, o, 's-keep', '1.5'), 'invalid_input');
-      await expectCode(f.engine.deleteSession(tool, o, 's-keep'), 'forbidden_role');
-      const raw = await f.sut.rawContent();
-      expect(raw.includes(Buffer.from(`Halyard-${tag} first`))).toBe(false);
-      expect(raw.includes(Buffer.from(`Gunwale-${tag}`))).toBe(false);
-      expect(raw.includes(Buffer.from('s-drop'))).toBe(false);
-      const events = await f.engine.auditList(operator, { ownerId: o });
-      expect(events.filter((e) => e.type === 'delete').map((e) => e.reason)).toEqual([
-        'session_message',
-        'session',
-      ]);
     });
 
     it('revoking a source removes what came from it and what was derived from that', async () => {
       const o = f.owner();
-      const web = await f.engine.remember(user, o, {
-        kind: 'fact',
-        text: 'The conference venue changed to Hall B according to the event page',
-        authority: 'third_party',
-        origin: { source: { kind: 'url', uri: 'https://events.example.com/conf' } },
-      });
-      const sum = await f.engine.remember(
-        user,
-        o,
-        derived('Conference is in Hall B', [web.memory.id]),
-      );
-      const keep = await f.engine.remember(
-        user,
-        o,
-        episode('I booked the hotel next to the venue myself'),
-      );
-      const receipt = await f.engine.revokeSource(user, o, {
-        uri: 'https://events.example.com/conf',
-      });
-      expect(new Set(receipt.deletedMemoryIds)).toEqual(new Set([web.memory.id, sum.memory.id]));
-      expect((await f.engine.get(user, o, keep.memory.id)).id).toBe(keep.memory.id);
+      const uri = 'https://events.example.com/conf';
+      const { web, sum, keep } = await pageWithSummary(f, o, uri);
+      const receipt = await f.engine.revokeSource(user, o, { uri });
+      expect(new Set(receipt.deletedMemoryIds)).toEqual(new Set([web.id, sum.id]));
+      expect((await f.engine.get(user, o, keep.id)).id).toBe(keep.id);
     });
 
     it('lists each deleted memory once when roots derive from other roots', async () => {
@@ -452,8 +269,8 @@ export function deletionSuite(opts: ConformanceOptions): void {
         episode('Casey runs a half marathon every October'),
       );
       await expectCode(f.engine.forget(user, o, ['no-such-id']), 'not_found');
-      expect(await f.engine.deps.store.countMemories(o)).toBe(1);
+      expect(await f.store.countMemories(o)).toBe(1);
       expect((await f.engine.get(user, o, m.memory.id)).id).toBe(m.memory.id);
     });
-  });
-}
+  },
+);

@@ -1,26 +1,46 @@
 // Invariant 10, bounded: per-owner caps on records and on the session buffer;
 // over the cap the lowest-value memories go through the cascade, audited `cap`.
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { REFLECTION_CALLER, derivedInput, writeDerived } from '@keepgraph/core';
-import { derived, episode, operator, sharedFixture, user, type ConformanceOptions } from '../harness.ts';
+import { conformanceSuite, derived, episode, operator, user } from '../harness.ts';
 
-export function boundedSuite(opts: ConformanceOptions): void {
-  describe('invariant 10: bounded', () => {
-    const f = sharedFixture(opts, {
-      policy: (p) => ({ ...p, caps: { maxMemoriesPerOwner: 5, sessionBuffer: { ...p.caps.sessionBuffer, maxExchanges: 2 } } }),
-    });
-
+export const boundedSuite = conformanceSuite(
+  'invariant 10: bounded',
+  {
+    policy: (p) => ({
+      ...p,
+      caps: { maxMemoriesPerOwner: 5, sessionBuffer: { ...p.caps.sessionBuffer, maxExchanges: 2 } },
+    }),
+  },
+  (f) => {
     it('evicts the lowest-value memories over the record cap, through the cascade', async () => {
       const o = f.owner();
-      const low = await f.engine.remember(user, o, episode('Low-confidence note about a maybe-trip to Iceland', { confidence: 0.1 }));
-      const lowChild = await f.engine.remember(user, o, derived('Maybe Iceland', [low.memory.id], { confidence: 0.9 }));
-      for (let i = 0; i < 4; i++) await f.engine.remember(user, o, episode(`Confirmed weekly plan number ${i} for the garden club`));
-      expect(await f.engine.deps.store.countMemories(o)).toBeLessThanOrEqual(5);
+      const low = await f.engine.remember(
+        user,
+        o,
+        episode('Low-confidence note about a maybe-trip to Iceland', { confidence: 0.1 }),
+      );
+      const lowChild = await f.engine.remember(
+        user,
+        o,
+        derived('Maybe Iceland', [low.memory.id], { confidence: 0.9 }),
+      );
+      for (let i = 0; i < 4; i++)
+        await f.engine.remember(
+          user,
+          o,
+          episode(`Confirmed weekly plan number ${i} for the garden club`),
+        );
+      expect(await f.store.countMemories(o)).toBeLessThanOrEqual(5);
       await f.engine.remember(user, o, episode('Another confirmed plan for the garden club'));
-      expect(await f.engine.deps.store.countMemories(o)).toBeLessThanOrEqual(5);
-      const gone = await f.engine.verifyForgotten(user, o, { ids: [low.memory.id, lowChild.memory.id] });
+      expect(await f.store.countMemories(o)).toBeLessThanOrEqual(5);
+      const gone = await f.engine.verifyForgotten(user, o, {
+        ids: [low.memory.id, lowChild.memory.id],
+      });
       expect(gone.forgotten).toBe(true);
-      const evictions = (await f.engine.auditList(operator, { ownerId: o })).filter((e) => e.type === 'evict');
+      const evictions = (await f.engine.auditList(operator, { ownerId: o })).filter(
+        (e) => e.type === 'evict',
+      );
       expect(evictions.length).toBeGreaterThan(0);
       expect(evictions[0]!.reason).toBe('cap');
     });
@@ -29,8 +49,10 @@ export function boundedSuite(opts: ConformanceOptions): void {
       const o = f.owner();
       const written = [];
       for (let i = 0; i < 5; i++)
-        written.push(await f.engine.remember(user, o, episode(`Confirmed rota number ${i} for the allotment`)));
-      expect(await f.engine.deps.store.countMemories(o)).toBe(5);
+        written.push(
+          await f.engine.remember(user, o, episode(`Confirmed rota number ${i} for the allotment`)),
+        );
+      expect(await f.store.countMemories(o)).toBe(5);
       const r = await writeDerived(f.engine.deps, REFLECTION_CALLER, o, [
         {
           idParts: ['bounded', o],
@@ -41,8 +63,10 @@ export function boundedSuite(opts: ConformanceOptions): void {
         },
       ]);
       expect(r.written).toHaveLength(1);
-      expect(await f.engine.deps.store.countMemories(o)).toBeLessThanOrEqual(5);
-      const evictions = (await f.engine.auditList(operator, { ownerId: o })).filter((e) => e.type === 'evict');
+      expect(await f.store.countMemories(o)).toBeLessThanOrEqual(5);
+      const evictions = (await f.engine.auditList(operator, { ownerId: o })).filter(
+        (e) => e.type === 'evict',
+      );
       expect(evictions.map((e) => e.reason)).toContain('cap');
     });
 
@@ -57,7 +81,12 @@ export function boundedSuite(opts: ConformanceOptions): void {
         });
       }
       const ctx = await f.engine.sessionContext(user, o, 's');
-      expect(ctx.session.map((m) => m.text)).toEqual(['question 2', 'answer 2', 'question 3', 'answer 3']);
+      expect(ctx.session.map((m) => m.text)).toEqual([
+        'question 2',
+        'answer 2',
+        'question 3',
+        'answer 3',
+      ]);
     });
-  });
-}
+  },
+);

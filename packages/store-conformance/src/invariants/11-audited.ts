@@ -1,52 +1,94 @@
 // Invariant 11, audited: append-only, hash-chained, verifiable; ids and
 // hashes, never deleted content.
 import { describe, expect, it } from 'vitest';
-import { episode, expectCode, makeFixture, operator, tool, user, type ConformanceOptions } from '../harness.ts';
+import {
+  episode,
+  expectCode,
+  kv,
+  makeFixture,
+  operator,
+  tool,
+  user,
+  type ConformanceOptions,
+  type Fixture,
+} from '../harness.ts';
 
 export function auditedSuite(opts: ConformanceOptions): void {
   describe('invariant 11: audited', () => {
-    it('an export pages through the held memories and is audited as a read of each page', async () => {
+    /** Run `test` on a fixture over a fresh store, closed after it. */
+    const onOwnStore = async (test: (f: Fixture) => Promise<void>): Promise<void> => {
       const f = await makeFixture(opts, await opts.makeStore());
       try {
+        await test(f);
+      } finally {
+        await f.sut.close();
+      }
+    };
+
+    it('an export pages through the held memories and is audited as a read of each page', () =>
+      onOwnStore(async (f) => {
         const o = f.owner();
         const kept = [];
         for (let i = 0; i < 5; i++)
-          kept.push((await f.engine.remember(user, o, episode(`Export note ${i} about the bicycle repair shop`))).memory);
-        const old = await f.engine.putByKey(user, o, 'bike', { text: 'the bike is blue and old', origin: { sessionId: 'kv' } });
-        const now = await f.engine.putByKey(user, o, 'bike', { text: 'the bike is now painted green', origin: { sessionId: 'kv' } });
+          kept.push(
+            (
+              await f.engine.remember(
+                user,
+                o,
+                episode(`Export note ${i} about the bicycle repair shop`),
+              )
+            ).memory,
+          );
+        const old = await f.engine.putByKey(user, o, 'bike', kv('the bike is blue and old'));
+        const now = await f.engine.putByKey(user, o, 'bike', kv('the bike is now painted green'));
         const later = new Date(f.clock.now().getTime() + 86_400_000).toISOString();
-        const future = await f.engine.remember(user, o, episode('From tomorrow the shop opens at eight', { validFrom: later }));
-        const short = await f.engine.remember(user, o, episode('The repair voucher is valid for one hour only', { ttlSeconds: 3600 }));
+        const future = await f.engine.remember(
+          user,
+          o,
+          episode('From tomorrow the shop opens at eight', { validFrom: later }),
+        );
+        const short = await f.engine.remember(
+          user,
+          o,
+          episode('The repair voucher is valid for one hour only', { ttlSeconds: 3600 }),
+        );
         f.clock.advance(3600 * 1000 + 1);
         const ids: string[] = [];
         let after: string | undefined;
         let pages = 0;
         for (;;) {
-          const page = await f.engine.exportPage(user, o, { ...(after ? { after } : {}), limit: 3 });
+          const page = await f.engine.exportPage(user, o, {
+            ...(after ? { after } : {}),
+            limit: 3,
+          });
           ids.push(...page.memories.map((m) => m.id));
           pages++;
           if (page.next === null) break;
           after = page.next;
         }
         // Held: current and future-valid; not the superseded version, not the expired one.
-        expect(ids.sort()).toEqual([...kept.map((m) => m.id), now.memory.id, future.memory.id].sort());
+        expect(ids.sort()).toEqual(
+          [...kept.map((m) => m.id), now.memory.id, future.memory.id].sort(),
+        );
         expect(ids).not.toContain(old.memory.id);
         expect(ids).not.toContain(short.memory.id);
         expect(pages).toBeGreaterThanOrEqual(3);
-        const reads = (await f.engine.auditList(operator, { ownerId: o })).filter((e) => e.type === 'read');
+        const reads = (await f.engine.auditList(operator, { ownerId: o })).filter(
+          (e) => e.type === 'read',
+        );
         expect(reads.every((e) => e.details.export === true)).toBe(true);
         expect(reads.flatMap((e) => e.memoryIds).sort()).toEqual([...ids].sort());
         await expectCode(f.engine.exportPage(tool, o), 'forbidden_role');
-      } finally {
-        await f.sut.close();
-      }
-    });
+      }));
 
-    it('verifies an intact chain and detects an edited event', async () => {
-      const f = await makeFixture(opts, await opts.makeStore());
-      try {
+    it('verifies an intact chain and detects an edited event', () =>
+      onOwnStore(async (f) => {
         const o = f.owner();
-        const m = await f.engine.remember(user, o, episode('Taylor volunteers at the animal shelter on Saturdays'));
+        const m = await f.engine.remember(
+          user,
+          o,
+          episode('Taylor volunteers at the animal shelter on Saturdays'),
+        );
         await f.engine.recall(user, o, 'animal shelter');
         await f.engine.forget(user, o, [m.memory.id]);
         const ok = await f.engine.auditVerify(operator);
@@ -61,9 +103,6 @@ export function auditedSuite(opts: ConformanceOptions): void {
         expect(broken.ok).toBe(false);
         expect(broken.brokenAt).toBe(events[0]!.seq);
         expect((await f.engine.auditVerify(operator)).ok).toBe(true);
-      } finally {
-        await f.sut.close();
-      }
-    });
+      }));
   });
 }

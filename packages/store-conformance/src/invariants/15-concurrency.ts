@@ -2,8 +2,8 @@
 // are decided from reads made before the write. 50 parallel puts of one key
 // must leave exactly one current value, and 50 parallel writes at the cap
 // must never leave the owner above it once they are done.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixture, user, type ConformanceOptions, type Fixture } from '../harness.ts';
+import { expect, it } from 'vitest';
+import { conformanceSuite, fact, kv, sharedFixture, user } from '../harness.ts';
 
 const PARALLEL = 50;
 
@@ -11,64 +11,56 @@ const PARALLEL = 50;
 const rejectionReasons = (results: PromiseSettledResult<unknown>[]): unknown[] =>
   results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason);
 
-export function concurrencySuite(opts: ConformanceOptions): void {
-  describe('concurrency: check-then-act', () => {
-    let f: Fixture;
-    let capped: Fixture;
-    const CAP = 20;
-    beforeAll(async () => {
-      f = await makeFixture(opts, await opts.makeStore());
-      capped = await makeFixture(opts, await opts.makeStore(), {
-        policy: (p) => ({ ...p, caps: { ...p.caps, maxMemoriesPerOwner: CAP } }),
-      });
-    });
-    afterAll(async () => {
-      await f.sut.close();
-      await capped.sut.close();
-    });
+const CAP = 20;
 
-    it(`${PARALLEL} parallel puts of one key leave exactly one current value`, async () => {
-      const o = f.owner();
-      const results = await Promise.allSettled(
-        Array.from({ length: PARALLEL }, (_, i) =>
-          f.engine.putByKey(user, o, 'theme', {
-            text: `the preferred colour theme is number ${i} of the palette`,
-            origin: { sessionId: 'kv' },
-          }),
-        ),
-      );
-      // Every put is taken: a writer that loses the race decides again.
-      expect(rejectionReasons(results)).toEqual([]);
-      const versions = await f.engine.deps.store.getByKey(o, 'theme');
-      const current = versions.filter((m) => m.supersededBy === null && !m.conflict);
-      expect(current).toHaveLength(1);
-      expect(versions).toHaveLength(PARALLEL);
-      // Each older version names the one that replaced it: one chain, no fork.
-      const by = versions.filter((m) => m.supersededBy !== null).map((m) => m.supersededBy);
-      expect(new Set(by).size).toBe(PARALLEL - 1);
-      const got = await f.engine.getByKey(user, o, 'theme');
-      expect(got.current?.id).toBe(current[0]!.id);
-    });
-
-    it(`${PARALLEL} parallel writes at the cap never leave the owner above it`, async () => {
-      const o = capped.owner();
-      for (let i = 0; i < CAP; i++)
-        await capped.engine.remember(user, o, {
-          kind: 'fact',
-          text: `Filler fact number ${i} about the allotment and its crops`,
-          origin: { sessionId: 'cap' },
-        });
-      const results = await Promise.allSettled(
-        Array.from({ length: PARALLEL }, (_, i) =>
-          capped.engine.remember(user, o, {
-            kind: 'fact',
-            text: `Parallel fact number ${i} about the greenhouse tomatoes`,
-            origin: { sessionId: 'cap' },
-          }),
-        ),
-      );
-      expect(rejectionReasons(results)).toEqual([]);
-      expect(await capped.engine.deps.store.countMemories(o)).toBeLessThanOrEqual(CAP);
-    });
+export const concurrencySuite = conformanceSuite('concurrency: check-then-act', (f, opts) => {
+  const capped = sharedFixture(opts, {
+    policy: (p) => ({ ...p, caps: { ...p.caps, maxMemoriesPerOwner: CAP } }),
   });
-}
+
+  it(`${PARALLEL} parallel puts of one key leave exactly one current value`, async () => {
+    const o = f.owner();
+    const results = await Promise.allSettled(
+      Array.from({ length: PARALLEL }, (_, i) =>
+        f.engine.putByKey(
+          user,
+          o,
+          'theme',
+          kv(`the preferred colour theme is number ${i} of the palette`),
+        ),
+      ),
+    );
+    // Every put is taken: a writer that loses the race decides again.
+    expect(rejectionReasons(results)).toEqual([]);
+    const versions = await f.store.getByKey(o, 'theme');
+    const current = versions.filter((m) => m.supersededBy === null && !m.conflict);
+    expect(current).toHaveLength(1);
+    expect(versions).toHaveLength(PARALLEL);
+    // Each older version names the one that replaced it: one chain, no fork.
+    const by = versions.filter((m) => m.supersededBy !== null).map((m) => m.supersededBy);
+    expect(new Set(by).size).toBe(PARALLEL - 1);
+    const got = await f.engine.getByKey(user, o, 'theme');
+    expect(got.current?.id).toBe(current[0]!.id);
+  });
+
+  it(`${PARALLEL} parallel writes at the cap never leave the owner above it`, async () => {
+    const o = capped.owner();
+    for (let i = 0; i < CAP; i++)
+      await capped.engine.remember(
+        user,
+        o,
+        fact(`Filler fact number ${i} about the allotment and its crops`),
+      );
+    const results = await Promise.allSettled(
+      Array.from({ length: PARALLEL }, (_, i) =>
+        capped.engine.remember(
+          user,
+          o,
+          fact(`Parallel fact number ${i} about the greenhouse tomatoes`),
+        ),
+      ),
+    );
+    expect(rejectionReasons(results)).toEqual([]);
+    expect(await capped.store.countMemories(o)).toBeLessThanOrEqual(CAP);
+  });
+});

@@ -6,17 +6,17 @@
 // other.
 import { randomUUID } from 'node:crypto';
 import { MultiDirectedGraph } from 'graphology';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Caller, RelationInput, SerializedGraph } from '@keepgraph/core';
 import {
   agent,
+  conformanceSuite,
   derived,
   episode,
   expectCode,
+  kv,
   operator,
-  sharedFixture,
   user,
-  type ConformanceOptions,
 } from '../harness.ts';
 
 const AGAINST_RED_EYES: RelationInput = {
@@ -38,10 +38,9 @@ function loadable(g: SerializedGraph<boolean>): MultiDirectedGraph {
 
 const edge = (g: SerializedGraph<boolean>, key: string) => g.edges.find((e) => e.key === key);
 
-export function graphReadsSuite(opts: ConformanceOptions): void {
-  describe('graph reads: neighbours and the entity graph', () => {
-    const f = sharedFixture(opts);
-
+export const graphReadsSuite = conformanceSuite(
+  'graph reads: neighbours and the entity graph',
+  (f) => {
     it("shows a rule's episode source, what was derived from it, and the relation it asserts", async () => {
       const o = f.owner();
       const ep = await f.engine.remember(
@@ -140,14 +139,13 @@ export function graphReadsSuite(opts: ConformanceOptions): void {
 
     it('shows the version a memory replaced and the one that replaced it', async () => {
       const o = f.owner();
-      const v1 = await f.engine.putByKey(user, o, 'seat', {
-        text: 'Alex prefers aisle seats',
-        origin: { sessionId: 'S7' },
-      });
-      const v2 = await f.engine.putByKey(user, o, 'seat', {
-        text: 'Alex prefers window seats now',
-        origin: { sessionId: 'S7' },
-      });
+      const v1 = await f.engine.putByKey(user, o, 'seat', kv('Alex prefers aisle seats', 'S7'));
+      const v2 = await f.engine.putByKey(
+        user,
+        o,
+        'seat',
+        kv('Alex prefers window seats now', 'S7'),
+      );
       const old = await f.engine.neighbours(user, o, v1.memory.id);
       loadable(old);
       expect(old.nodes.find((n) => n.key === v1.memory.id)?.attributes.supersededBy).toBe(
@@ -220,10 +218,7 @@ export function graphReadsSuite(opts: ConformanceOptions): void {
           { subject: { name: 'Alex', type: 'person' }, type: 'HAS', object: { name: 'diet' } },
         ],
       });
-      await f.engine.putByKey(user, o, 'diet', {
-        text: 'Alex eats fish again',
-        origin: { sessionId: 'S8' },
-      });
+      await f.engine.putByKey(user, o, 'diet', kv('Alex eats fish again', 'S8'));
       // ...nor one that expires before the sweeper runs.
       await f.engine.remember(
         user,
@@ -278,11 +273,12 @@ export function graphReadsSuite(opts: ConformanceOptions): void {
       for (const bad of [{ limit: 0 }, { limit: 5001 }, { limit: 1.5 }, { depth: 2 }])
         await expectCode(f.engine.entityGraph(user, o, bad as never), 'invalid_input');
     });
-  });
+  },
+);
 
-  describe("the caller's own reads: whoami and the owners it may list", () => {
-    const f = sharedFixture(opts);
-
+export const ownReadsSuite = conformanceSuite(
+  "the caller's own reads: whoami and the owners it may list",
+  (f) => {
     it('lists every owner to all-owners callers, its own to a scoped analyst, none to a user', async () => {
       const run = `graph-${randomUUID().slice(0, 8)}`;
       const [a, b, c] = [`${run}-a`, `${run}-b`, `${run}-c`];
@@ -362,5 +358,5 @@ export function graphReadsSuite(opts: ConformanceOptions): void {
         expiresAt: null,
       });
     });
-  });
-}
+  },
+);

@@ -6,23 +6,25 @@
 // tests use schedule names of their own, and those that use the engine's
 // look only at their own owners.
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
-import { compactJob, type OutboxEntry, type PassDue } from '@keepgraph/core';
+import { expect, it } from 'vitest';
+import { compactJob, type PassDue } from '@keepgraph/core';
 import { memoryFixture } from '@keepgraph/core/testing';
 import {
   batchOf,
+  conformanceSuite,
   episode,
   expectCode,
-  sharedFixture,
+  ownersWithJobs,
+  pendingJobs,
+  toolSays,
   user,
-  type ConformanceOptions,
 } from '../harness.ts';
 
-export function scheduledPassesSuite(opts: ConformanceOptions): void {
-  describe('scheduled passes: owners due since their last pass', () => {
-    const f = sharedFixture(opts);
-    const jobOwners: string[] = [];
-    const store = () => f.engine.deps.store;
+export const scheduledPassesSuite = conformanceSuite(
+  'scheduled passes: owners due since their last pass',
+  (f) => {
+    /** A fresh owner whose jobs are acknowledged once the suite is done. */
+    const jobOwner = ownersWithJobs(f);
     const schedule = () => `schedule-${randomUUID()}`;
 
     /** Every due owner of `name`, through pages of `limit`. */
@@ -30,7 +32,7 @@ export function scheduledPassesSuite(opts: ConformanceOptions): void {
       const out: PassDue[] = [];
       let after: string | undefined;
       for (;;) {
-        const page = await store().duePasses(name, { ...(after ? { after } : {}), limit });
+        const page = await f.store.duePasses(name, { ...(after ? { after } : {}), limit });
         expect(page.length).toBeLessThanOrEqual(limit);
         out.push(...page);
         if (page.length < limit) return out;
@@ -40,25 +42,19 @@ export function scheduledPassesSuite(opts: ConformanceOptions): void {
 
     /** Whether `ownerId` is due for `name` (the first due owner from just before it). */
     const isDue = async (name: string, ownerId: string) =>
-      (await store().duePasses(name, { after: ownerId.slice(0, -1), limit: 1 }))[0]?.ownerId ===
+      (await f.store.duePasses(name, { after: ownerId.slice(0, -1), limit: 1 }))[0]?.ownerId ===
       ownerId;
-
-    afterAll(async () => {
-      const pending: OutboxEntry[] = await store().outboxPending(100_000);
-      const mine = pending.filter((e) => jobOwners.includes(e.job.ownerId));
-      if (mine.length) await store().outboxAck(mine.map((e) => e.job.id));
-    });
 
     it('lists the owners a batch made due, per schedule, in owner order, page by page', async () => {
       const [a, b] = [schedule(), schedule()];
       const owners = Array.from({ length: 5 }, () => f.owner());
-      await store().write(
+      await f.store.write(
         batchOf({ due: owners.slice(0, 3).map((ownerId) => ({ schedule: a, ownerId })) }),
       );
-      await store().write(
+      await f.store.write(
         batchOf({ due: owners.slice(2).map((ownerId) => ({ schedule: a, ownerId })) }),
       );
-      await store().write(batchOf({ due: [{ schedule: b, ownerId: owners[0]! }] }));
+      await f.store.write(batchOf({ due: [{ schedule: b, ownerId: owners[0]! }] }));
       const sorted = [...owners].sort();
       for (const limit of [1, 2, 1000])
         expect((await allDue(a, limit)).map((p) => p.ownerId)).toEqual(sorted);
@@ -70,36 +66,32 @@ export function scheduledPassesSuite(opts: ConformanceOptions): void {
 
     it('clears an owner in the batch that records its job, unless it was made due again after it was read', async () => {
       const name = schedule();
-      const [calm, busy] = [f.owner(), f.owner()];
-      jobOwners.push(calm, busy);
-      await store().write(
+      const [calm, busy] = [jobOwner(), jobOwner()];
+      await f.store.write(
         batchOf({ due: [calm, busy].map((ownerId) => ({ schedule: name, ownerId })) }),
       );
       const read = await allDue(name, 10);
       expect(read.map((p) => p.ownerId).sort()).toEqual([calm, busy].sort());
       // A write to `busy` between the pass's read and its clearing batch.
-      await store().write(batchOf({ due: [{ schedule: name, ownerId: busy }] }));
+      await f.store.write(batchOf({ due: [{ schedule: name, ownerId: busy }] }));
       const jobs = read.map((p) => compactJob(p.ownerId, 'pass-1'));
-      await store().write(batchOf({ jobs, passed: read }));
+      await f.store.write(batchOf({ jobs, passed: read }));
       expect((await allDue(name, 10)).map((p) => p.ownerId)).toEqual([busy]);
-      const pending = (await store().outboxPending(100_000)).filter((e) =>
-        [calm, busy].includes(e.job.ownerId),
-      );
+      const pending = await pendingJobs(f, calm, busy);
       expect(pending.map((e) => e.job.id).sort()).toEqual(jobs.map((j) => j.id).sort());
     });
 
     it('changes nothing when the batch fails', async () => {
       const name = schedule();
-      const o = f.owner();
-      jobOwners.push(o);
-      await store().write(batchOf({ due: [{ schedule: name, ownerId: o }] }));
+      const o = jobOwner();
+      await f.store.write(batchOf({ due: [{ schedule: name, ownerId: o }] }));
       const read = await allDue(name, 10);
       const m = memoryFixture(o);
-      await store().write(batchOf({ memories: [{ memory: m, embedding: null }] }));
+      await f.store.write(batchOf({ memories: [{ memory: m, embedding: null }] }));
       // A duplicate memory id: the whole batch is refused, its clearing and its new due owner with it.
       const other = f.owner();
       await expectCode(
-        store().write(
+        f.store.write(
           batchOf({
             memories: [{ memory: m, embedding: null }],
             jobs: [compactJob(o, 'pass-2')],
@@ -114,18 +106,18 @@ export function scheduledPassesSuite(opts: ConformanceOptions): void {
 
     it('refuses a blank schedule, owner or token, and a bad limit', async () => {
       const name = schedule();
-      await expectCode(store().duePasses(' ', { limit: 10 }), 'invalid_input');
-      await expectCode(store().duePasses(name, { limit: -1 }), 'invalid_input');
+      await expectCode(f.store.duePasses(' ', { limit: 10 }), 'invalid_input');
+      await expectCode(f.store.duePasses(name, { limit: -1 }), 'invalid_input');
       await expectCode(
-        store().write(batchOf({ due: [{ schedule: '', ownerId: f.owner() }] })),
+        f.store.write(batchOf({ due: [{ schedule: '', ownerId: f.owner() }] })),
         'invalid_input',
       );
       await expectCode(
-        store().write(batchOf({ due: [{ schedule: name, ownerId: ' ' }] })),
+        f.store.write(batchOf({ due: [{ schedule: name, ownerId: ' ' }] })),
         'owner_required',
       );
       await expectCode(
-        store().write(batchOf({ passed: [{ schedule: name, ownerId: f.owner(), token: '' }] })),
+        f.store.write(batchOf({ passed: [{ schedule: name, ownerId: f.owner(), token: '' }] })),
         'invalid_input',
       );
       expect(await allDue(name, 10)).toEqual([]);
@@ -139,11 +131,11 @@ export function scheduledPassesSuite(opts: ConformanceOptions): void {
         withEpisode,
         episode('We booked the cabin by the lake for May.'),
       );
-      await f.engine.remember(user, withFact, {
-        kind: 'fact',
-        text: 'The cabin by the lake sleeps six people.',
-        origin: { tool: { name: 'booking-site' } },
-      });
+      await f.engine.remember(
+        user,
+        withFact,
+        toolSays('The cabin by the lake sleeps six people.', { name: 'booking-site' }),
+      );
       expect(await isDue('reflect', withEpisode)).toBe(true);
       expect(await isDue('compact', withEpisode)).toBe(true);
       expect(await isDue('reflect', withFact)).toBe(false);
@@ -153,5 +145,5 @@ export function scheduledPassesSuite(opts: ConformanceOptions): void {
       expect(await isDue('reflect', withEpisode)).toBe(false);
       expect(await isDue('compact', withEpisode)).toBe(false);
     });
-  });
-}
+  },
+);

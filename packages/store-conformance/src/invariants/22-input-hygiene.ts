@@ -4,25 +4,22 @@
 // another route, and control characters other than tab and line breaks in
 // stored text (NUL ends a string for C-based readers; ESC and the like
 // rewrite the terminal the CLI prints text to).
-import { describe, expect, it } from 'vitest';
-import type { MemoryInput } from '@keepgraph/core';
+import { expect, it } from 'vitest';
 import {
+  atRest,
+  conformanceSuite,
   expectCode,
+  fact,
+  kv,
   operator,
-  sharedFixture,
   tool,
   user,
-  type ConformanceOptions,
 } from '../harness.ts';
 
-export function inputHygieneSuite(opts: ConformanceOptions): void {
-  describe('refused input: dot ids and control characters', () => {
-    const f = sharedFixture(opts);
-    const note = (text = 'The shed roof needs new felt before winter'): MemoryInput => ({
-      kind: 'fact',
-      text,
-      origin: { sessionId: 'S1' },
-    });
+export const inputHygieneSuite = conformanceSuite(
+  'refused input: dot ids and control characters',
+  (f) => {
+    const note = (text = 'The shed roof needs new felt before winter') => fact(text);
     const said = { messages: [{ role: 'user' as const, text: 'the shed roof needs new felt' }] };
 
     it('refuses "." and ".." as owner, session, memory, key and api key ids with invalid_input, and stores nothing', async () => {
@@ -39,10 +36,7 @@ export function inputHygieneSuite(opts: ConformanceOptions): void {
           'invalid_input',
         );
         await expectCode(
-          f.engine.putByKey(user, o, dots, {
-            text: 'Seat preference: window',
-            origin: { sessionId: 'S1' },
-          }),
+          f.engine.putByKey(user, o, dots, kv('Seat preference: window', 'S1')),
           'invalid_input',
         );
         await expectCode(f.engine.remember(user, o, { ...note(), key: dots }), 'invalid_input');
@@ -56,8 +50,8 @@ export function inputHygieneSuite(opts: ConformanceOptions): void {
           'invalid_input',
         );
       }
-      expect(await f.engine.deps.store.countMemories(o)).toBe(0);
-      for (const dots of ['.', '..']) expect(await f.engine.deps.store.countMemories(dots)).toBe(0);
+      expect(await f.store.countMemories(o)).toBe(0);
+      for (const dots of ['.', '..']) expect(await f.store.countMemories(dots)).toBe(0);
       expect((await f.engine.listSessions(user, o)).sessions).toEqual([]);
       // Dots inside an id are fine: only a whole segment of dots is lost to URL parsing.
       const kept = await f.engine.remember(user, o, {
@@ -108,14 +102,14 @@ export function inputHygieneSuite(opts: ConformanceOptions): void {
                 },
               ],
             }),
-          () => f.engine.putByKey(user, o, 'roof', { text, origin: { sessionId: 'S1' } }),
+          () => f.engine.putByKey(user, o, 'roof', kv(text, 'S1')),
           () => f.engine.sessionAppend(user, o, 's', { messages: [{ role: 'user', text }] }),
         ];
         for (const w of writes) await expectCode(w(), 'invalid_input');
         // A batch refuses the item alone.
         const batch = await f.engine.rememberMany(user, o, [note(text)]);
         expect(batch).toMatchObject({ stored: [], failed: [{ index: 0, code: 'invalid_input' }] });
-        expect(await f.engine.deps.store.countMemories(o)).toBe(0);
+        expect(await f.store.countMemories(o)).toBe(0);
         expect((await f.engine.listSessions(user, o)).sessions).toEqual([]);
 
         const { memory } = await f.engine.remember(user, o, note());
@@ -132,14 +126,14 @@ export function inputHygieneSuite(opts: ConformanceOptions): void {
           'invalid_input',
         );
         expect((await f.engine.get(user, o, memory.id)).text).toBe(memory.text);
-        expect(await f.engine.deps.store.countMemories(o)).toBe(1);
+        expect(await f.store.countMemories(o)).toBe(1);
         await expectCode(
           f.engine.createKey(operator, { name: `roof${c}key`, role: 'user', owners: [o] }),
           'invalid_input',
         );
 
-        const raw = await f.sut.rawContent();
-        expect(raw.includes(Buffer.from(`roof${c} needs`))).toBe(false);
+        const kept = await atRest(f);
+        expect(kept(`roof${c} needs`)).toBe(false);
       });
     }
 
@@ -155,5 +149,5 @@ export function inputHygieneSuite(opts: ConformanceOptions): void {
         'line one\nline\ttwo',
       );
     });
-  });
-}
+  },
+);
