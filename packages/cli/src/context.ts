@@ -46,11 +46,11 @@ export function declaredUseCases(cmd: Command): readonly UseCaseName[] | undefin
   return DECLARED.get(cmd);
 }
 
-/** The engine with only `names` callable; `deps` stays readable (benchmarks read retrievers). */
+/** The engine with only `names` callable; `deps` and `services` stay readable (benchmarks read retrievers). */
 export function engineLimitedTo(engine: Engine, names: readonly UseCaseName[]): Engine {
   return new Proxy(engine, {
     get(target, prop, receiver) {
-      if (prop === 'deps' || typeof prop !== 'string' || !(prop in target))
+      if (prop === 'deps' || prop === 'services' || typeof prop !== 'string' || !(prop in target))
         return Reflect.get(target, prop, receiver) as unknown;
       if (!names.includes(prop as UseCaseName))
         throw new KeepGraphError(

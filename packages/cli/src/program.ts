@@ -8,6 +8,7 @@ import { registerBackup, registerRestore } from './commands/backup.ts';
 import { registerBench } from './commands/bench-recall.ts';
 import { registerCorrect } from './commands/correct.ts';
 import { registerExport } from './commands/export.ts';
+import { registerExposed } from './commands/exposed.ts';
 import { registerList, registerSessions } from './commands/list.ts';
 import { registerMcp } from './commands/mcp.ts';
 import { registerForget } from './commands/forget.ts';
@@ -98,6 +99,8 @@ export function buildProgram(io: Io): Command {
   registerOwners(program, io);
   registerKeys(program, io);
   registerExpire(program, io);
+  // Derived from the registry rows that declare a command.
+  registerExposed(program, io);
   registerBackup(program, io);
   registerRestore(program, io);
   registerWorker(program, io);

@@ -15,7 +15,10 @@ import type {
   RecallOptions,
   SessionAppendInput,
   Memory,
+  Engine,
+  Caller,
 } from '@keepgraph/core';
+import { EXPOSED, type ExposedName } from './exposed.generated.ts';
 import type { Out, RouteName } from './routes.ts';
 import {
   send,
@@ -29,6 +32,11 @@ import {
 
 export { ROUTES, type Out, type RouteName } from './routes.ts';
 export type { CallOptions, ClientOptions } from './transport.ts';
+export type { ExposedName } from './exposed.generated.ts';
+
+/** An engine method's arguments after the caller: what `invoke` takes for a use-case. */
+export type UseCaseArgs<N extends ExposedName> =
+  Parameters<Engine[N]> extends [Caller, ...infer A] ? A : never;
 
 /** The list filters as the query string GET …/memories takes (lists comma-separated). */
 function filterQuery(f: Partial<MemoryFilter> = {}): Query {
@@ -50,6 +58,34 @@ export class KeepGraphClient {
   /** One route, with retries; answers the parsed body (or the raw text for JSON lines). */
   call<T>(route: RouteName, req: Request = {}, call: CallOptions = {}): Promise<T> {
     return send<T>(this.transport, route, req, call);
+  }
+
+  /**
+   * Any use-case whose registry row declares its exposure, by name, with
+   * the engine method's arguments: `invoke('ownerStats', ['alice'])`. The
+   * binding (which argument goes in the path, the query or the body) is
+   * generated from the registry (exposed.generated.ts), so a new exposed
+   * use-case needs no change here.
+   */
+  invoke<N extends ExposedName>(name: N, args: UseCaseArgs<N>, o?: CallOptions): Promise<Out<N>> {
+    const b = EXPOSED[name];
+    const params: Record<string, string> = {};
+    let rest: Record<string, unknown> | undefined;
+    b.args.forEach((a, i) => {
+      const v = (args as readonly unknown[])[i];
+      if (a.in === 'path') params[a.name] = String(v);
+      else if (a.in === 'whole') rest = v as Record<string, unknown> | undefined;
+      else if (v !== undefined) rest = { ...rest, [a.name]: v };
+    });
+    return this.call(
+      name,
+      {
+        params,
+        ...(rest !== undefined &&
+          (b.restIn === 'query' ? { query: rest as Query } : { body: rest })),
+      },
+      o,
+    );
   }
 
   // --- writes ---------------------------------------------------------------

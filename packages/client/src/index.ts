@@ -8,5 +8,7 @@ export {
   type ClientOptions,
   type Out,
   type RouteName,
+  type ExposedName,
+  type UseCaseArgs,
 } from './client.ts';
 export { KeepGraphError, isKeepGraphError, type ClientErrorCode } from './errors.ts';

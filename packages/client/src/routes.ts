@@ -2,6 +2,7 @@
 // the server declares it (a test holds the two together), and the result
 // type of each: the engine method's own.
 import type { Engine, UseCaseName } from '@keepgraph/core';
+import { EXPOSED_ROUTES } from './exposed.generated.ts';
 
 /** What the engine method of a use-case answers: the route's body. */
 export type Out<N extends UseCaseName> = Awaited<ReturnType<Engine[N]>>;
@@ -45,5 +46,7 @@ export const ROUTES = {
   revokeKey: 'DELETE /keys/:id',
   whoami: 'GET /whoami',
   listOwners: 'GET /owners',
+  // The exposed use-cases' routes, generated from core's registry.
+  ...EXPOSED_ROUTES,
 } as const;
 export type RouteName = keyof typeof ROUTES;

@@ -48,6 +48,8 @@ export * from './services/api-keys.ts';
 export * from './engine.ts';
 export * from './observe.ts';
 export * from './use-cases/registry.ts';
+export * from './use-cases/exposure.ts';
+export * from './use-cases/owner-stats.ts';
 export * from './use-cases/authorization-table.ts';
 export * from './job-ids.ts';
 export * from './jobs/job-registry.ts';

@@ -1,11 +1,13 @@
 // The tools' engine when the MCP server runs beside a remote KeepGraph
 // (`keepgraph mcp --url URL --key KEY`): each tool's use-case is the TS
 // client's method of the same name, whose arguments are the engine
-// method's after the caller (the server's credential is the key). Errors
+// method's after the caller (the server's credential is the key); an
+// exposed use-case's tool is the client's `invoke` of it. Errors
 // come back as core's KeepGraphError with the server's code, so tool errors
 // read the same whichever engine answers.
 import { KeepGraphError as ClientError, type KeepGraphClient } from '@keepgraph/client';
 import { KeepGraphError, type Engine, type ErrorCode } from '@keepgraph/core';
+import { exposedTools } from './exposed-tools.ts';
 import { TOOLS } from './tools.ts';
 
 type Method = (...args: unknown[]) => Promise<unknown>;
@@ -17,9 +19,11 @@ export function remoteEngine(client: KeepGraphClient): Engine {
     'listMemories',
     'sessionContext',
   ]);
+  const exposed = new Set<string>(exposedTools().map((t) => t.useCase));
   for (const name of useCases) {
-    const call: Method =
-      name === 'importMemories'
+    const call: Method = exposed.has(name)
+      ? (...args) => client.invoke(name as never, args as never)
+      : name === 'importMemories'
         ? (ownerId, input) => {
             const { lines } = (input ?? {}) as { lines?: unknown };
             if (!Array.isArray(lines))

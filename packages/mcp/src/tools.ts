@@ -18,54 +18,19 @@ import {
   renderJsonAsData,
   renderMemoriesForPrompt,
   renderSessionForPrompt,
-  type Engine,
   type Memory,
   type PromptMemory,
   type SerializedGraph,
   type UseCaseName,
 } from '@keepgraph/core';
+import { exposedTools } from './exposed-tools.ts';
+import { HINTS, type Args, type ToolDef } from './tool-def.ts';
 
-/** MCP's tool hints (ToolAnnotations). */
-export interface ToolHints {
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: false;
-}
+export type { ToolDef, ToolHints } from './tool-def.ts';
 
-type Args = Record<string, unknown>;
-
-export interface ToolDef<N extends UseCaseName = UseCaseName> {
-  name: string;
-  useCase: N;
-  description: string;
-  hints: ToolHints;
-  /** The arguments, for the JSON Schema clients see (ownerId is added to every tool). */
-  input: z.ZodObject;
-  /** The engine method's arguments after the caller. */
-  args(input: Args, ownerId: unknown): unknown[];
-  /** The result as text for the model: memory text quoted as data. */
-  text(result: Awaited<ReturnType<Engine[N]>>): string;
-}
-
-const READ: ToolHints = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
-const WRITE: ToolHints = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: false,
-  openWorldHint: false,
-};
-const DELETE: ToolHints = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: true,
-  openWorldHint: false,
-};
+const READ = HINTS.read;
+const WRITE = HINTS.write;
+const DELETE = HINTS.delete;
 
 const asPrompt = (m: Memory): PromptMemory => ({
   memory: m,
@@ -360,4 +325,6 @@ export const TOOLS: readonly ToolDef[] = [
     args: (input, ownerId) => [ownerId, input.sessionId, rest(input, 'sessionId')],
     text: json,
   }),
+  // Derived from the registry rows that declare a tool.
+  ...exposedTools(),
 ];

@@ -52,6 +52,7 @@ import { operateRoutes, queueRoutes } from './routes/operate.ts';
 import { recallRoutes } from './routes/recall.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { uiRoutes } from './routes/ui.ts';
+import { exposedRoutes } from './routes/exposed.ts';
 import { registerUseCaseRoutes } from './routes/use-case-route.ts';
 import { isValidatedByEngine } from './schemas/requests.ts';
 
@@ -66,6 +67,8 @@ export const USE_CASE_ROUTES = [
   ...operateRoutes,
   ...keyRoutes,
   ...identityRoutes,
+  // Derived from the registry rows that declare their exposure.
+  ...exposedRoutes(),
 ];
 
 /**

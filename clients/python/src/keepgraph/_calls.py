@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Generic, List, Mapping, Optional, Sequence, Type, TypeVar
 from urllib.parse import quote
 
-from pydantic import BaseModel
+from pydantic import BaseModel, RootModel
 
 from . import _models as m
+from ._exposed import EXPOSED
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -173,6 +174,42 @@ def read_log(owner_id: str, memory_id: Optional[str], limit: Optional[int], befo
 def delete_session(owner_id: str, session_id: str, seq: Optional[int], idem: Optional[str]) -> Call[m.SessionDeletion]:
     path = f"{_o(owner_id)}/sessions/{_q(session_id)}" + ("" if seq is None else f"/messages/{seq}")
     return Call("DELETE", path, m.SessionDeletion, write=True, idempotency_key=idem)
+
+
+
+class Json(RootModel[Any]):
+    """An answer as the server's JSON, for the calls of ``invoke``."""
+
+
+def _query_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return ",".join(str(x) for x in v)
+    return str(v)
+
+
+def invoke(name: str, args: Sequence[Any], key: Optional[str]) -> Call[Json]:
+    """Any exposed use-case by name, with the engine method's arguments: the
+    binding (path, query or body) is generated from the server's use-case
+    registry (``_exposed.py``), so a new exposed use-case needs no change here."""
+    b = EXPOSED.get(name)
+    if b is None:
+        raise ValueError(f"{name!r} is not an exposed use-case; one of {sorted(EXPOSED)}")
+    path: str = b["path"]
+    rest: Optional[Dict[str, Any]] = None
+    for i, a in enumerate(b["args"]):
+        v = args[i] if i < len(args) else None
+        if a["in"] == "path":
+            path = path.replace(f":{a['name']}", _q(str(v)))
+        elif a["in"] == "whole":
+            rest = None if v is None else dict(v)
+        elif v is not None:
+            rest = {**(rest or {}), a["name"]: v}
+    if b["restIn"] == "query":
+        params = {k: _query_value(v) for k, v in (rest or {}).items() if v is not None}
+        return Call(b["method"], f"/v1{path}", Json, params=params, write=b["write"], idempotency_key=key)
+    return Call(b["method"], f"/v1{path}", Json, json=rest, write=b["write"], idempotency_key=key)
 
 
 __all__: List[str] = []

@@ -111,6 +111,10 @@ class Client:
             time.sleep(_wait_s(r, attempt, self._o.backoff))
         raise AssertionError("unreachable")
 
+    def invoke(self, name: str, *args: Any, idempotency_key: Optional[str] = None) -> Any:
+        """Any exposed use-case by name (``_exposed.py``), with the engine method's arguments; the answer as JSON."""
+        return self._run(c.invoke(name, args, idempotency_key)).root
+
     def remember(self, owner_id: str, *, kind: str, text: str, origin: Mapping[str, Any], idempotency_key: Optional[str] = None, **fields: Any) -> m.RememberResult:
         return self._run(c.remember(owner_id, _memory(kind, text, origin, fields), idempotency_key))
 
@@ -215,6 +219,10 @@ class AsyncClient:
                 return done
             await asyncio.sleep(_wait_s(r, attempt, self._o.backoff))
         raise AssertionError("unreachable")
+
+    async def invoke(self, name: str, *args: Any, idempotency_key: Optional[str] = None) -> Any:
+        """Any exposed use-case by name (``_exposed.py``), with the engine method's arguments; the answer as JSON."""
+        return (await self._run(c.invoke(name, args, idempotency_key))).root
 
     async def remember(self, owner_id: str, *, kind: str, text: str, origin: Mapping[str, Any], idempotency_key: Optional[str] = None, **fields: Any) -> m.RememberResult:
         return await self._run(c.remember(owner_id, _memory(kind, text, origin, fields), idempotency_key))

@@ -2,8 +2,10 @@
 // doing (as a refusal says it), the roles that may do it, its arguments and
 // its body (both beside the body, in the use-case's module). The engine is
 // derived from this table (engine.ts lists nothing by hand) and checks the
-// caller, the roles and the arguments before a body runs. HTTP routes and
-// CLI commands name the use-case they run, and tests check that they do.
+// caller, the roles and the arguments before a body runs. A row with an
+// exposure (exposure.ts) is bound on HTTP, MCP, the CLI and both SDKs from
+// the row alone; the older rows' routes, tools and commands are written in
+// each interface, name the use-case they run, and tests check that they do.
 import { CorrectArgs, correctMemory } from './correct.ts';
 import { ExportPageArgs, exportPage } from './export.ts';
 import { ImportArgs, importMemories } from './import.ts';
@@ -49,6 +51,8 @@ import { CreateKeyArgs, RevokeKeyArgs, createKey, listKeys, revokeKey } from './
 import { ReadLogArgs, readLog } from './read-log.ts';
 import { EntityGraphArgs, entityGraph, neighbours } from './graph.ts';
 import { ListOwnersArgs, listOwners, whoami } from './caller.ts';
+import { exposed } from './exposure.ts';
+import { OwnerStatsArgs, OwnerStatsResult, ownerStats } from './owner-stats.ts';
 import {
   DELETERS,
   EVERYONE,
@@ -99,6 +103,15 @@ export const USE_CASES = {
   // Scoped by the caller: who it is, and the owners it holds.
   whoami: callerScoped(uc('reading who the caller is', EVERYONE, [], whoami)),
   listOwners: callerScoped(uc('listing owners', OVERSEERS, ListOwnersArgs, listOwners)),
+  // Exposed: every interface derives its binding from the row (exposure.ts).
+  ownerStats: exposed(uc("reading an owner's statistics", EVERYONE, OwnerStatsArgs, ownerStats), {
+    summary: 'How much is held for an owner, by kind and authority, and how old it is',
+    result: OwnerStatsResult,
+    http: 'GET /owners/:ownerId/stats',
+    tag: 'memories',
+    mcp: { name: 'owner_stats', kind: 'read' },
+    cli: { command: 'stats' },
+  }),
 } as const;
 
 export type UseCaseName = keyof typeof USE_CASES;

@@ -1,0 +1,81 @@
+// The routes of the use-cases that declare their exposure in core's registry
+// (exposure.ts): each derived from its row and the one binding rule, with
+// nothing written here per use-case. Path parameters arrive as strings; a
+// query's numbers and booleans are read as such where the argument's schema
+// wants them (the engine parses every argument again either way).
+import { z } from 'zod';
+import {
+  USE_CASES,
+  argumentsFrom,
+  httpBinding,
+  type ExposedUseCase,
+  type HttpBinding,
+  type UseCaseName,
+} from '@keepgraph/core';
+import { useCaseRoute, type UseCaseRoute } from './use-case-route.ts';
+
+type Def = { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType> };
+const defOf = (s: z.ZodType): Def => (s as unknown as { def: Def }).def;
+
+/** The schema under optional, default and nullable wrappers. */
+function unwrapped(s: z.ZodType): z.ZodType {
+  let inner = s;
+  while (defOf(inner).innerType) inner = defOf(inner).innerType!;
+  return inner;
+}
+
+/** A query parameter as it arrives (text), read as the argument's schema wants it. */
+function queryParam(s: z.ZodType): z.ZodType {
+  const type = defOf(unwrapped(s)).type;
+  if (type === 'number') return z.coerce.number().optional();
+  if (type === 'boolean') return z.stringbool().optional();
+  return z.string().optional();
+}
+
+/** The schema the query or body is documented (and, for a query, read) with. */
+function restSchema(u: ExposedUseCase, b: HttpBinding): z.ZodType | undefined {
+  const rest = u.args.filter((_a, i) => b.args[i]!.in !== 'path');
+  if (rest.length === 0) return undefined;
+  const whole = b.args.find((a) => a.in === 'whole');
+  const fields: Record<string, z.ZodType> = whole
+    ? (defOf(unwrapped(rest[0]!.schema)).shape ?? {})
+    : Object.fromEntries(rest.map((a) => [a.name, a.schema]));
+  if (b.restIn === 'body') return z.object(fields).partial();
+  return z.object(Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, queryParam(s)])));
+}
+
+/** One route per exposed use-case of the registry. */
+export function exposedRoutes(): UseCaseRoute[] {
+  const rows = Object.entries(USE_CASES) as [UseCaseName, ExposedUseCase | { expose?: never }][];
+  return rows
+    .filter((r): r is [UseCaseName, ExposedUseCase] => r[1].expose !== undefined)
+    .map(([name, u]) => {
+      const b = httpBinding(u);
+      const params = z.object(
+        Object.fromEntries(b.args.filter((a) => a.in === 'path').map((a) => [a.name, z.string()])),
+      );
+      const rest = restSchema(u, b);
+      return useCaseRoute(name)({
+        route: u.expose.http,
+        summary: u.expose.summary,
+        tags: [u.expose.tag ?? 'use-cases'],
+        params,
+        ...(rest && (b.restIn === 'query' ? { querystring: rest } : { body: rest })),
+        ...(u.expose.status !== undefined && { status: u.expose.status }),
+        response: u.expose.result,
+        args: ({ params: p, query, body }) =>
+          argumentsFrom(
+            b,
+            p as Record<string, unknown>,
+            (b.restIn === 'query' ? definedOnly(query) : body) as
+              Record<string, unknown> | undefined,
+          ) as never,
+      });
+    });
+}
+
+function definedOnly(q: unknown): Record<string, unknown> | undefined {
+  if (q === undefined || q === null) return undefined;
+  const entries = Object.entries(q as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
