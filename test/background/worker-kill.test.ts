@@ -9,11 +9,10 @@
 // server holds its replies until the first worker's first extraction request
 // has arrived (the worker is inside the reflect job, before any write), and
 // the worker is killed while it waits for that reply.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -35,9 +34,8 @@ import {
 } from '@keepgraph/extractor-openai/testing';
 import { bullIdle, engineOver, user } from './harness.ts';
 import { graphSnapshot } from './graph-snapshot.ts';
-import { keepgraphArgv } from '../keepgraph-cli.ts';
+import { spawnWorker } from '../e2e/keepgraph-process.ts';
 
-const root = resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -132,49 +130,20 @@ async function writeAll(engine: Engine, ownerId: string) {
   for (const input of workload()) await engine.remember(user, ownerId, input);
 }
 
-function startWorker(
-  dataDir: string,
-  prefix: string,
-  chatBaseUrl: string,
-): { child: ChildProcess; ready: Promise<void>; log: () => string } {
-  const child = spawn(
-    process.execPath,
-    // The real model (process.env names none): the worker reflects memories embedded by it.
-    keepgraphArgv('worker', '--data', dataDir, '--lock-ms', '2000', '--no-schedules'),
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        KEEPGRAPH_STORE: 'sqlite',
-        KEEPGRAPH_REDIS_URL: inject('redisUrl'),
-        KEEPGRAPH_REDIS_PREFIX: prefix,
-        KEEPGRAPH_EXTRACTOR: 'openai',
-        KEEPGRAPH_OPENAI_BASE_URL: chatBaseUrl,
-        KEEPGRAPH_OPENAI_MODEL: MODEL,
-        KEEPGRAPH_OPENAI_API_KEY: API_KEY,
-        KEEPGRAPH_OPENAI_TIMEOUT_MS: String(EXTRACTOR_TIMEOUT_MS),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  const ready = new Promise<void>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`worker did not start:\n${out}`)), 90_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('KeepGraph worker running')) {
-        clearTimeout(timer);
-        ok();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code, signal) =>
-      fail(new Error(`worker exited (${code ?? signal}):\n${out}`)),
-    );
+/** A worker over the SQLite data dir, reflecting through the fake chat server. */
+function startReflectingWorker(dataDir: string, prefix: string, chatBaseUrl: string) {
+  // The real model (process.env names none): the worker reflects memories embedded by it.
+  return spawnWorker(['--data', dataDir, '--lock-ms', '2000', '--no-schedules'], {
+    ...process.env,
+    KEEPGRAPH_STORE: 'sqlite',
+    KEEPGRAPH_REDIS_URL: inject('redisUrl'),
+    KEEPGRAPH_REDIS_PREFIX: prefix,
+    KEEPGRAPH_EXTRACTOR: 'openai',
+    KEEPGRAPH_OPENAI_BASE_URL: chatBaseUrl,
+    KEEPGRAPH_OPENAI_MODEL: MODEL,
+    KEEPGRAPH_OPENAI_API_KEY: API_KEY,
+    KEEPGRAPH_OPENAI_TIMEOUT_MS: String(EXTRACTOR_TIMEOUT_MS),
   });
-  ready.catch(() => {});
-  return { child, ready, log: () => out };
 }
 
 describe('a worker killed with SIGKILL mid-reflection', () => {
@@ -224,7 +193,7 @@ describe('a worker killed with SIGKILL mid-reflection', () => {
       try {
         const requestsBefore = chat.server.requests.length;
         const firstRequest = chat.hold();
-        const first = startWorker(dataDir, prefix, chat.server.baseUrl);
+        const first = startReflectingWorker(dataDir, prefix, chat.server.baseUrl);
         await first.ready;
         expect(first.log()).toContain('extractor openai-compatible');
         // The first extraction request: the worker is inside the reflect job,
@@ -249,7 +218,7 @@ describe('a worker killed with SIGKILL mid-reflection', () => {
         expect(interrupted?.finishedOn, 'the kill came after the job finished').toBeUndefined();
         chat.release();
 
-        const second = startWorker(dataDir, prefix, chat.server.baseUrl);
+        const second = startReflectingWorker(dataDir, prefix, chat.server.baseUrl);
         await second.ready;
         try {
           // Until the outbox is empty and every queue is drained.
@@ -267,9 +236,7 @@ describe('a worker killed with SIGKILL mid-reflection', () => {
           expect(retried?.finishedOn, second.log()).toBeDefined();
           expect(retried?.failedReason).toBeUndefined();
         } finally {
-          const exited = new Promise((r) => second.child.once('exit', r));
-          second.child.kill('SIGTERM');
-          await exited;
+          await second.stop();
         }
         // The second worker asked again for what the first never received.
         expect(chat.server.requests.length).toBeGreaterThan(requestsBefore + 1);

@@ -4,7 +4,7 @@
 // neighbours and the owner's entity graph, both loaded into graphology as
 // the UI loads them. A key scoped to one owner hears of no other owner, and
 // every refusal has its code; `keepgraph owners` lists what the API lists.
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,21 +14,11 @@ import { MultiDirectedGraph } from 'graphology';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
+import { JWT_ENV, jwt, validClaims } from './jwt.ts';
 import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
 import { STORE_KINDS } from '@keepgraph/runtime';
 
 const root = resolve(import.meta.dirname, '../..');
-const JWT_SECRET = randomBytes(32).toString('hex');
-const ISSUER = 'https://idp.test/';
-const AUDIENCE = 'keepgraph-test';
-
-function jwt(payload: Record<string, unknown>): string {
-  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-  const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(payload)}`;
-  const sig = createHmac('sha256', JWT_SECRET).update(unsigned).digest('base64url');
-  return `${unsigned}.${sig}`;
-}
-
 describe.each(STORE_KINDS)('graph and identity reads over %s', (store) => {
   let server: KeepGraphProcess;
   const dataDir = mkdtempSync(join(tmpdir(), `kg-graph-${store}-`));
@@ -37,9 +27,7 @@ describe.each(STORE_KINDS)('graph and identity reads over %s', (store) => {
   const env = (): Record<string, string> => ({
     ...storeEnv(store),
     KEEPGRAPH_SWEEP_INTERVAL_MS: '0',
-    KEEPGRAPH_JWT_SECRET: JWT_SECRET,
-    KEEPGRAPH_JWT_ISSUER: ISSUER,
-    KEEPGRAPH_JWT_AUDIENCE: AUDIENCE,
+    ...JWT_ENV,
   });
 
   async function call(key: string, path: string, init: { method?: string; body?: unknown } = {}) {
@@ -197,20 +185,13 @@ describe.each(STORE_KINDS)('graph and identity reads over %s', (store) => {
       owners: [a],
       expiresAt: (agent as unknown as { expiresAt: string }).expiresAt,
     });
-    const exp = Math.floor(Date.now() / 1000) + 600;
-    const token = jwt({
-      iss: ISSUER,
-      aud: AUDIENCE,
-      sub: 'analyst-7',
-      exp,
-      keepgraph_role: 'analyst',
-      keepgraph_owners: [a],
-    });
+    const claims = validClaims('analyst-7', 'analyst', [a]);
+    const token = jwt(claims);
     expect((await call(token, '/v1/whoami')).json).toEqual({
       principal: 'jwt:analyst-7',
       role: 'analyst',
       owners: [a],
-      expiresAt: new Date(exp * 1000).toISOString(),
+      expiresAt: new Date(claims.exp * 1000).toISOString(),
     });
   });
 

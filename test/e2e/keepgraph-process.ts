@@ -1,6 +1,7 @@
 // `keepgraph start` as users start it, in a child process, for the e2e
 // tests: the URL it listens on, everything it logged, and a stop that waits
 // for the process to exit (SIGTERM: the server checkpoints and closes).
+// `keepgraph worker` likewise, for the tests that run jobs out of process.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -94,6 +95,55 @@ export async function startKeepGraph(
       if (server.exitCode !== null || server.signalCode !== null) return;
       const exited = new Promise((r) => server.once('exit', r));
       server.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** Settles once the worker says it is running; fails if it exits first, or after 90 s. */
+  ready: Promise<void>;
+  /** stdout and stderr so far. */
+  log(): string;
+  /** SIGTERM and wait for the exit. */
+  stop(): Promise<void>;
+}
+
+/** `keepgraph worker ARGS…` with `env` as its whole environment; await `ready` before using it. */
+export function spawnWorker(args: string[], env: NodeJS.ProcessEnv): WorkerProcess {
+  const child = spawn(process.execPath, keepgraphArgv('worker', ...args), {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const ready = new Promise<void>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`worker did not start:\n${out}`)), 90_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('KeepGraph worker running')) {
+        clearTimeout(timer);
+        ok();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code, signal) =>
+      fail(new Error(`worker exited (${code ?? signal}):\n${out}`)),
+    );
+  });
+  // A worker that never came up is not left running (and a `ready` nobody
+  // awaits any more leaves no unhandled rejection).
+  ready.catch(() => child.kill('SIGKILL'));
+  return {
+    child,
+    ready,
+    log: () => out,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
       await exited;
     },
   };

@@ -3,7 +3,7 @@
 // capped at the role's authority; 2,000 forged, random and malformed bearer
 // tokens answered 401 or 429 with nothing written; and, at the end, no key
 // in plaintext in any byte of the store's files or of the server's log.
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,30 +12,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { filesUnder, storeEnv } from './stores.ts';
+import { JWT_ENV, b64, jwt, now, validClaims } from './jwt.ts';
 import { neo4jUri } from '../services.ts';
 import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
 import { STORE_KINDS } from '@keepgraph/runtime';
 
 const root = resolve(import.meta.dirname, '../..');
-const JWT_SECRET = randomBytes(32).toString('hex');
-const ISSUER = 'https://idp.test/';
-const AUDIENCE = 'keepgraph-test';
-
-const b64 = (v: unknown) =>
-  Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
-function jwt(
-  payload: Record<string, unknown>,
-  opts: { secret?: string; alg?: string } = {},
-): string {
-  const head = b64({ alg: opts.alg ?? 'HS256', typ: 'JWT' });
-  const body = b64(payload);
-  if (opts.alg === 'none') return `${head}.${body}.`;
-  const sig = createHmac('sha256', opts.secret ?? JWT_SECRET)
-    .update(`${head}.${body}`)
-    .digest('base64url');
-  return `${head}.${body}.${sig}`;
-}
-const now = () => Math.floor(Date.now() / 1000);
 
 describe.each(STORE_KINDS)('API keys and JWTs on keepgraph start over %s', (store) => {
   let server: KeepGraphProcess;
@@ -46,9 +28,7 @@ describe.each(STORE_KINDS)('API keys and JWTs on keepgraph start over %s', (stor
     ...storeEnv(store),
     // No background jobs: nothing here needs them.
     KEEPGRAPH_SWEEP_INTERVAL_MS: '0',
-    KEEPGRAPH_JWT_SECRET: JWT_SECRET,
-    KEEPGRAPH_JWT_ISSUER: ISSUER,
-    KEEPGRAPH_JWT_AUDIENCE: AUDIENCE,
+    ...JWT_ENV,
   });
   /** Every key this test saw: none may be left in plaintext anywhere. */
   const seen: string[] = [];
@@ -192,14 +172,7 @@ describe.each(STORE_KINDS)('API keys and JWTs on keepgraph start over %s', (stor
   });
 
   it('takes JWTs from the configured issuer for their audience, with role and owners from claims', async () => {
-    const claims = {
-      iss: ISSUER,
-      aud: AUDIENCE,
-      sub: 'alice',
-      exp: now() + 600,
-      keepgraph_role: 'user',
-      keepgraph_owners: [a],
-    };
+    const claims = validClaims('alice', 'user', [a]);
     const good = jwt(claims);
     seen.push(good);
     expect((await call(good, 'POST', `/v1/owners/${a}/recall`, { query: 'seats' })).status).toBe(
@@ -238,14 +211,7 @@ describe.each(STORE_KINDS)('API keys and JWTs on keepgraph start over %s', (stor
 
     const real = createKey(dataDir, env(), ['--role', 'user', '--owners', a, '--name', 'real']);
     seen.push(real.key);
-    const valid = {
-      iss: ISSUER,
-      aud: AUDIENCE,
-      sub: 'mallory',
-      exp: now() + 600,
-      keepgraph_role: 'user',
-      keepgraph_owners: [a],
-    };
+    const valid = validClaims('mallory', 'user', [a]);
     const forged: string[] = [
       jwt(valid, { alg: 'none' }),
       jwt(valid, { secret: 'not-the-secret-not-the-secret-00' }),

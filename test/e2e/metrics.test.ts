@@ -6,16 +6,20 @@
 // recall, a forget and an expiry, and only by what was done; labels never
 // carry what a caller sent; and every scrape passes `promtool check
 // metrics` (Debian's prometheus package, installed by scripts/test.sh).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseSamples, promtoolCheck, sampleValue, type Sample } from '@keepgraph/server/testing';
-import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import {
+  startKeepGraph,
+  spawnWorker,
+  type KeepGraphProcess,
+  type WorkerProcess,
+} from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
-import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
+import { keepgraphEnv } from '../keepgraph-cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const DEFAULT_POLICY = resolve(root, 'packages/core/policy/default.yaml');
@@ -211,47 +215,12 @@ describe('GET /metrics on keepgraph start (embedded: SQLite, jobs in-process)', 
   }, 60_000);
 });
 
-/** `keepgraph worker` over the same store and Redis, with its schedules (the expiry sweep every second). */
-function startWorker(dataDir: string, env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, keepgraphArgv('worker', '--data', dataDir), {
-    cwd: root,
-    env: keepgraphEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const ready = new Promise<void>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`worker did not start:\n${out}`)), 90_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('KeepGraph worker running')) {
-        clearTimeout(timer);
-        ok();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code, signal) =>
-      fail(new Error(`worker exited (${code ?? signal}):\n${out}`)),
-    );
-  });
-  ready.catch(() => {});
-  return {
-    ready,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 describe('GET /metrics on keepgraph start (server mode: Neo4j, jobs on BullMQ)', () => {
   const token = randomBytes(32).toString('hex');
   const owner = `metrics-e2e-${randomUUID()}`;
   let dir: string;
   let kg: KeepGraphProcess;
-  let worker: ReturnType<typeof startWorker> | undefined;
+  let worker: WorkerProcess | undefined;
   let user: string;
 
   beforeAll(async () => {
@@ -266,8 +235,9 @@ describe('GET /metrics on keepgraph start (server mode: Neo4j, jobs on BullMQ)',
     };
     const data = join(dir, 'data');
     kg = await startKeepGraph(data, env);
-    // The same data dir: the worker keys audit hashes with the same secret.
-    worker = startWorker(data, env);
+    // The same data dir: the worker keys audit hashes with the same secret;
+    // its schedules run the expiry sweep every second.
+    worker = spawnWorker(['--data', data], keepgraphEnv(env));
     await worker.ready;
     user = await userKey(kg, owner);
   }, 180_000);

@@ -11,6 +11,7 @@ import {
   NOW,
   batchOf,
   cypherRows,
+  forgetRequest,
   makeMemory,
   n,
   newOwner,
@@ -106,13 +107,7 @@ describe('deleteCascade (neo4j)', () => {
     const hashes = dag.all.map((x) => x.memory.contentHash);
     expect(ids).toHaveLength(201);
 
-    const receipt = await store.deleteCascade({
-      ownerId: dag.owner,
-      rootIds: [dag.root.memory.id],
-      reason: 'forget',
-      at: NOW,
-      audit: [],
-    });
+    const receipt = await store.deleteCascade(forgetRequest(dag.owner, [dag.root.memory.id]));
     expect(new Set(receipt.deletedMemoryIds)).toEqual(new Set(ids));
     expect(receipt.deletedMemoryIds[0]).toBe(dag.root.memory.id);
     expect(receipt.embeddingsDeleted).toBe(201);
@@ -188,13 +183,7 @@ describe('deleteCascade (neo4j)', () => {
       };
       let error: unknown;
       try {
-        await viaProxy.deleteCascade({
-          ownerId: dag.owner,
-          rootIds: [dag.root.memory.id],
-          reason: 'forget',
-          at: NOW,
-          audit: [],
-        });
+        await viaProxy.deleteCascade(forgetRequest(dag.owner, [dag.root.memory.id]));
       } catch (e) {
         error = e;
       }
@@ -214,13 +203,7 @@ describe('deleteCascade (neo4j)', () => {
       ).toEqual(before.footprint);
       expect(await store.listAudit({ ownerId: dag.owner, limit: 100 })).toHaveLength(5); // the five write batches only
 
-      const receipt = await store.deleteCascade({
-        ownerId: dag.owner,
-        rootIds: [dag.root.memory.id],
-        reason: 'forget',
-        at: NOW,
-        audit: [],
-      });
+      const receipt = await store.deleteCascade(forgetRequest(dag.owner, [dag.root.memory.id]));
       expect(new Set(receipt.deletedMemoryIds)).toEqual(new Set(ids));
       expect(await store.findTraces(dag.owner, ids, [])).toEqual([]);
     } finally {
@@ -240,13 +223,7 @@ describe('deleteCascade (neo4j)', () => {
     await store.write(
       batchOf([newer], { supersede: [{ ownerId: o, id: old.id, by: newer.id, at: NOW }] }),
     );
-    const receipt = await store.deleteCascade({
-      ownerId: o,
-      rootIds: [a.id],
-      reason: 'forget',
-      at: NOW,
-      audit: [],
-    });
+    const receipt = await store.deleteCascade(forgetRequest(o, [a.id]));
     expect(new Set(receipt.deletedMemoryIds)).toEqual(new Set([a.id, mixed.id, newer.id]));
     expect(receipt.rederive).toEqual([
       { id: mixed.id, kind: 'summary', tags: [], survivingSources: [b.id] },
@@ -281,13 +258,7 @@ describe('deleteCascade (neo4j)', () => {
     }
     await writeAll(store, derived, 250);
     t = performance.now();
-    const receipt = await store.deleteCascade({
-      ownerId: o,
-      rootIds: [root.id],
-      reason: 'forget',
-      at: NOW,
-      audit: [],
-    });
+    const receipt = await store.deleteCascade(forgetRequest(o, [root.id]));
     const cascadeMs = performance.now() - t;
     expect(receipt.deletedMemoryIds).toHaveLength(1001);
     console.log(

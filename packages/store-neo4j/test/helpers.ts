@@ -1,16 +1,14 @@
 // Test helpers for the Neo4j store: a store on the test server, random
 // owners, hand-built Memory records, random unit vectors, and direct Cypher.
-import { randomUUID } from 'node:crypto';
-import {
-  storeTestAuditEvent,
-  storeTestBatch,
-  memoryFixture,
-  randomUnitVector as unitVector,
-} from '@keepgraph/core/testing';
+// What the SQLite store's tests build the same way is shared with them from
+// its test/store-fixtures.ts (core is all it needs).
+import { storeTestBatch, randomUnitVector as unitVector } from '@keepgraph/core/testing';
 import type { Memory, MemoryWrite, WriteBatch } from '@keepgraph/core';
 import neo4j from 'neo4j-driver';
 import { createNeo4jStore } from '../src/index.ts';
 import type { Neo4jMemoryStore, Neo4jStoreOptions } from '../src/index.ts';
+
+export * from '../../store-sqlite/test/store-fixtures.ts';
 
 /**
  * The embedding dimension. One Neo4j database has one vector index, sized
@@ -18,12 +16,6 @@ import type { Neo4jMemoryStore, Neo4jStoreOptions } from '../src/index.ts';
  * so the store tests use 384 too and can share the database with it.
  */
 export const DIM = 384;
-export const T0 = '2026-01-01T00:00:00.000Z';
-export const NOW = '2026-01-02T00:00:00.000Z';
-export const FAR = '2030-01-01T00:00:00.000Z';
-
-export const newOwner = (): string => `owner-${randomUUID()}`;
-export const newId = (): string => `mem-${randomUUID()}`;
 
 /** An initialised store; `done()` closes it. */
 export async function openStore(
@@ -50,18 +42,6 @@ export function n(v: unknown): number {
   return neo4j.isInt(v) ? (v as { toNumber(): number }).toNumber() : Number(v);
 }
 
-/** A complete Memory with sensible defaults. */
-export function makeMemory(ownerId: string, over: Partial<Memory> = {}): Memory {
-  return memoryFixture(ownerId, {
-    id: newId(),
-    origin: { sessionId: 's1', turn: '1', observedAt: T0, writtenBy: 'tester' },
-    createdAt: T0,
-    validFrom: T0,
-    expiresAt: FAR,
-    ...over,
-  });
-}
-
 /** A random vector of unit length. */
 export function randomUnitVector(dim = DIM): Float32Array {
   return unitVector(dim);
@@ -80,9 +60,6 @@ export function near(v: Float32Array, noise = 0.05): Float32Array {
   for (let i = 0; i < v.length; i++) out[i] = (out[i] ?? 0) / norm;
   return out;
 }
-
-/** The audit event store tests write (core's fixture). */
-export const auditEvent = storeTestAuditEvent;
 
 /** A batch writing these memories (each with an embedding unless given null) and one audit event. */
 export function batchOf(

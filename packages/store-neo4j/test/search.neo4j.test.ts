@@ -11,6 +11,8 @@ import {
   NOW,
   T0,
   batchOf,
+  expectHubEntityPlans,
+  forgetRequest,
   makeMemory,
   near,
   newOwner,
@@ -48,13 +50,7 @@ afterAll(async () => {
   for (const owner of [big, small, ...extraOwners]) {
     const ids = await store.listIds(owner);
     if (ids.length)
-      await store.deleteCascade({
-        ownerId: owner,
-        rootIds: ids,
-        reason: 'forget_owner',
-        at: NOW,
-        audit: [],
-      });
+      await store.deleteCascade(forgetRequest(owner, ids, { reason: 'forget_owner' }));
   }
   await done();
   await releaseNeo4j();
@@ -161,24 +157,6 @@ describe('search (neo4j)', () => {
     const hub = hubEntityFixture((over) => makeMemory(o, over), NOW);
     await store.write(batchOf(hub.memories));
     extraOwners.push(o);
-    for (const limit of [1, 10, 50, 400]) {
-      const q = { limit, now: NOW };
-      const walk = await store.searchEntitiesVia('walk', o, ['casey'], q);
-      const hits = await store.searchEntitiesVia('hits', o, ['casey'], q);
-      expect(walk.hits, `limit ${limit}`).toEqual(hits.hits);
-      expect(walk.hits.length).toBe(Math.min(limit, hub.expected.length));
-      expect(walk.hits.map((h) => h.id)).toEqual(hub.expected.slice(0, limit));
-    }
-    // 300 hits in an owner of 400 vectors: the walk is chosen at limit 10,
-    // not at limit 400; a rare entity never walks.
-    expect(
-      (await store.searchEntitiesVia(undefined, o, ['casey'], { limit: 10, now: NOW })).chosen,
-    ).toBe('walk');
-    expect(
-      (await store.searchEntitiesVia(undefined, o, ['casey'], { limit: 400, now: NOW })).chosen,
-    ).toBe('hits');
-    expect(
-      (await store.searchEntitiesVia(undefined, o, ['nobody'], { limit: 10, now: NOW })).chosen,
-    ).toBe('hits');
+    await expectHubEntityPlans(store, o, hub.expected);
   });
 });

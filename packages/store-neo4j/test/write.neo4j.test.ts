@@ -11,6 +11,7 @@ import {
   auditEvent,
   batchOf,
   cypherRows,
+  forgetRequest,
   makeMemory,
   n,
   newId,
@@ -235,13 +236,7 @@ describe('write (neo4j)', () => {
       expect(n(totalAfter?.n)).toBeGreaterThan(n(totalBefore?.n));
 
       // And the hostile owner's data goes as a whole.
-      const receipt = await store.deleteCascade({
-        ownerId: o,
-        rootIds: [m.id],
-        reason: 'forget',
-        at: NOW,
-        audit: [],
-      });
+      const receipt = await store.deleteCascade(forgetRequest(o, [m.id]));
       expect(receipt.deletedMemoryIds).toEqual([m.id]);
       expect(receipt.sessionMessagesDeleted).toBe(1);
       expect(await store.findTraces(o, [m.id], [m.contentHash])).toEqual([]);

@@ -13,7 +13,7 @@ import { waitingOutLocks } from '../src/busy-wait.ts';
 import { createSqliteStore, type SqliteMemoryStore } from '../src/index.ts';
 import { openDatabase, type Db } from '../src/open-database.ts';
 import type { StoreContext } from '../src/store-context.ts';
-import { DIM, NOW, batchOf, makeMemory, newOwner, tempDir } from './helpers.ts';
+import { DIM, batchOf, forgetRequest, makeMemory, newOwner, tempDir } from './helpers.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -104,13 +104,7 @@ describe('another connection holding the write lock', () => {
     const release = setTimeout(() => other.exec('COMMIT'), 300);
     cleanups.push(() => clearTimeout(release));
     const { stallMs, result } = await longestStall(() =>
-      store.deleteCascade({
-        ownerId: owner,
-        rootIds: [m.id],
-        reason: 'forget',
-        at: NOW,
-        audit: [],
-      }),
+      store.deleteCascade(forgetRequest(owner, [m.id])),
     );
     expect(result.status).toBe('fulfilled');
     expect(stallMs).toBeLessThan(150);

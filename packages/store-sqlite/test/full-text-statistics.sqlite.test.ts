@@ -13,7 +13,7 @@ import { openDatabase } from '../src/open-database.ts';
 import { FULL_TEXT_WINDOW } from '../src/search-text.ts';
 import { readVarints, rowTokens } from '../src/fts-row-tokens.ts';
 import type { SqliteMemoryStore } from '../src/index.ts';
-import { NOW, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
+import { NOW, batchOf, forgetRequest, makeMemory, newOwner, openStore } from './helpers.ts';
 
 /** The owner's rows: `window` older padding rows first, then the fixture's (newest, so ranked). */
 function ownerRows(owner: string, window = 0): Memory[] {
@@ -77,22 +77,15 @@ describe('full-text statistics per owner', () => {
       const b = newOwner();
       const ma = ownerRows(a);
       await store.write(batchOf([...ma, ...ownerRows(b)]));
-      await store.deleteCascade({
-        ownerId: a,
-        rootIds: [ma[0]!.id, ma[2]!.id],
-        reason: 'forget',
-        at: NOW,
-        audit: [],
-      });
+      await store.deleteCascade(forgetRequest(a, [ma[0]!.id, ma[2]!.id]));
       const all = ownerRows(a);
       await store.write(batchOf(all));
-      await store.deleteCascade({
-        ownerId: a,
-        rootIds: [...ma, ...all].map((m) => m.id),
-        reason: 'forget',
-        at: NOW,
-        audit: [],
-      });
+      await store.deleteCascade(
+        forgetRequest(
+          a,
+          [...ma, ...all].map((m) => m.id),
+        ),
+      );
       const db = openDatabase({ path });
       try {
         const recount = db

@@ -1,26 +1,17 @@
 // Test helpers for the SQLite store: temp database paths, random owners,
-// hand-built Memory records and random unit vectors.
-import { randomUUID } from 'node:crypto';
+// hand-built Memory records and random unit vectors. What the Neo4j store's
+// tests build the same way is in store-fixtures.ts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  storeTestAuditEvent,
-  storeTestBatch,
-  memoryFixture,
-  randomUnitVector as unitVector,
-} from '@keepgraph/core/testing';
+import { storeTestBatch, randomUnitVector as unitVector } from '@keepgraph/core/testing';
 import type { Memory, MemoryWrite, WriteBatch } from '@keepgraph/core';
 import { createSqliteStore } from '../src/index.ts';
 import type { SqliteMemoryStore } from '../src/index.ts';
 
-export const DIM = 8;
-export const T0 = '2026-01-01T00:00:00.000Z';
-export const NOW = '2026-01-02T00:00:00.000Z';
-export const FAR = '2030-01-01T00:00:00.000Z';
+export * from './store-fixtures.ts';
 
-export const newOwner = (): string => `owner-${randomUUID()}`;
-export const newId = (): string => `mem-${randomUUID()}`;
+export const DIM = 8;
 
 /** A fresh temp directory and a cleanup for it. */
 export function tempDir(): { dir: string; cleanup: () => void } {
@@ -46,18 +37,6 @@ export async function openStore(
   };
 }
 
-/** A complete Memory with sensible defaults. */
-export function makeMemory(ownerId: string, over: Partial<Memory> = {}): Memory {
-  return memoryFixture(ownerId, {
-    id: newId(),
-    origin: { sessionId: 's1', turn: '1', observedAt: T0, writtenBy: 'tester' },
-    createdAt: T0,
-    validFrom: T0,
-    expiresAt: FAR,
-    ...over,
-  });
-}
-
 /** A random vector of unit length. */
 export function randomUnitVector(dim = DIM): Float32Array {
   return unitVector(dim);
@@ -69,9 +48,6 @@ export function axis(i: number, dim = DIM): Float32Array {
   v[i] = 1;
   return v;
 }
-
-/** The audit event store tests write (core's fixture). */
-export const auditEvent = storeTestAuditEvent;
 
 /** A batch writing these memories (each with an embedding unless given null) and one audit event. */
 export function batchOf(

@@ -7,7 +7,17 @@ import type { SqliteMemoryStore } from '../src/index.ts';
 import { toFtsMatch } from '../src/index.ts';
 import { FULL_TEXT_WINDOW } from '../src/search-text.ts';
 import { ownerTag, ownerTaggedText } from '../src/owner-terms.ts';
-import { DIM, NOW, T0, axis, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
+import {
+  DIM,
+  NOW,
+  T0,
+  axis,
+  batchOf,
+  expectHubEntityPlans,
+  makeMemory,
+  newOwner,
+  openStore,
+} from './helpers.ts';
 
 let store: SqliteMemoryStore;
 let done: () => Promise<void>;
@@ -219,24 +229,6 @@ describe('searchEntities', () => {
     // 300 of 400 memories about Casey (core/testing's hubEntityFixture).
     const hub = hubEntityFixture((over) => makeMemory(o, over), NOW);
     await store.write(batchOf(hub.memories));
-    for (const limit of [1, 10, 50, 400]) {
-      const q = { limit, now: NOW };
-      const walk = await store.searchEntitiesVia('walk', o, ['casey'], q);
-      const hits = await store.searchEntitiesVia('hits', o, ['casey'], q);
-      expect(walk.hits, `limit ${limit}`).toEqual(hits.hits);
-      expect(walk.hits.length).toBe(Math.min(limit, hub.expected.length));
-      expect(walk.hits.map((h) => h.id)).toEqual(hub.expected.slice(0, limit));
-    }
-    // 300 hits in an owner of 400 vectors: the walk is chosen at limit 10,
-    // not at limit 400; a rare entity never walks.
-    expect(
-      (await store.searchEntitiesVia(undefined, o, ['casey'], { limit: 10, now: NOW })).chosen,
-    ).toBe('walk');
-    expect(
-      (await store.searchEntitiesVia(undefined, o, ['casey'], { limit: 400, now: NOW })).chosen,
-    ).toBe('hits');
-    expect(
-      (await store.searchEntitiesVia(undefined, o, ['nobody'], { limit: 10, now: NOW })).chosen,
-    ).toBe('hits');
+    await expectHubEntityPlans(store, o, hub.expected);
   });
 });

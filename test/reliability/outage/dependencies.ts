@@ -3,11 +3,12 @@
 // the last byte under the data directory, a Neo4j of the test's own
 // (scripts/neo4j-test-server.sh) stopped and started again over the same
 // data, and `keepgraph worker` beside the server for the server mode.
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { keepgraphArgv, keepgraphEnv } from '../../keepgraph-cli.ts';
+import { keepgraphEnv } from '../../keepgraph-cli.ts';
+import { spawnWorker, type WorkerProcess } from '../../e2e/keepgraph-process.ts';
 
 const root = resolve(import.meta.dirname, '../../..');
 
@@ -133,45 +134,12 @@ export function ownNeo4j(port: number, data: string) {
   };
 }
 
-/** `keepgraph worker` over `dataDir` and the `env` of the server (the same store, Redis and prefix). */
+/** `keepgraph worker` over `dataDir` and the `env` of the server (the same store, Redis and prefix), once it runs. */
 export async function startWorker(
   dataDir: string,
   env: Record<string, string>,
-): Promise<{ log(): string; stop(): Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, keepgraphArgv('worker', '--data', dataDir), {
-    cwd: root,
-    env: keepgraphEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const collect = (d: Buffer) => (out += d.toString());
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  await new Promise<void>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`worker did not start:\n${out}`)), 90_000);
-    const poll = setInterval(() => {
-      if (out.includes('KeepGraph worker running')) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        ok();
-      }
-    }, 50);
-    child.once('exit', (code, signal) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      fail(new Error(`worker exited (${code ?? signal}):\n${out}`));
-    });
-  }).catch((e: unknown) => {
-    child.kill('SIGKILL');
-    throw e;
-  });
-  return {
-    log: () => out,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+): Promise<WorkerProcess> {
+  const worker = spawnWorker(['--data', dataDir], keepgraphEnv(env));
+  await worker.ready;
+  return worker;
 }
