@@ -12,9 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   OWNER_CASES,
   ROLES,
+  USE_CASES,
   authorizationOutcome,
+  httpBinding,
   matrixScope,
   type Caller,
+  type ExposedUseCase,
   type Engine,
   type OwnerCase,
   type Role,
@@ -199,6 +202,24 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
   'DELETE /v1/keys/:id': (t) => ({ method: 'DELETE', url: `/v1/keys/${t.keyId}` }),
   'GET /v1/whoami': () => ({ method: 'GET', url: '/v1/whoami' }),
   'GET /v1/owners': () => ({ method: 'GET', url: '/v1/owners?limit=5' }),
+  // An exposed use-case (core's exposure.ts) whose arguments are all in its
+  // path gets its request from its row: the target's owner and memory.
+  ...Object.fromEntries(
+    (Object.values(USE_CASES) as Partial<ExposedUseCase>[])
+      .filter((u): u is ExposedUseCase => u.expose !== undefined)
+      .filter((u) => httpBinding(u).args.every((a) => a.in === 'path' || a.optional))
+      .map((u) => {
+        const b = httpBinding(u);
+        const at = (t: Target) =>
+          b.path.replace(/:(\w+)/g, (_m, p: string) =>
+            encodeURIComponent(p === 'ownerId' ? t.ownerId : p === 'id' ? t.memoryId : p),
+          );
+        return [
+          `${b.method} /v1${b.path}`,
+          (t: Target): Req => ({ method: b.method, url: `/v1${at(t)}` }),
+        ];
+      }),
+  ),
 };
 
 // What a route answers an operator for an owner that does not exist: the
