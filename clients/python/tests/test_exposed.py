@@ -11,6 +11,7 @@ import pytest
 
 from keepgraph import AsyncClient, Client
 from keepgraph._exposed import EXPOSED
+from keepgraph._generated_models import OwnerStats
 
 from .conftest import Server
 
@@ -21,14 +22,16 @@ def test_owner_stats_is_exposed(server: Server) -> None:
     with Client(server.base, api_key=server.user_key) as kg:
         kg.remember(server.owner, kind="fact", text="Alex keeps bees on the allotment", origin={"sessionId": "py-x"})
         stats = kg.invoke("ownerStats", server.owner)
-        assert stats["ownerId"] == server.owner
-        assert stats["memories"] >= 1 and stats["byKind"]["fact"] >= 1
-        assert stats["byAuthority"]["user"] >= 1
+        # Its model, generated from the answer's schema declared in core.
+        assert isinstance(stats, OwnerStats)
+        assert stats.owner_id == server.owner
+        assert stats.memories >= 1 and stats.by_kind["fact"] >= 1
+        assert stats.by_authority["user"] >= 1
 
     async def run() -> None:
         async with AsyncClient(server.base, api_key=server.user_key) as kg:
             again = await kg.invoke("ownerStats", server.owner)
-            assert again["ownerId"] == server.owner
+            assert isinstance(again, OwnerStats) and again.owner_id == server.owner
 
     asyncio.run(run())
 

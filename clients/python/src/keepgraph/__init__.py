@@ -2,7 +2,7 @@
 
 from ._client import AsyncClient, Client
 from ._errors import KeepGraphError
-from ._models import (
+from ._generated_models import (
     CorrectionResult,
     ForgottenCheck,
     Graph,

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, RootModel
 
-from . import _models as m
+from . import _generated_models as m
 from ._exposed import EXPOSED
 
 T = TypeVar("T", bound=BaseModel)
@@ -88,12 +88,12 @@ def lineage(owner_id: str, memory_id: str) -> Call[m.Graph]:
     return Call("GET", f"{_o(owner_id)}/memories/{_q(memory_id)}/lineage", m.Graph)
 
 
-def neighbours(owner_id: str, memory_id: str) -> Call[m.Graph]:
-    return Call("GET", f"{_o(owner_id)}/memories/{_q(memory_id)}/neighbours", m.Graph)
+def neighbours(owner_id: str, memory_id: str) -> Call[m.Neighbours]:
+    return Call("GET", f"{_o(owner_id)}/memories/{_q(memory_id)}/neighbours", m.Neighbours)
 
 
-def entity_graph(owner_id: str, limit: Optional[int]) -> Call[m.Graph]:
-    return Call("GET", f"{_o(owner_id)}/entities/graph", m.Graph, params=_defined({"limit": limit}))
+def entity_graph(owner_id: str, limit: Optional[int]) -> Call[m.EntityGraph]:
+    return Call("GET", f"{_o(owner_id)}/entities/graph", m.EntityGraph, params=_defined({"limit": limit}))
 
 
 def whoami() -> Call[m.WhoAmI]:
@@ -189,10 +189,12 @@ def _query_value(v: Any) -> str:
     return str(v)
 
 
-def invoke(name: str, args: Sequence[Any], key: Optional[str]) -> Call[Json]:
+def invoke(name: str, args: Sequence[Any], key: Optional[str]) -> Call[BaseModel]:
     """Any exposed use-case by name, with the engine method's arguments: the
     binding (path, query or body) is generated from the server's use-case
-    registry (``_exposed.py``), so a new exposed use-case needs no change here."""
+    registry (``_exposed.py``), so a new exposed use-case needs no change here.
+    The answer is the use-case's generated model (``ownerStats``: ``OwnerStats``)
+    where the document names one, else ``Json``."""
     b = EXPOSED.get(name)
     if b is None:
         raise ValueError(f"{name!r} is not an exposed use-case; one of {sorted(EXPOSED)}")
@@ -206,10 +208,11 @@ def invoke(name: str, args: Sequence[Any], key: Optional[str]) -> Call[Json]:
             rest = None if v is None else dict(v)
         elif v is not None:
             rest = {**(rest or {}), a["name"]: v}
+    model: Type[BaseModel] = getattr(m, name[0].upper() + name[1:], Json)
     if b["restIn"] == "query":
         params = {k: _query_value(v) for k, v in (rest or {}).items() if v is not None}
-        return Call(b["method"], f"/v1{path}", Json, params=params, write=b["write"], idempotency_key=key)
-    return Call(b["method"], f"/v1{path}", Json, json=rest, write=b["write"], idempotency_key=key)
+        return Call(b["method"], f"/v1{path}", model, params=params, write=b["write"], idempotency_key=key)
+    return Call(b["method"], f"/v1{path}", model, json=rest, write=b["write"], idempotency_key=key)
 
 
 __all__: List[str] = []

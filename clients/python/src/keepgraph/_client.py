@@ -14,7 +14,7 @@ import httpx
 from pydantic import BaseModel
 
 from . import _calls as c
-from . import _models as m
+from . import _generated_models as m
 from ._errors import KeepGraphError
 
 T = TypeVar("T", bound=BaseModel)
@@ -111,9 +111,9 @@ class Client:
             time.sleep(_wait_s(r, attempt, self._o.backoff))
         raise AssertionError("unreachable")
 
-    def invoke(self, name: str, *args: Any, idempotency_key: Optional[str] = None) -> Any:
-        """Any exposed use-case by name (``_exposed.py``), with the engine method's arguments; the answer as JSON."""
-        return self._run(c.invoke(name, args, idempotency_key)).root
+    def invoke(self, name: str, *args: Any, idempotency_key: Optional[str] = None) -> BaseModel:
+        """Any exposed use-case by name (``_exposed.py``), with the engine method's arguments; its answer's model."""
+        return self._run(c.invoke(name, args, idempotency_key))
 
     def remember(self, owner_id: str, *, kind: str, text: str, origin: Mapping[str, Any], idempotency_key: Optional[str] = None, **fields: Any) -> m.RememberResult:
         return self._run(c.remember(owner_id, _memory(kind, text, origin, fields), idempotency_key))
@@ -136,11 +136,11 @@ class Client:
     def lineage(self, owner_id: str, memory_id: str) -> m.Graph:
         return self._run(c.lineage(owner_id, memory_id))
 
-    def neighbours(self, owner_id: str, memory_id: str) -> m.Graph:
+    def neighbours(self, owner_id: str, memory_id: str) -> m.Neighbours:
         """The memory, its sources, what was derived from it, its versions and the relations it asserts."""
         return self._run(c.neighbours(owner_id, memory_id))
 
-    def entity_graph(self, owner_id: str, *, limit: Optional[int] = None) -> m.Graph:
+    def entity_graph(self, owner_id: str, *, limit: Optional[int] = None) -> m.EntityGraph:
         """The owner's entities and the relations live memories assert between them."""
         return self._run(c.entity_graph(owner_id, limit))
 
@@ -220,9 +220,9 @@ class AsyncClient:
             await asyncio.sleep(_wait_s(r, attempt, self._o.backoff))
         raise AssertionError("unreachable")
 
-    async def invoke(self, name: str, *args: Any, idempotency_key: Optional[str] = None) -> Any:
-        """Any exposed use-case by name (``_exposed.py``), with the engine method's arguments; the answer as JSON."""
-        return (await self._run(c.invoke(name, args, idempotency_key))).root
+    async def invoke(self, name: str, *args: Any, idempotency_key: Optional[str] = None) -> BaseModel:
+        """Any exposed use-case by name (``_exposed.py``), with the engine method's arguments; its answer's model."""
+        return await self._run(c.invoke(name, args, idempotency_key))
 
     async def remember(self, owner_id: str, *, kind: str, text: str, origin: Mapping[str, Any], idempotency_key: Optional[str] = None, **fields: Any) -> m.RememberResult:
         return await self._run(c.remember(owner_id, _memory(kind, text, origin, fields), idempotency_key))
@@ -245,10 +245,10 @@ class AsyncClient:
     async def lineage(self, owner_id: str, memory_id: str) -> m.Graph:
         return await self._run(c.lineage(owner_id, memory_id))
 
-    async def neighbours(self, owner_id: str, memory_id: str) -> m.Graph:
+    async def neighbours(self, owner_id: str, memory_id: str) -> m.Neighbours:
         return await self._run(c.neighbours(owner_id, memory_id))
 
-    async def entity_graph(self, owner_id: str, *, limit: Optional[int] = None) -> m.Graph:
+    async def entity_graph(self, owner_id: str, *, limit: Optional[int] = None) -> m.EntityGraph:
         return await self._run(c.entity_graph(owner_id, limit))
 
     async def whoami(self) -> m.WhoAmI:

@@ -5,7 +5,28 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
-import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import {
+  createJsonSchemaTransform,
+  createJsonSchemaTransformObject,
+} from 'fastify-type-provider-zod';
+import { NAMED_RESULTS } from '../schemas/named-results.ts';
+
+const withComponents = createJsonSchemaTransformObject({ schemaRegistry: NAMED_RESULTS });
+
+/**
+ * The named answers as components. The transform also writes each one's
+ * input form (`MemoryInput`, …), which no route takes: those no route
+ * refers to are left out, so a client generator sees only the answers.
+ */
+const answersOnly: typeof withComponents = (input) => {
+  const doc = withComponents(input) as { components?: { schemas?: Record<string, unknown> } };
+  const schemas = doc.components?.schemas ?? {};
+  const text = JSON.stringify({ ...doc, components: { ...doc.components, schemas: {} } });
+  for (const name of Object.keys(schemas))
+    if (name.endsWith('Input') && !text.includes(`"#/components/schemas/${name}"`))
+      delete schemas[name];
+  return doc as ReturnType<typeof withComponents>;
+};
 
 /**
  * The docs page's Content-Security-Policy, as the UI's (routes/ui.ts): the
@@ -72,7 +93,9 @@ export const openApiPlugin = fp<OpenApiOptions>(
           { name: 'health', description: 'Liveness' },
         ],
       },
-      transform: jsonSchemaTransform,
+      // Named answers are components, referred to by every route that gives them.
+      transform: createJsonSchemaTransform({ schemaRegistry: NAMED_RESULTS }),
+      transformObject: answersOnly,
     });
     // In a context of its own, so the headers reach every /docs answer (the
     // page and the static files swagger-ui serves) and nothing else.
