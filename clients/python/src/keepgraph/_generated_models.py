@@ -336,30 +336,7 @@ class Graph(BaseModel):
     edges: list[Edge]
 
 
-class Attributes(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    root: Annotated[str, Field(description="The memory asked about")]
-    owner_id: Annotated[str, Field(alias="ownerId")]
-    truncated: Annotated[
-        bool,
-        Field(
-            description="Whether memories around it were left out at the policy's limits.graphNodes"
-        ),
-    ]
-
-
-class Options1(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    type: Literal["directed"]
-    multi: Literal[True]
-    allow_self_loops: Annotated[Literal[False], Field(alias="allowSelfLoops")]
-
-
-class Attributes1(BaseModel):
+class MemoryNode(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
@@ -391,7 +368,7 @@ class Attributes1(BaseModel):
     conflict: bool
 
 
-class Attributes2(BaseModel):
+class EntityNode(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
@@ -406,15 +383,7 @@ class Attributes2(BaseModel):
     ] = None
 
 
-class Node1(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    key: str
-    attributes: Attributes1 | Attributes2
-
-
-class Attributes3(BaseModel):
+class RelationEdge(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
@@ -426,7 +395,38 @@ class Attributes3(BaseModel):
     ]
 
 
-class Attributes4(BaseModel):
+class Attributes(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    root: Annotated[str, Field(description="The memory asked about")]
+    owner_id: Annotated[str, Field(alias="ownerId")]
+    truncated: Annotated[
+        bool,
+        Field(
+            description="Whether memories around it were left out at the policy's limits.graphNodes"
+        ),
+    ]
+
+
+class Options1(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    type: Literal["directed"]
+    multi: Literal[True]
+    allow_self_loops: Annotated[Literal[False], Field(alias="allowSelfLoops")]
+
+
+class Node1(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    key: str
+    attributes: MemoryNode | EntityNode
+
+
+class Attributes1(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
@@ -445,7 +445,7 @@ class Edge1(BaseModel):
     key: str
     source: str
     target: str
-    attributes: Attributes3 | Attributes4
+    attributes: RelationEdge | Attributes1
 
 
 class Neighbours(BaseModel):
@@ -462,7 +462,7 @@ class Neighbours(BaseModel):
     edges: list[Edge1]
 
 
-class Attributes5(BaseModel):
+class Attributes2(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
@@ -472,39 +472,12 @@ class Attributes5(BaseModel):
     ]
 
 
-class Attributes6(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    node_type: Annotated[Literal["entity"], Field(alias="nodeType")]
-    name: Annotated[str, Field(description="One spelling of the name")]
-    entity_type: Annotated[
-        str | None,
-        Field(
-            alias="entityType",
-            description="The entity type (person, place, thing...), absent when its names disagree",
-        ),
-    ] = None
-
-
 class Node2(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
     key: str
-    attributes: Attributes6
-
-
-class Attributes7(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    type: Annotated[str, Field(description="The relation, e.g. PREFERS_AGAINST")]
-    reasons: Annotated[list[str], Field(description="The reasons its assertions give")]
-    asserted_by: Annotated[
-        list[str],
-        Field(alias="assertedBy", description="Ids of the memories asserting it"),
-    ]
+    attributes: EntityNode
 
 
 class Edge2(BaseModel):
@@ -514,7 +487,7 @@ class Edge2(BaseModel):
     key: str
     source: str
     target: str
-    attributes: Attributes7
+    attributes: RelationEdge
 
 
 class EntityGraph(BaseModel):
@@ -525,7 +498,7 @@ class EntityGraph(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    attributes: Attributes5
+    attributes: Attributes2
     options: Options1
     nodes: list[Node2]
     edges: list[Edge2]
