@@ -6,19 +6,6 @@ import { OriginOut, PromptOut, RecallOut } from './memory.ts';
 const str = z.string();
 const json = z.record(z.string(), z.unknown());
 
-export const SerializedGraphOut = z
-  .object({
-    attributes: json,
-    options: z.object({
-      type: z.literal('directed'),
-      multi: z.literal(false),
-      allowSelfLoops: z.literal(false),
-    }),
-    nodes: z.array(z.object({ key: str, attributes: json })),
-    edges: z.array(z.object({ key: str, source: str, target: str, attributes: json })),
-  })
-  .describe("graphology's serialisation format: load it with Graph.from()");
-
 /** A memory as a node of a graph read (lineage, neighbours): its key is the memory id. */
 export const MemoryNodeOut = z.object({
   nodeType: z.literal('memory'),
@@ -53,8 +40,12 @@ export const RelationEdgeOut = z.object({
   assertedBy: z.array(str).describe('Ids of the memories asserting it'),
 });
 
-/** graphology's format for graphs in which a pair of nodes may hold several edges. */
-function multiGraphOut<A extends z.ZodType, N extends z.ZodType, E extends z.ZodType>(
+/**
+ * graphology's serialisation format, as Graph.from() loads it: `multi` when
+ * a pair of nodes may hold several edges (an entity graph's relations).
+ */
+function graphOut<M extends boolean, A extends z.ZodType, N extends z.ZodType, E extends z.ZodType>(
+  multi: M,
   attributes: A,
   node: N,
   edge: E,
@@ -64,7 +55,7 @@ function multiGraphOut<A extends z.ZodType, N extends z.ZodType, E extends z.Zod
       attributes,
       options: z.object({
         type: z.literal('directed'),
-        multi: z.literal(true),
+        multi: z.literal(multi),
         allowSelfLoops: z.literal(false),
       }),
       nodes: z.array(z.object({ key: str, attributes: node })),
@@ -73,7 +64,11 @@ function multiGraphOut<A extends z.ZodType, N extends z.ZodType, E extends z.Zod
     .describe("graphology's serialisation format: load it with Graph.from()");
 }
 
-export const NeighboursOut = multiGraphOut(
+/** A lineage: memories and their DERIVED_FROM and SUPERSEDES edges. */
+export const SerializedGraphOut = graphOut(false, json, json, json);
+
+export const NeighboursOut = graphOut(
+  true,
   z.object({
     root: str.describe('The memory asked about'),
     ownerId: str,
@@ -95,7 +90,8 @@ export const NeighboursOut = multiGraphOut(
   ]),
 );
 
-export const EntityGraphOut = multiGraphOut(
+export const EntityGraphOut = graphOut(
+  true,
   z.object({
     ownerId: str,
     truncated: z.boolean().describe('True when relation edges were left out at the limit'),
