@@ -19,12 +19,17 @@
 //   pnpm -s tsx bench/abuse.ts [--store sqlite|neo4j] [--model hashing-384]
 //     [--sources 5000] [--summaries 57] [--fan-in 5000] [--seconds 20] [--out FILE]
 //     [--attacks lineage-batch,lineage-batch-max,lineage-8,forget-wide,forget-fan-in]
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { latencyStats, percentile, startKeepGraphServer } from './lib/keepgraph-server.ts';
+import {
+  latencyStats,
+  percentile,
+  reportResult,
+  startKeepGraphServer,
+} from './lib/keepgraph-server.ts';
 import { machineInfo } from './machine.ts';
 import { syntheticTexts } from './synthetic.ts';
 
@@ -354,11 +359,7 @@ try {
     attacks: { lineageBatch, lineageBatchMax, lineage8, forget, forgetFanIn },
     machine: machineInfo(),
   };
-  console.log(JSON.stringify(result, null, 2));
-  if (values.out) {
-    mkdirSync(dirname(resolve(values.out)), { recursive: true });
-    writeFileSync(resolve(values.out), JSON.stringify(result, null, 2) + '\n');
-  }
+  reportResult(result, values.out);
 } finally {
   await server.stop();
   rmSync(dataDir, { recursive: true, force: true });

@@ -4,12 +4,12 @@
 // every 20 ms; the health latencies during the batch are reported as
 // p50/p95/max beside those of an idle server, in one run.
 //   pnpm -s tsx bench/healthz-during-batch.ts [--items 1000] [--out bench/results/healthz-during-batch.json]
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { latencyStats, startKeepGraphServer } from './lib/keepgraph-server.ts';
+import { latencyStats, reportResult, startKeepGraphServer } from './lib/keepgraph-server.ts';
 import { machineInfo } from './machine.ts';
 import { syntheticTexts } from './synthetic.ts';
 
@@ -74,11 +74,7 @@ try {
     healthzDuringBatchMs: latencyStats(during),
     machine: machineInfo(),
   };
-  console.log(JSON.stringify(result, null, 2));
-  if (values.out) {
-    mkdirSync(dirname(resolve(values.out)), { recursive: true });
-    writeFileSync(resolve(values.out), JSON.stringify(result, null, 2) + '\n');
-  }
+  reportResult(result, values.out);
 } finally {
   await server.stop();
   rmSync(dataDir, { recursive: true, force: true });

@@ -1,8 +1,10 @@
 // `keepgraph start` in a child process for the benchmarks that measure a
 // server as users run it (healthz-during-batch, abuse): the URL it listens
 // on once it says so, and a stop that waits for the exit. Also the latency
-// summary both report.
+// summary both report, and how they report it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 export interface BenchServer {
   base: string;
@@ -61,4 +63,13 @@ export function latencyStats(xs: readonly number[]) {
     p95: percentile(xs, 95),
     max: percentile(xs, 100),
   };
+}
+
+/** Print `result` as JSON and, when `out` is given, write it there too (its folder made if missing). */
+export function reportResult(result: unknown, out: string | undefined): void {
+  const json = JSON.stringify(result, null, 2);
+  console.log(json);
+  if (!out) return;
+  mkdirSync(dirname(resolve(out)), { recursive: true });
+  writeFileSync(resolve(out), json + '\n');
 }

@@ -3,32 +3,25 @@
 // why, correct, forget, verify), the memory API (list with filters,
 // sessions, export and import), and refusals as typed errors with our
 // codes that write nothing: a secret, another owner, malformed input.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeepGraphClient, KeepGraphError } from '@keepgraph/client';
-import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { scratchKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 
 describe('the TypeScript client against keepgraph start', () => {
-  let dir: string;
+  const server = scratchKeepGraph('keepgraph-client-', { KEEPGRAPH_RATE_LIMIT: '0' });
   let kg: KeepGraphProcess;
   let kgc: KeepGraphClient;
   const owner = `ts-${randomUUID()}`;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'keepgraph-client-'));
-    kg = await startKeepGraph(join(dir, 'data'), { KEEPGRAPH_RATE_LIMIT: '0' });
+    kg = await server.start();
     const operator = new KeepGraphClient({ baseUrl: kg.base, apiKey: kg.operatorKey });
     const { key } = await operator.createKey({ name: 'ts agent', role: 'user', owners: [owner] });
     kgc = new KeepGraphClient({ baseUrl: kg.base, apiKey: key });
   }, 180_000);
 
-  afterAll(async () => {
-    await kg?.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => server.end('stop'));
 
   const codeOf = (p: Promise<unknown>) =>
     p.then(

@@ -59,6 +59,13 @@ for (const store of STORE_KINDS) {
       return { status: r.status, json: await r.json() };
     }
 
+    /** Write a memory with the user key; the memory written. */
+    const remember = async (memory: Record<string, unknown>) => {
+      const r = await call('user', 'POST', `/owners/${owner}/memories`, memory);
+      expect(r.status, JSON.stringify(r.json)).toBe(201);
+      return r.json.memory as { id: string; text: string };
+    };
+
     const memories = async (query = '') =>
       (await call('operator', 'GET', `/owners/${owner}/memories?limit=500${query}`)).json
         .memories as { id: string; kind: string; text: string; derivedFrom: string[] }[];
@@ -92,13 +99,11 @@ for (const store of STORE_KINDS) {
     });
 
     it('supersedes the old version, re-derives what was drawn from it, shows both versions and audits who', async () => {
-      const written = await call('user', 'POST', `/owners/${owner}/memories`, {
+      const { id: v1 } = await remember({
         kind: 'episode',
         text: "I'd rather not work with finance clients after the last project",
         origin: { sessionId: 's1', turn: '1' },
       });
-      expect(written.status).toBe(201);
-      const v1 = written.json.memory.id as string;
       // Negative feedback: the shipped reflection runs at once, in the background.
       const drawn = await until('the preference reflected from the episode', async () =>
         (await memories('&kind=preference')).find((m) => m.derivedFrom.includes(v1)),
@@ -178,13 +183,12 @@ for (const store of STORE_KINDS) {
     }, 180_000);
 
     it('keeps a lower authority correction beside a higher one, flagged, and re-derives nothing', async () => {
-      const fact = await call('user', 'POST', `/owners/${owner}/memories`, {
+      const { id } = await remember({
         kind: 'fact',
         text: 'The quarterly report is due on the 15th of each quarter',
         origin: { sessionId: 's2' },
       });
-      const id = fact.json.memory.id as string;
-      const evidence = await call('user', 'POST', `/owners/${owner}/memories`, {
+      const evidence = await remember({
         kind: 'episode',
         text: 'Someone mentioned in passing that reports might be due on the 20th now',
         origin: { sessionId: 's2', turn: '2' },
@@ -193,7 +197,7 @@ for (const store of STORE_KINDS) {
       const r = await call('agent', 'PATCH', `/owners/${owner}/memories/${id}`, {
         text: 'The quarterly report is due on the 20th of each quarter',
         reason: 'outdated',
-        derivedFrom: [evidence.json.memory.id],
+        derivedFrom: [evidence.id],
       });
       expect(r.status).toBe(200);
       expect(r.json).toMatchObject({
@@ -212,12 +216,12 @@ for (const store of STORE_KINDS) {
     }, 60_000);
 
     it('refuses bad corrections with a code and writes nothing', async () => {
-      const fact = await call('user', 'POST', `/owners/${owner}/memories`, {
+      const fact = await remember({
         kind: 'fact',
         text: 'The team standup is at nine in the morning on weekdays',
         origin: { sessionId: 's3' },
       });
-      const id = fact.json.memory.id as string;
+      const id = fact.id;
       const before = (await memories()).length;
       const cases: [keyof typeof keys, string, unknown, number, string][] = [
         ['user', id, { text: 'The standup moved to ten' }, 400, 'invalid_input'],
@@ -288,7 +292,7 @@ for (const store of STORE_KINDS) {
       }
       expect((await memories()).length).toBe(before);
       const stored = await call('user', 'GET', `/owners/${owner}/memories/${id}`);
-      expect(stored.json).toMatchObject({ supersededBy: null, text: fact.json.memory.text });
+      expect(stored.json).toMatchObject({ supersededBy: null, text: fact.text });
 
       // A superseded version is not corrected again: the current one is.
       const first = await call('user', 'PATCH', `/owners/${owner}/memories/${id}`, {

@@ -4,6 +4,8 @@
 // `keepgraph worker` likewise, for the tests that run jobs out of process.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
@@ -96,6 +98,33 @@ export async function startKeepGraph(
       const exited = new Promise((r) => server.once('exit', r));
       server.kill('SIGKILL');
       await exited;
+    },
+  };
+}
+
+/**
+ * `keepgraph start` over a data directory of its own (made on the first
+ * start, in a temporary directory named from `prefix`), started as often as
+ * a test likes (again after a stop or a kill). `end` stops or kills every
+ * process it started and removes the directory.
+ */
+export function scratchKeepGraph(prefix: string, env: Record<string, string>) {
+  const started: KeepGraphProcess[] = [];
+  let dir = '';
+  return {
+    /** The data directory every start shares. */
+    get dataDir(): string {
+      return join(dir, 'data');
+    },
+    async start(): Promise<KeepGraphProcess> {
+      dir ||= await mkdtemp(join(tmpdir(), prefix));
+      const kg = await startKeepGraph(join(dir, 'data'), env);
+      started.push(kg);
+      return kg;
+    },
+    async end(how: 'stop' | 'kill'): Promise<void> {
+      await Promise.all(started.map((p) => p[how]()));
+      if (dir) await rm(dir, { recursive: true, force: true });
     },
   };
 }

@@ -3,9 +3,6 @@
 // searches for it and answers with its text, authority and origin; then the
 // store's get, structured values, namespaces and delete (forget with the
 // cascade, verified gone).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -16,7 +13,7 @@ import {
   type LangGraphRunnableConfig,
 } from '@langchain/langgraph';
 import { KeepGraphStore } from '@keepgraph/langgraph';
-import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { operatorCall, scratchKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 
 const State = Annotation.Root({
   owner: Annotation<string>(),
@@ -27,27 +24,22 @@ const State = Annotation.Root({
 });
 
 describe('KeepGraphStore in a LangGraph graph', () => {
-  let dir: string;
+  const server = scratchKeepGraph('keepgraph-langgraph-', { KEEPGRAPH_RATE_LIMIT: '0' });
   let kg: KeepGraphProcess;
   let store: KeepGraphStore;
   const owner = `lg-${randomUUID()}`;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'keepgraph-langgraph-'));
-    kg = await startKeepGraph(join(dir, 'data'), { KEEPGRAPH_RATE_LIMIT: '0' });
-    const made = await fetch(`${kg.base}/v1/keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${kg.operatorKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'langgraph', role: 'user', owners: [owner] }),
+    kg = await server.start();
+    const { key } = await operatorCall(kg, 'POST', '/keys', {
+      name: 'langgraph',
+      role: 'user',
+      owners: [owner],
     });
-    const { key } = (await made.json()) as { key: string };
     store = new KeepGraphStore({ baseUrl: kg.base, apiKey: key, origin: { sessionId: 'lg-1' } });
   }, 180_000);
 
-  afterAll(async () => {
-    await kg?.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => server.end('stop'));
 
   it('remembers in one node and recalls with provenance in the next', async () => {
     const graph = new StateGraph(State)

@@ -82,6 +82,15 @@ async function scrapeUntil(
 
 const memory = (text: string) => ({ kind: 'fact', text, origin: { sessionId: 's-metrics' } });
 
+/** Write a memory as `user`, then have a secret refused (422 refused_secret); the memory's id. */
+async function writeThenRefuse(kg: KeepGraphProcess, user: string, owner: string, text: string) {
+  const w = await call(kg.base, user, 'POST', `/owners/${owner}/memories`, memory(text));
+  expect(w.status, w.text).toBe(201);
+  const refused = await call(kg.base, user, 'POST', `/owners/${owner}/memories`, memory(secret()));
+  expect([refused.status, refused.json.error.code]).toEqual([422, 'refused_secret']);
+  return w.json.memory.id as string;
+}
+
 describe('GET /metrics on keepgraph start (embedded: SQLite, jobs in-process)', () => {
   const token = randomBytes(32).toString('hex');
   const owner = `metrics-e2e-${randomUUID()}`;
@@ -140,24 +149,18 @@ describe('GET /metrics on keepgraph start (embedded: SQLite, jobs in-process)', 
 
   it('moves with writes, a refused secret, a recall, a forget and an expiry, by exactly what was done', async () => {
     const before = (await scrape(kg.base, token)).samples;
-    const w = await call(kg.base, user, 'POST', `/owners/${owner}/memories`, {
-      ...memory('The user prefers aisle seats on short flights.'),
-    });
-    expect(w.status, w.text).toBe(201);
-    const refused = await call(
-      kg.base,
+    const id = await writeThenRefuse(
+      kg,
       user,
-      'POST',
-      `/owners/${owner}/memories`,
-      memory(secret()),
+      owner,
+      'The user prefers aisle seats on short flights.',
     );
-    expect([refused.status, refused.json.error.code]).toEqual([422, 'refused_secret']);
     const recall = await call(kg.base, user, 'POST', `/owners/${owner}/recall`, {
       query: 'aisle seats',
     });
     expect(recall.status, recall.text).toBe(200);
     const forget = await call(kg.base, user, 'POST', `/owners/${owner}/forget`, {
-      ids: [w.json.memory.id],
+      ids: [id],
     });
     expect(forget.status, forget.text).toBe(200);
     const put = await call(kg.base, user, 'PUT', `/owners/${owner}/kv/one-second`, {
@@ -175,29 +178,24 @@ describe('GET /metrics on keepgraph start (embedded: SQLite, jobs in-process)', 
       sampleValue(after, name, labels) - sampleValue(before, name, labels);
     const req = (route: string, method: string, status: string) => ({ route, method, status });
 
-    expect(
-      delta('keepgraph_http_requests_total', req('/v1/owners/:ownerId/memories', 'POST', '201')),
-    ).toBe(1);
-    expect(
-      delta('keepgraph_http_requests_total', req('/v1/owners/:ownerId/memories', 'POST', '422')),
-    ).toBe(1);
-    expect(
-      delta(
+    // Each of these moved by exactly one.
+    const moved: [string, Record<string, string>][] = [
+      ['keepgraph_http_requests_total', req('/v1/owners/:ownerId/memories', 'POST', '201')],
+      ['keepgraph_http_requests_total', req('/v1/owners/:ownerId/memories', 'POST', '422')],
+      [
         'keepgraph_http_request_duration_seconds_count',
         req('/v1/owners/:ownerId/forget', 'POST', '200'),
-      ),
-    ).toBe(1);
-    expect(delta('keepgraph_memories_written_total', { use_case: 'remember' })).toBe(1);
-    expect(delta('keepgraph_memories_written_total', { use_case: 'putByKey' })).toBe(1);
-    expect(
-      delta('keepgraph_write_refusals_total', { use_case: 'remember', reason: 'refused_secret' }),
-    ).toBe(1);
-    expect(
-      delta('keepgraph_recall_duration_seconds_count', { use_case: 'recall', outcome: 'ok' }),
-    ).toBe(1);
-    expect(delta('keepgraph_cascade_deleted_memories_count', { reason: 'forget' })).toBe(1);
-    expect(delta('keepgraph_cascade_deleted_memories_count', { reason: 'expire' })).toBe(1);
-    expect(delta('keepgraph_expiry_lag_seconds_count')).toBe(1);
+      ],
+      ['keepgraph_memories_written_total', { use_case: 'remember' }],
+      ['keepgraph_memories_written_total', { use_case: 'putByKey' }],
+      ['keepgraph_write_refusals_total', { use_case: 'remember', reason: 'refused_secret' }],
+      ['keepgraph_recall_duration_seconds_count', { use_case: 'recall', outcome: 'ok' }],
+      ['keepgraph_cascade_deleted_memories_count', { reason: 'forget' }],
+      ['keepgraph_cascade_deleted_memories_count', { reason: 'expire' }],
+      ['keepgraph_expiry_lag_seconds_count', {}],
+    ];
+    for (const [name, labels] of moved)
+      expect(delta(name, labels), `${name} ${JSON.stringify(labels)}`).toBe(1);
     // Purged within a few sweeps of its expiry.
     expect(delta('keepgraph_expiry_lag_seconds_sum')).toBeLessThan(10);
     expect(
@@ -255,18 +253,7 @@ describe('GET /metrics on keepgraph start (server mode: Neo4j, jobs on BullMQ)',
     expect(
       sampleValue(before, 'keepgraph_info', { version: '0.1.0', store: 'neo4j', jobs: 'bullmq' }),
     ).toBe(1);
-    const w = await call(kg.base, user, 'POST', `/owners/${owner}/memories`, {
-      ...memory('The user keeps a paper notebook for meeting notes.'),
-    });
-    expect(w.status, w.text).toBe(201);
-    const refused = await call(
-      kg.base,
-      user,
-      'POST',
-      `/owners/${owner}/memories`,
-      memory(secret()),
-    );
-    expect(refused.json.error.code).toBe('refused_secret');
+    await writeThenRefuse(kg, user, owner, 'The user keeps a paper notebook for meeting notes.');
 
     // The worker's expiry sweep runs every second; its jobs are read from Redis.
     const expiryJobs = { queue: 'expire', outcome: 'completed' };

@@ -6,14 +6,11 @@
 // right after a recall's answer, then killed with SIGKILL a second after
 // another's, and a new process over the same data finds both reads, their
 // audit events, and an unbroken chain.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_READ_FLUSH_MS } from '@keepgraph/core';
-import { operatorCall, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { operatorCall, scratchKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
 import { STORE_KINDS } from '@keepgraph/runtime';
 
@@ -21,23 +18,13 @@ import { STORE_KINDS } from '@keepgraph/runtime';
 
 for (const store of STORE_KINDS) {
   describe(`the reads a recall served, across a clean stop and a crash (${store})`, () => {
-    const started: KeepGraphProcess[] = [];
-    let dir = '';
-
-    afterAll(async () => {
-      await Promise.all(started.map((p) => p.stop()));
-      if (dir) await rm(dir, { recursive: true, force: true });
+    const servers = scratchKeepGraph(`keepgraph-reads-${store}-`, {
+      KEEPGRAPH_RATE_LIMIT: '0',
+      ...storeEnv(store),
     });
+    afterAll(() => servers.end('stop'));
 
     it('keeps every read on SIGTERM, and those older than the flush interval on SIGKILL', async () => {
-      dir = await mkdtemp(join(tmpdir(), `keepgraph-reads-${store}-`));
-      const data = join(dir, 'data');
-      const env = { KEEPGRAPH_RATE_LIMIT: '0', ...storeEnv(store) };
-      const start = async () => {
-        const kg = await startKeepGraph(data, env);
-        started.push(kg);
-        return kg;
-      };
       const owner = `reads-${randomUUID()}`;
       const recall = async (kg: KeepGraphProcess) => {
         const r = await operatorCall(kg, 'POST', `/owners/${owner}/recall`, {
@@ -55,7 +42,7 @@ for (const store of STORE_KINDS) {
           .map((e: any) => e.details.requestId),
       });
 
-      let kg = await start();
+      let kg = await servers.start();
       await operatorCall(kg, 'POST', `/owners/${owner}/memories`, {
         kind: 'fact',
         text: 'The harbour ferry leaves at seven every morning',
@@ -65,14 +52,14 @@ for (const store of STORE_KINDS) {
       // A clean stop straight after the answer: the close writes what is pending.
       await kg.stop();
 
-      kg = await start();
+      kg = await servers.start();
       expect(await readsNow(kg)).toEqual({ reads: [first], audited: [first] });
       const second = await recall(kg);
       // Ten intervals, then a crash: the timer has written it.
       await sleep(DEFAULT_READ_FLUSH_MS * 10);
       await kg.kill();
 
-      kg = await start();
+      kg = await servers.start();
       expect(await readsNow(kg)).toEqual({ reads: [second, first], audited: [first, second] });
       expect((await operatorCall(kg, 'GET', '/audit/verify')).ok).toBe(true);
     }, 300_000);

@@ -150,16 +150,20 @@ async function pool<T>(items: T[], width: number, fn: (t: T) => Promise<void>): 
   );
 }
 
+const seconds = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
+
 /**
  * Send the corpus through every placement, `width` calls at a time; owner ids
  * end with `suffix`. Route names are the HTTP routes' (the engine layer calls
- * the use-case each one calls), so both layers' tables read alike.
+ * the use-case each one calls), so both layers' tables read alike. Logs how
+ * long it took, under `label`.
  */
 async function sendCorpus(
   routes: Routes,
-  opts: { layer: string; sizes: Sizes; suffix: string; width: number },
+  opts: { label: string; layer: string; sizes: Sizes; suffix: string; width: number },
 ): Promise<Placement[]> {
-  const { layer, sizes, suffix, width } = opts;
+  const { label, layer, sizes, suffix, width } = opts;
+  const t0 = performance.now();
   const placements: Placement[] = [];
   const corpus = (route: string, field: string) => corpusFor(layer, sizes, route, field);
   let n = 0;
@@ -235,6 +239,7 @@ async function sendCorpus(
     record('POST recall', 'ownerId', p, await routes.recall(p.item.value, 'garden shed roof'));
     record('DELETE owner', 'ownerId', p, await routes.forgetOwner(p.item.value));
   });
+  console.log(`[corpus ${label}] ${placements.length} values sent in ${seconds(t0)} s`);
   return placements;
 }
 
@@ -324,6 +329,16 @@ const uncoded = (placements: Placement[]) =>
     .filter((p) => p.status >= 500 || (p.status >= 400 && !p.code))
     .map((p) => `${p.route} ${p.field} ${p.item.kind}: ${p.status} ${p.code} ${p.message ?? ''}`);
 
+/**
+ * Every value sent was answered with a success or a coded 4xx (never a 5xx);
+ * logs how, by kind of value and error code ('ok' for a success).
+ */
+function expectEveryValueAnswered(label: string, placements: Placement[], sizes: Sizes) {
+  expect(placements.length).toBe(valuesSent(sizes));
+  logAnswers(label, placements);
+  expect(uncoded(placements).slice(0, 5)).toEqual([]);
+}
+
 /** How the values were answered, by kind of value and error code ('ok' for a success). */
 function logAnswers(label: string, placements: Placement[]) {
   const tally: Record<string, Record<string, number>> = {};
@@ -352,6 +367,13 @@ const credentialsOf = (placements: Placement[]) =>
   placements.filter((p) => p.sensitive === 'credential');
 const describeFound = (found: Placement[]) =>
   found.map((p) => `${p.route} ${p.field} ${p.item.kind} (${p.status} ${p.code})`);
+
+/** None of the credentials sent is in `streams`, by a search that read real data. */
+function expectNoCredentialIn(placements: Placement[], streams: (Buffer | string)[]) {
+  const { marker, found } = search(credentialsOf(placements), streams);
+  expect(marker).toBe(true);
+  expect(describeFound(found)).toEqual([]);
+}
 
 /**
  * The personal data refused (a 4xx), redacted (stored without the value) or
@@ -385,8 +407,6 @@ function personalReport(label: string, placements: Placement[], streams: (Buffer
   return handled / personal.length;
 }
 
-const seconds = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
-
 describe("the whole refusal corpus through the engine's use-cases, on SQLite in process", () => {
   const label = 'engine sqlite';
   const dataDir = mkdtempSync(join(tmpdir(), 'kg-corpus-engine-'));
@@ -402,16 +422,15 @@ describe("the whole refusal corpus through the engine's use-cases, on SQLite in 
       embedder: createHashingEmbedder(384),
       sweepIntervalMs: null,
     });
-    const t0 = performance.now();
     // One call at a time: the store's writes are synchronous, so more at once
     // would only interleave them.
     placements = await sendCorpus(engineRoutes(runtime.engine, caller), {
+      label,
       layer: 'engine',
       sizes: ENGINE_SIZES,
       suffix: '',
       width: 1,
     });
-    console.log(`[corpus ${label}] ${placements.length} values sent in ${seconds(t0)} s`);
   }, 600_000);
 
   afterAll(async () => {
@@ -420,9 +439,7 @@ describe("the whole refusal corpus through the engine's use-cases, on SQLite in 
   });
 
   it('answers every value with a success or a coded refusal (never a 5xx), and a benign control write still works', async () => {
-    expect(placements.length).toBe(valuesSent(ENGINE_SIZES));
-    logAnswers(label, placements);
-    expect(uncoded(placements).slice(0, 5)).toEqual([]);
+    expectEveryValueAnswered(label, placements, ENGINE_SIZES);
     const control = await runtime!.engine.remember(caller, 'corpus-control', benign(-1));
     expect(control.memory.text).toContain('garden shed');
   });
@@ -444,9 +461,7 @@ describe("the whole refusal corpus through the engine's use-cases, on SQLite in 
 
   it('after close (the store checkpoints its WAL into the database) the files still hold none of it', async () => {
     await runtime!.close();
-    const { marker, found } = search(credentialsOf(placements), [await raw()]);
-    expect(marker).toBe(true);
-    expect(describeFound(found)).toEqual([]);
+    expectNoCredentialIn(placements, [await raw()]);
   });
 });
 
@@ -477,14 +492,13 @@ describe.each(STORE_KINDS)(
       });
       expect(made.status).toBe(201);
       to.key = ((await made.json()) as { key: string }).key;
-      const t0 = performance.now();
       placements = await sendCorpus(routes, {
+        label,
         layer: 'http',
         sizes: HTTP_SIZES,
         suffix: run,
         width: 4,
       });
-      console.log(`[corpus ${label}] ${placements.length} values sent in ${seconds(t0)} s`);
     }, 600_000);
 
     afterAll(async () => {
@@ -502,9 +516,7 @@ describe.each(STORE_KINDS)(
 
     it('answers every placement with a 2xx or a coded 4xx, and a benign control write still works', async () => {
       // Every route met every kind of value.
-      expect(placements.length).toBe(valuesSent(HTTP_SIZES));
-      logAnswers(label, placements);
-      expect(uncoded(placements).slice(0, 5)).toEqual([]);
+      expectEveryValueAnswered(label, placements, HTTP_SIZES);
       const control = await routes.remember(`corpus-control${run}`, benign(-1));
       expect(control.status).toBe(201);
     });
@@ -537,12 +549,7 @@ describe.each(STORE_KINDS)(
       'after SIGTERM (the server checkpoints and closes) the files still hold none of it',
       async () => {
         await server!.stop();
-        const { marker, found } = search(credentialsOf(placements), [
-          await rawStoreBytes(store, dataDir),
-          log(),
-        ]);
-        expect(marker).toBe(true);
-        expect(describeFound(found)).toEqual([]);
+        expectNoCredentialIn(placements, [await rawStoreBytes(store, dataDir), log()]);
         expect(log()).not.toMatch(/"url":"\/v1\/owners\//);
       },
       RAW_SCAN_MS,

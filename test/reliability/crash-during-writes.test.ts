@@ -14,8 +14,6 @@
 // and at the end the audit chain verifies and the outbox drains.
 // Prints the figures: rounds, writes sent, acknowledged, found without an
 // acknowledgement, partial records.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,7 +21,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { seededRandom, type MemoryStore } from '@keepgraph/core';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
-import { operatorCall, startKeepGraph, type KeepGraphProcess } from '../e2e/keepgraph-process.ts';
+import { operatorCall, scratchKeepGraph, type KeepGraphProcess } from '../e2e/keepgraph-process.ts';
 import { storeEnv } from '../e2e/stores.ts';
 import { neo4jAuth, neo4jUri } from '../services.ts';
 import { WHOLE, allMemories, audited, traces } from './outage/whole.ts';
@@ -50,23 +48,13 @@ const PLACES = ['back porch', 'kitchen shelf', 'attic', 'garage', 'front hall'];
 
 for (const store of STORE_KINDS) {
   describe(`kill -9 during a burst of writes (${store})`, () => {
-    const started: KeepGraphProcess[] = [];
-    let dir = '';
-
-    afterAll(async () => {
-      await Promise.all(started.map((p) => p.kill()));
-      if (dir) await rm(dir, { recursive: true, force: true });
+    const servers = scratchKeepGraph(`keepgraph-crash-${store}-`, {
+      KEEPGRAPH_RATE_LIMIT: '0',
+      ...storeEnv(store),
     });
+    afterAll(() => servers.end('kill'));
 
     it(`keeps every acknowledged write, and no partial one, over ${ROUNDS} rounds`, async () => {
-      dir = await mkdtemp(join(tmpdir(), `keepgraph-crash-${store}-`));
-      const data = join(dir, 'data');
-      const env = { KEEPGRAPH_RATE_LIMIT: '0', ...storeEnv(store) };
-      const start = async () => {
-        const kg = await startKeepGraph(data, env);
-        started.push(kg);
-        return kg;
-      };
       /**
        * Every memory the owner has now, acknowledged or not, and those of
        * them that are not whole: a part missing where the store reports its
@@ -88,7 +76,7 @@ for (const store of STORE_KINDS) {
       const random = seededRandom(18);
       const figures = { rounds: 0, sent: 0, acknowledged: 0, unacknowledgedFound: 0, partial: 0 };
 
-      let kg = await start();
+      let kg = await servers.start();
       for (let round = 0; round < ROUNDS; round++) {
         // One owner a client: a burst of several tenants, none waiting on another's lock.
         const owners = Array.from(
@@ -128,7 +116,7 @@ for (const store of STORE_KINDS) {
         };
         await Promise.all(owners.map(client));
         await (killing ?? kg.kill());
-        kg = await start();
+        kg = await servers.start();
         const ids: string[] = [];
         for (const owner of owners) {
           const found = await checkOwner(kg, owner, acknowledged);
@@ -147,7 +135,7 @@ for (const store of STORE_KINDS) {
       // The outbox drains: the restarted server relays what the killed ones had recorded.
       const port: MemoryStore =
         store === 'sqlite'
-          ? createSqliteStore({ path: join(data, 'keepgraph.db') })
+          ? createSqliteStore({ path: join(servers.dataDir, 'keepgraph.db') })
           : createNeo4jStore({ uri: neo4jUri(), ...neo4jAuth() });
       await port.init({ dimensions: 384 });
       try {

@@ -268,46 +268,24 @@ describe('keepgraph CLI', { timeout: 180_000 }, () => {
   it('correct supersedes a memory; a bad reason is refused in flags and writes nothing', async () => {
     const o = owner();
     const id = await remember(o, 'The team meets on Tuesdays at ten');
-    const bad = await keepgraph([
-      'correct',
-      '--owner',
-      o,
-      '--id',
-      id,
-      '--text',
-      'x',
-      '--reason',
-      'whim',
-    ]);
+    const correct = (text: string, ...flags: string[]) =>
+      keepgraph(['correct', '--owner', o, '--id', id, '--text', text, ...flags]);
+    const bad = await correct('x', '--reason', 'whim');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/--reason/);
-    const r = await keepgraph([
-      'correct',
-      '--owner',
-      o,
-      '--id',
-      id,
-      '--text',
+    const r = await correct(
       'The team meets on Wednesdays at ten',
       '--reason',
       'outdated',
       '--json',
-    ]);
+    );
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as {
       memory: { id: string; supersedes: string };
       superseded: boolean;
     };
     expect(out).toMatchObject({ superseded: true, memory: { supersedes: id } });
-    const again = await keepgraph([
-      'correct',
-      '--owner',
-      o,
-      '--id',
-      id,
-      '--text',
-      'The team meets on Fridays',
-    ]);
+    const again = await correct('The team meets on Fridays');
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/conflict: memory .* was superseded/);
     const listed = await keepgraph(['list', '--owner', o, '--json']);

@@ -7,19 +7,8 @@ import { keysOnly, standInForDuplicates } from '../src/derived-keys.ts';
 import { carriesAllOf, wordOverlap } from '../src/word-overlap.ts';
 import { COMPACTION_TAG } from '../src/derived-kinds.ts';
 import type { Memory } from '../src/record.ts';
-import { memoryFixture } from '../src/testing.ts';
+import { RANKED_AT, mem } from './ranked-memories.ts';
 
-const at = '2026-06-01T00:00:00Z';
-const mem = (id: string, extra: Partial<Memory> = {}): Memory =>
-  memoryFixture('o', {
-    id,
-    kind: 'episode',
-    text: id,
-    contentHash: `h-${id}`,
-    createdAt: at,
-    origin: { sessionId: 's', observedAt: at, writtenBy: 'w' },
-    ...extra,
-  });
 const config = RECALL_RECIPES.default;
 const byId = (...ms: Memory[]) => new Map(ms.map((m) => [m.id, m]));
 const fusedOf = (ids: string[]): Map<string, FusedEntry> =>
@@ -30,7 +19,7 @@ const fillers = () => fillerIds.map((id) => mem(id));
 const gaps = Array.from({ length: 10 }, (_, i) => `gone${i}`);
 
 describe('lending through rankCandidates', () => {
-  const now = new Date(at);
+  const now = new Date(RANKED_AT);
   const rank = (fused: Map<string, FusedEntry>, live: Map<string, Memory>, cfg = config) => {
     const via = new Map<string, string[]>();
     const out = rankCandidates(

@@ -5,6 +5,10 @@ import { observedInWindows, queryTimeWindows } from '../src/query-time.ts';
 const now = new Date('2026-11-30T12:00:00Z');
 const inQuery = (q: string, observedAt: string) =>
   observedInWindows(observedAt, queryTimeWindows(q, now));
+/** Each query names no time to filter by. */
+const expectNoWindows = (...queries: string[]) => {
+  for (const q of queries) expect(queryTimeWindows(q, now), q).toEqual([]);
+};
 
 describe('queryTimeWindows', () => {
   it('reads a full date as that day, with half a day of slack for time zones', () => {
@@ -39,7 +43,7 @@ describe('queryTimeWindows', () => {
     expect(inQuery('How often did she go to the beach in 2023?', '2024-03-01T00:00:00Z')).toBe(
       false,
     );
-    expect(queryTimeWindows('I have 2023 photos', now)).toEqual([]);
+    expectNoWindows('I have 2023 photos');
   });
 
   it('reads relative days against the clock: yesterday, last week', () => {
@@ -50,18 +54,22 @@ describe('queryTimeWindows', () => {
   });
 
   it("ignores times from the question's own day on: they say when something is to happen", () => {
-    expect(queryTimeWindows('Can you recommend a movie to watch tonight?', now)).toEqual([]);
-    expect(queryTimeWindows('any events happening this weekend?', now)).toEqual([]);
-    expect(queryTimeWindows('what should I plan for next month?', now)).toEqual([]);
+    expectNoWindows(
+      'Can you recommend a movie to watch tonight?',
+      'any events happening this weekend?',
+      'what should I plan for next month?',
+    );
     expect(inQuery('what did I do yesterday?', '2026-11-29T18:00:00Z')).toBe(true);
     // A month without a year is that month of any year: still a time memories were observed.
     expect(inQuery('When did she go camping in December?', '2025-12-02T10:00:00Z')).toBe(true);
   });
 
   it('ignores what is too vague to count: no date, a weekday or an hour alone', () => {
-    expect(queryTimeWindows('When did Caroline go to the support group?', now)).toEqual([]);
-    expect(queryTimeWindows('what did I say at 5 pm?', now)).toEqual([]);
-    expect(queryTimeWindows('on Monday we talked', now)).toEqual([]);
+    expectNoWindows(
+      'When did Caroline go to the support group?',
+      'what did I say at 5 pm?',
+      'on Monday we talked',
+    );
   });
 
   it('never matches an unparseable observed time', () => {

@@ -2,39 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { RECALL_RECIPES } from '../src/recall-config.ts';
 import { entityCandidates, fuse, rankCandidates, recencyFactor } from '../src/rank.ts';
-import type { Memory } from '../src/record.ts';
+import { RANKED_AT, mem } from './ranked-memories.ts';
 
-const now = new Date('2026-06-01T00:00:00Z');
-function mem(id: string, extra: Partial<Memory> = {}): Memory {
-  return {
-    id,
-    ownerId: 'o',
-    kind: 'episode',
-    text: id,
-    key: null,
-    origin: { sessionId: 's', observedAt: now.toISOString(), writtenBy: 'w' },
-    sourceOrigins: [],
-    authority: 'user',
-    createdAt: now.toISOString(),
-    validFrom: now.toISOString(),
-    validTo: null,
-    expiresAt: '2027-01-01T00:00:00Z',
-    sensitivity: 'low',
-    tags: [],
-    confidence: 1,
-    contentHash: `h-${id}`,
-    derivedFrom: [],
-    supersedes: null,
-    supersededBy: null,
-    conflict: false,
-    about: [],
-    relations: [],
-    embeddingModel: 'm',
-    redactions: [],
-    ...extra,
-  };
-}
-
+const now = new Date(RANKED_AT);
 const config = RECALL_RECIPES.default;
 
 describe('rank', () => {

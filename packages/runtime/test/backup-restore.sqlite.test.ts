@@ -6,9 +6,6 @@
 // and one whose source the backup lacks is left out; over a store of
 // another history every deletion it records of a backed-up memory is
 // applied again, and its audit log and keys stay.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   backupLines,
@@ -17,35 +14,16 @@ import {
   storeBackupSource,
   type BackedUpMemory,
   type BackupSource,
-  type Caller,
   type Memory,
 } from '@keepgraph/core';
 import { memoryFixture } from '@keepgraph/core/testing';
-import { createHashingEmbedder } from '@keepgraph/embedder';
-import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
+import type { EmbeddedRuntime } from '@keepgraph/runtime';
+import { cleanUp, embedder, openScratch, operator, scratchDir } from './scratch.ts';
 
-const operator: Caller = { role: 'operator', owners: 'all', principal: 'tester' };
-const embedder = createHashingEmbedder(16);
-const dirs: string[] = [];
-const runtimes: EmbeddedRuntime[] = [];
+const runtime = async () =>
+  openScratch(await scratchDir('keepgraph-restore-unit-'), { auditSecret: 'a'.repeat(64) });
 
-async function runtime(): Promise<EmbeddedRuntime> {
-  const dir = await mkdtemp(join(tmpdir(), 'keepgraph-restore-unit-'));
-  dirs.push(dir);
-  const rt = await openEmbeddedRuntime({
-    dataDir: dir,
-    embedder,
-    sweepIntervalMs: null,
-    auditSecret: 'a'.repeat(64),
-  });
-  runtimes.push(rt);
-  return rt;
-}
-
-afterEach(async () => {
-  for (const rt of runtimes.splice(0)) await rt.close();
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
+afterEach(cleanUp);
 
 async function remember(rt: EmbeddedRuntime, owner: string, over: Record<string, unknown>) {
   const r = await rt.engine.remember(operator, owner, {
@@ -81,6 +59,21 @@ function listSource(
   };
 }
 
+/** A backup of `rt`'s live store, read as `keepgraph backup` reads it. */
+const backupOf = (rt: EmbeddedRuntime) =>
+  storeBackupSource(rt.store, {
+    createdAt: new Date().toISOString(),
+    embeddingModel: embedder.modelId,
+    dimensions: embedder.dimensions,
+    auditSecret: null,
+  });
+
+/** A backup file made of these lines. */
+const fileOf = (lines: string[]) =>
+  readBackupLines(async function* () {
+    yield* lines;
+  });
+
 const vector = async (text: string) => (await embedder.embed([text], 'document'))[0]!;
 
 describe('restore', () => {
@@ -95,12 +88,7 @@ describe('restore', () => {
       derivedFrom: [source],
     });
     const other = await remember(live, 'ann', { text: 'Ann plays chess on Thursdays' });
-    const backup = await storeBackupSource(live.store, {
-      createdAt: new Date().toISOString(),
-      embeddingModel: embedder.modelId,
-      dimensions: embedder.dimensions,
-      auditSecret: null,
-    });
+    const backup = await backupOf(live);
     // Read the memories, then forget one, then read the log: as a live store would be read.
     const lines: string[] = [];
     for await (const line of backupLines(backup)) {
@@ -111,9 +99,7 @@ describe('restore', () => {
       lines.push(line);
     }
     expect(lines.filter((l) => l.includes('"type":"memory"'))).toHaveLength(3);
-    const file = await readBackupLines(async function* () {
-      yield* lines;
-    });
+    const file = await fileOf(lines);
     const target = await runtime();
     const report = await restoreBackup(target.engine.deps, operator, file, { mode: 'empty' });
     expect(report.audit.ok).toBe(true);
@@ -187,17 +173,9 @@ describe('restore', () => {
     const a = await runtime();
     const kept = await remember(a, 'cy', { text: 'Cy grows tomatoes on the balcony' });
     const forgotten = await remember(a, 'cy', { text: 'Cy told us the alarm code story' });
-    const backup = await storeBackupSource(a.store, {
-      createdAt: new Date().toISOString(),
-      embeddingModel: embedder.modelId,
-      dimensions: embedder.dimensions,
-      auditSecret: null,
-    });
     const lines: string[] = [];
-    for await (const line of backupLines(backup)) lines.push(line);
-    const file = await readBackupLines(async function* () {
-      yield* lines;
-    });
+    for await (const line of backupLines(await backupOf(a))) lines.push(line);
+    const file = await fileOf(lines);
     // Another store (another history) that holds the same memories, forgot one, and has a key.
     const b = await runtime();
     await restoreBackup(b.engine.deps, operator, file, { mode: 'empty' });

@@ -5,49 +5,29 @@
 // store restored from them; a start over a directory left wider tightens
 // it and says so. (Vitest runs files in child processes, where the umask
 // may be set; each test puts it back.)
-import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Caller } from '@keepgraph/core';
-import { createHashingEmbedder } from '@keepgraph/embedder';
 import {
   SQLITE_FILE_NAME,
   backupStore,
   ensureOperatorKey,
-  openEmbeddedRuntime,
   restoreStore,
   type EmbeddedRuntime,
 } from '@keepgraph/runtime';
+import { cleanUp, embedder, openScratch, operator, scratchDir } from './scratch.ts';
 
-const operator: Caller = { role: 'operator', owners: 'all', principal: 'tester' };
-const embedder = createHashingEmbedder(16);
-const dirs: string[] = [];
-const runtimes: EmbeddedRuntime[] = [];
 const umaskBefore = process.umask();
 
 afterEach(async () => {
   process.umask(umaskBefore);
-  for (const rt of runtimes.splice(0)) await rt.close();
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+  await cleanUp();
 });
 
-async function scratch(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'keepgraph-private-'));
-  dirs.push(d);
-  return d;
-}
+const scratch = () => scratchDir('keepgraph-private-');
 
-async function open(dataDir: string, notices: string[] = []): Promise<EmbeddedRuntime> {
-  const rt = await openEmbeddedRuntime({
-    dataDir,
-    embedder,
-    sweepIntervalMs: null,
-    notice: (m) => notices.push(m),
-  });
-  runtimes.push(rt);
-  return rt;
-}
+const open = (dataDir: string, notices: string[] = []): Promise<EmbeddedRuntime> =>
+  openScratch(dataDir, { notice: (m) => notices.push(m) });
 
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 

@@ -4,26 +4,23 @@
 // where Node's HTTP parser does. Each must get a typed 4xx and store nothing.
 import { connect } from 'node:net';
 import { Duplex } from 'node:stream';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
-import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
+import type { EmbeddedRuntime } from '@keepgraph/runtime';
 import { answerClientError } from '../src/error-handler.ts';
+import { scratchRuntime } from './helpers.ts';
 import { keyedClients, type KeyedClient } from './keyed-clients.ts';
 
-let dir: string;
 let runtime: EmbeddedRuntime;
 let app: FastifyInstance;
 let operator: KeyedClient;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'keepgraph-hostile-'));
-  const embedder = await createTransformersEmbedder();
-  runtime = await openEmbeddedRuntime({ dataDir: dir, embedder, sweepIntervalMs: null });
+  runtime = await scratchRuntime('keepgraph-hostile-', {
+    embedder: await createTransformersEmbedder(),
+  });
   ({
     app,
     clients: { operator },
@@ -33,7 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await runtime?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const owner = () => `owner-${randomUUID()}`;

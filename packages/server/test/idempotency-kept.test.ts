@@ -8,28 +8,21 @@
 // Each leak is looked for in the raw store (the SQLite files after a
 // checkpoint, every Neo4j node and relationship).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { REPLAYED_ERROR_MESSAGE, type Role } from '@keepgraph/core';
 import { createHashingEmbedder } from '@keepgraph/embedder';
-import {
-  openEmbeddedRuntime,
-  type EmbeddedRuntime,
-  type StoreSelection,
-  STORE_KINDS,
-} from '@keepgraph/runtime';
+import { type EmbeddedRuntime, STORE_KINDS } from '@keepgraph/runtime';
 import type { SqliteMemoryStore } from '@keepgraph/store-sqlite';
 import { rawContent as sqliteRaw } from '@keepgraph/store-sqlite/testing';
 import type { Neo4jMemoryStore } from '@keepgraph/store-neo4j';
 import { rawContent as neo4jRaw } from '@keepgraph/store-neo4j/testing';
 import { buildApp } from '../src/app.ts';
 import { jwtPrincipal, jwtVerifier } from '../src/auth/jwt.ts';
+import { scratchRuntime } from './helpers.ts';
 import { makeKey } from './keyed-clients.ts';
-import { neo4jAuth, neo4jUri } from '../../../test/services.ts';
+import { storeSelectionFor } from '../../../test/e2e/stores.ts';
 
 const ISSUER = 'https://idp.example/';
 const AUDIENCE = 'keepgraph';
@@ -48,14 +41,7 @@ const fact = (text: string, sessionId = 'kept-s') => ({
   origin: { sessionId },
 });
 
-function selection(store: 'sqlite' | 'neo4j'): StoreSelection {
-  return store === 'sqlite'
-    ? { kind: 'sqlite' }
-    : { kind: 'neo4j', uri: neo4jUri(), ...neo4jAuth() };
-}
-
 describe.each(STORE_KINDS)('kept answers of Idempotency-Keys on %s', (store) => {
-  let dir: string;
   let runtime: EmbeddedRuntime;
   let app: FastifyInstance;
   let userKey = '';
@@ -64,13 +50,10 @@ describe.each(STORE_KINDS)('kept answers of Idempotency-Keys on %s', (store) => 
   const bob = `bob-${run}`;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), `kg-kept-${store}-`));
-    runtime = await openEmbeddedRuntime({
-      dataDir: dir,
-      store: selection(store),
+    runtime = await scratchRuntime(`kg-kept-${store}-`, {
+      store: storeSelectionFor(store),
       // Who may replay what does not depend on what a text means.
       embedder: createHashingEmbedder(384),
-      sweepIntervalMs: null,
     });
     app = buildApp({
       engine: runtime.engine,
@@ -87,7 +70,6 @@ describe.each(STORE_KINDS)('kept answers of Idempotency-Keys on %s', (store) => 
   afterAll(async () => {
     await app?.close();
     await runtime?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   const token = (sub: string, role: Role, owners: string[]) =>
@@ -124,6 +106,12 @@ describe.each(STORE_KINDS)('kept answers of Idempotency-Keys on %s', (store) => 
       json: r.json() as any, // eslint-disable-line @typescript-eslint/no-explicit-any
     };
   }
+  /** Status, Idempotent-Replayed and error code: what tells a refusal from a replay. */
+  const outcome = (r: Awaited<ReturnType<typeof send>>) => [
+    r.status,
+    r.replayed,
+    r.json.error?.code,
+  ];
   const write = (bearer: string, owner: string, body: unknown, key?: string) =>
     send(bearer, 'POST', `/owners/${owner}/memories`, body, key);
   const count = async (owner: string) => (await runtime.store.counts({ ownerId: owner })).memories;
@@ -171,17 +159,9 @@ describe.each(STORE_KINDS)('kept answers of Idempotency-Keys on %s', (store) => 
       expect([first.status, first.replayed]).toEqual([201, 'false']);
 
       const analyst = await write(await token(sub, 'analyst', [bob]), alice, body, key);
-      expect([analyst.status, analyst.replayed, analyst.json.error?.code]).toEqual([
-        403,
-        null,
-        'forbidden_role',
-      ]);
+      expect(outcome(analyst)).toEqual([403, null, 'forbidden_role']);
       const elsewhere = await write(await token(sub, 'user', [bob]), alice, body, key);
-      expect([elsewhere.status, elsewhere.replayed, elsewhere.json.error?.code]).toEqual([
-        403,
-        null,
-        'owner_out_of_scope',
-      ]);
+      expect(outcome(elsewhere)).toEqual([403, null, 'owner_out_of_scope']);
       // A fresh token with the first one's claims is the same caller: replayed.
       const refreshed = await write(await token(sub, 'user', [alice]), alice, body, key);
       expect(refreshed).toEqual({ ...first, replayed: 'true' });
@@ -195,11 +175,7 @@ describe.each(STORE_KINDS)('kept answers of Idempotency-Keys on %s', (store) => 
       const first = await write(await token(sub, 'user', [alice, bob]), bob, body, key);
       expect([first.status, first.replayed]).toEqual([201, 'false']);
       const narrowed = await write(await token(sub, 'user', [alice]), bob, body, key);
-      expect([narrowed.status, narrowed.replayed, narrowed.json.error?.code]).toEqual([
-        403,
-        null,
-        'owner_out_of_scope',
-      ]);
+      expect(outcome(narrowed)).toEqual([403, null, 'owner_out_of_scope']);
       // Its owners in another order are the same scope.
       const same = await write(await token(sub, 'user', [bob, alice]), bob, body, key);
       expect(same).toEqual({ ...first, replayed: 'true' });
@@ -226,11 +202,7 @@ describe.each(STORE_KINDS)('kept answers of Idempotency-Keys on %s', (store) => 
       const key = randomUUID();
       const url = `/owners/${alice}/sessions/${secret}/forget`;
       const first = await send(userKey, 'POST', url, {}, key);
-      expect([first.status, first.replayed, first.json.error.code]).toEqual([
-        404,
-        'false',
-        'not_found',
-      ]);
+      expect(outcome(first)).toEqual([404, 'false', 'not_found']);
       expect(first.json.error.message).toContain(secret);
       await expectNotStored(secret);
       const again = await send(userKey, 'POST', url, {}, key);

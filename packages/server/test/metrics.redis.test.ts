@@ -4,25 +4,18 @@
 // done for good is read from Redis once, completed or failed, with its
 // processing time; jobs finished before the reader started are not; and
 // GET /metrics shows them, with the depths per queue and state.
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Worker, type ConnectionOptions } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
-import { createHashingEmbedder } from '@keepgraph/embedder';
-import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
-import { BullMqJobQueue } from '@keepgraph/workers';
+import type { EmbeddedRuntime } from '@keepgraph/runtime';
 import { buildApp } from '../src/app.ts';
 import { FinishedJobsReader } from '../src/metrics/finished-jobs.ts';
 import { parseSamples, promtoolCheck, sampleValue } from '../src/testing.ts';
+import { scratchQueues, scratchRuntime, type ScratchQueues } from './helpers.ts';
 
-const prefix = `kgmetrics-${randomBytes(4).toString('hex')}`;
-const connection: ConnectionOptions = { url: inject('redisUrl') };
-let dir: string;
 let runtime: EmbeddedRuntime;
-let jobs: BullMqJobQueue;
+let queues: ScratchQueues;
+let jobs: ScratchQueues['jobs'];
 let worker: Worker;
 let app: FastifyInstance;
 
@@ -54,14 +47,10 @@ const job = (id: string, payload: Record<string, unknown> = {}) => ({
 });
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'keepgraph-metrics-redis-'));
-  runtime = await openEmbeddedRuntime({
-    dataDir: dir,
-    embedder: createHashingEmbedder(16),
-    sweepIntervalMs: null,
-  });
-  jobs = new BullMqJobQueue({ connection, prefix, attempts: 1 });
-  await jobs.ready();
+  runtime = await scratchRuntime('keepgraph-metrics-redis-');
+  queues = await scratchQueues('kgmetrics', 1);
+  jobs = queues.jobs;
+  const { connection, prefix } = queues;
   worker = new Worker(
     'compact',
     async (j) => {
@@ -77,12 +66,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await worker?.close();
-  if (jobs) {
-    await Promise.all([...jobs.queues.values()].map((q) => q.obliterate({ force: true })));
-    await jobs.close();
-  }
+  await queues?.close();
   await runtime?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe('job durations read from Redis', () => {
@@ -117,7 +102,7 @@ describe('GET /metrics in server mode', () => {
     app = buildApp({
       engine: runtime.engine,
       auth: { trustedCaller: { role: 'operator', owners: 'all', principal: 'op' } },
-      queues: { metrics: jobs, bullQueues: [...jobs.queues.values()] },
+      queues: queues.forApp,
     });
     const scrape = async () => {
       const r = await app.inject({ method: 'GET', url: '/metrics' });

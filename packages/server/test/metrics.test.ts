@@ -25,6 +25,7 @@ import {
   sampleValue,
   type Sample,
 } from '../src/testing.ts';
+import { scratchRuntime } from './helpers.ts';
 import { keyed, makeKey, type KeyedClient } from './keyed-clients.ts';
 
 const TOKEN = randomBytes(32).toString('hex');
@@ -181,41 +182,28 @@ describe('the metrics move with the work', () => {
     const delta = (name: string, labels: Record<string, string>) =>
       sampleValue(after, name, labels) - sampleValue(before, name, labels);
     const route = (r: string, method: string, status: string) => ({ route: r, method, status });
-    expect(
-      delta('keepgraph_http_requests_total', route('/v1/owners/:ownerId/memories', 'POST', '201')),
-    ).toBe(1);
-    expect(
-      delta('keepgraph_http_requests_total', route('/v1/owners/:ownerId/memories', 'POST', '422')),
-    ).toBe(1);
-    expect(
-      delta(
+    // Each of these moved by exactly one.
+    const moved: [string, Record<string, string>][] = [
+      ['keepgraph_http_requests_total', route('/v1/owners/:ownerId/memories', 'POST', '201')],
+      ['keepgraph_http_requests_total', route('/v1/owners/:ownerId/memories', 'POST', '422')],
+      [
         'keepgraph_http_request_duration_seconds_count',
         route('/v1/owners/:ownerId/recall', 'POST', '200'),
-      ),
-    ).toBe(1);
-    expect(delta('keepgraph_memories_written_total', { use_case: 'remember' })).toBe(1);
-    expect(delta('keepgraph_memories_written_total', { use_case: 'rememberMany' })).toBe(1);
-    expect(
-      delta('keepgraph_write_refusals_total', { use_case: 'remember', reason: 'refused_secret' }),
-    ).toBe(1);
-    expect(
-      delta('keepgraph_write_refusals_total', {
-        use_case: 'rememberMany',
-        reason: 'refused_secret',
-      }),
-    ).toBe(1);
-    expect(
-      delta('keepgraph_use_cases_total', {
-        use_case: 'remember',
-        outcome: 'error',
-        code: 'refused_secret',
-      }),
-    ).toBe(1);
-    expect(
-      delta('keepgraph_recall_duration_seconds_count', { use_case: 'recall', outcome: 'ok' }),
-    ).toBe(1);
-    expect(delta('keepgraph_cascade_deleted_memories_count', { reason: 'forget' })).toBe(1);
-    expect(delta('keepgraph_cascade_deleted_memories_sum', { reason: 'forget' })).toBe(1);
+      ],
+      ['keepgraph_memories_written_total', { use_case: 'remember' }],
+      ['keepgraph_memories_written_total', { use_case: 'rememberMany' }],
+      ['keepgraph_write_refusals_total', { use_case: 'remember', reason: 'refused_secret' }],
+      ['keepgraph_write_refusals_total', { use_case: 'rememberMany', reason: 'refused_secret' }],
+      [
+        'keepgraph_use_cases_total',
+        { use_case: 'remember', outcome: 'error', code: 'refused_secret' },
+      ],
+      ['keepgraph_recall_duration_seconds_count', { use_case: 'recall', outcome: 'ok' }],
+      ['keepgraph_cascade_deleted_memories_count', { reason: 'forget' }],
+      ['keepgraph_cascade_deleted_memories_sum', { reason: 'forget' }],
+    ];
+    for (const [name, labels] of moved)
+      expect(delta(name, labels), `${name} ${JSON.stringify(labels)}`).toBe(1);
     // Labels hold patterns and codes, never what a caller sent.
     expect(text).not.toContain(owner);
     expect(text).not.toContain('ghp_');
@@ -306,12 +294,7 @@ describe('the KPI gauges', () => {
   });
 
   it('leave a gauge without a figure unset: no expiry yet, no on-schedule share', async () => {
-    const fresh = await mkdtemp(join(tmpdir(), 'keepgraph-metrics-fresh-'));
-    const rt = await openEmbeddedRuntime({
-      dataDir: fresh,
-      embedder: createHashingEmbedder(16),
-      sweepIntervalMs: null,
-    });
+    const rt = await scratchRuntime('keepgraph-metrics-fresh-');
     const bare = buildApp({
       engine: rt.engine,
       auth: { trustedCaller: { role: 'operator', owners: 'all', principal: 'op' } },
@@ -330,7 +313,6 @@ describe('the KPI gauges', () => {
     } finally {
       await bare.close();
       await rt.close();
-      await rm(fresh, { recursive: true, force: true });
     }
   });
 });
@@ -348,11 +330,7 @@ describe('the engine observer', () => {
   });
 
   it('that throws fails no use-case: the write is stored and answered', async () => {
-    const d = await mkdtemp(join(tmpdir(), 'keepgraph-metrics-throws-'));
-    const rt = await openEmbeddedRuntime({
-      dataDir: d,
-      embedder: createHashingEmbedder(16),
-      sweepIntervalMs: null,
+    const rt = await scratchRuntime('keepgraph-metrics-throws-', {
       observe: () => {
         throw new Error('a broken metrics adapter');
       },
@@ -369,7 +347,6 @@ describe('the engine observer', () => {
       });
     } finally {
       await rt.close();
-      await rm(d, { recursive: true, force: true });
     }
   });
 });

@@ -2,59 +2,42 @@
 // /admin/queues, over BullMQ queues in a real Redis (started by the test
 // setup) under a prefix of this run's own. Other roles get 403 on both, and a
 // server without a job runner says so instead of failing.
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { JOB_NAMES } from '@keepgraph/core';
-import { createHashingEmbedder } from '@keepgraph/embedder';
-import { BullMqJobQueue } from '@keepgraph/workers';
+import type { EmbeddedRuntime } from '@keepgraph/runtime';
 import { buildApp } from '../src/app.ts';
 import { BULL_BOARD_PATH } from '../src/plugins/bull-board.ts';
-import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
+import { scratchQueues, scratchRuntime, type ScratchQueues } from './helpers.ts';
 
-let dir: string;
 let runtime: EmbeddedRuntime;
-let jobs: BullMqJobQueue;
+let queues: ScratchQueues;
 let operator: FastifyInstance;
 let user: FastifyInstance;
 let bare: FastifyInstance;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'keepgraph-queues-'));
-  runtime = await openEmbeddedRuntime({
-    dataDir: dir,
-    embedder: createHashingEmbedder(16),
-    sweepIntervalMs: null,
-  });
-  jobs = new BullMqJobQueue({
-    connection: { url: inject('redisUrl') },
-    prefix: `kgtest-${randomBytes(4).toString('hex')}`,
-  });
-  const queues = { metrics: jobs, bullQueues: [...jobs.queues.values()] };
+  runtime = await scratchRuntime('keepgraph-queues-');
+  queues = await scratchQueues('kgtest');
   const app = (role: 'operator' | 'user', withQueues = true) =>
     buildApp({
       engine: runtime.engine,
       auth: { trustedCaller: { role, owners: 'all', principal: `test-${role}` } },
-      ...(withQueues && { queues }),
+      ...(withQueues && { queues: queues.forApp }),
     });
   operator = app('operator');
   user = app('user');
   bare = app('operator', false);
   await Promise.all([operator.ready(), user.ready(), bare.ready()]);
-  await jobs.enqueue([{ name: 'reflect', id: 'reflect:owner-q', ownerId: 'owner-q', payload: {} }]);
+  await queues.jobs.enqueue([
+    { name: 'reflect', id: 'reflect:owner-q', ownerId: 'owner-q', payload: {} },
+  ]);
 });
 
 afterAll(async () => {
   await Promise.all([operator, user, bare].map((a) => a?.close()));
-  if (jobs) {
-    await Promise.all([...jobs.queues.values()].map((q) => q.obliterate({ force: true })));
-    await jobs.close();
-  }
+  await queues?.close();
   await runtime?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe('GET /v1/queues', () => {
@@ -116,7 +99,7 @@ describe('Bull Board at /admin/queues', () => {
   });
 
   it('lets an operator act on a queue through its API', async () => {
-    const q = jobs.queues.get('compact')!;
+    const q = queues.jobs.queues.get('compact')!;
     const url = `${BULL_BOARD_PATH}/api/queues/compact`;
     expect((await operator.inject({ method: 'PUT', url: `${url}/pause` })).statusCode).toBe(200);
     expect(await q.isPaused()).toBe(true);
@@ -142,7 +125,7 @@ describe('Bull Board at /admin/queues', () => {
       url: `${BULL_BOARD_PATH}/api/queues/reflect/pause`,
     });
     expect(pause.statusCode).toBe(403);
-    expect(await jobs.queues.get('reflect')!.isPaused()).toBe(false);
+    expect(await queues.jobs.queues.get('reflect')!.isPaused()).toBe(false);
   });
 
   it('is not mounted without BullMQ queues', async () => {
