@@ -5,7 +5,7 @@
 //   backup/    dump and restore, through services
 //   use-cases/ and jobs/   both call services, never each other
 //   services/  the write sequence, the cascade, the jobs a write triggers
-//   domain     every other module: records, policy/, ports/, ranking, kinds
+//   domain     domain/ (records, ranking, kinds, audit), policy/, ports/
 //
 // A module may import its own layer and the layers below it.
 const CORE = '^packages/core/src/';

@@ -2,8 +2,8 @@
 // dependencies, its declared roles checked before it runs. Server, CLI and
 // workers hold an Engine; the use-case modules stay plain functions.
 import { randomUUID } from 'node:crypto';
-import { keyedHasher, newAuditSecret } from './audit.ts';
-import { isKeepGraphError } from './errors.ts';
+import { keyedHasher, newAuditSecret } from './domain/audit.ts';
+import { isKeepGraphError } from './domain/errors.ts';
 import {
   answerOnce,
   type Answer,
@@ -12,7 +12,7 @@ import {
 } from './idempotency.ts';
 import type { Policy } from './policy/policy-schema.ts';
 import { authenticateApiKey } from './services/api-keys.ts';
-import { safeObserver } from './observe.ts';
+import { safeObserver } from './domain/observe.ts';
 import {
   checkCaller,
   requireRole,

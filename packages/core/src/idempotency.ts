@@ -12,11 +12,11 @@
 // echo the input), and a success's body without the values the request's
 // URL held (a session id, say), which the repeat's own URL gives back.
 import { z } from 'zod';
-import { ERROR_CODES, KeepGraphError, type ErrorCode } from './errors.ts';
-import { inputProblem } from './input-shape.ts';
+import { ERROR_CODES, KeepGraphError, type ErrorCode } from './domain/errors.ts';
+import { inputProblem } from './domain/input-shape.ts';
 import type { Clock } from './ports/clock.ts';
 import type { IdempotencyRecords, KeptAnswer, MemoryRecords } from './ports/memory-store.ts';
-import type { KeyedHash } from './audit.ts';
+import type { KeyedHash } from './domain/audit.ts';
 import type { Caller } from './services/deps.ts';
 
 /** How long a first answer is kept and replayed. */

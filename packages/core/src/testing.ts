@@ -2,8 +2,8 @@
 // complete Memory records built by hand, random unit vectors, and audit
 // events. Not used by production code paths.
 import { randomUUID } from 'node:crypto';
-import { contentHash, type AuditEventInput, type AuditType } from './audit.ts';
-import type { Memory } from './record.ts';
+import { contentHash, type AuditEventInput, type AuditType } from './domain/audit.ts';
+import type { Memory } from './domain/record.ts';
 import type { MemoryWrite, WriteBatch } from './ports/memory-store.ts';
 
 export const FIXTURE_T0 = '2026-01-01T00:00:00.000Z';

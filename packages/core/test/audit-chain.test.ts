@@ -1,6 +1,12 @@
 // The audit hash chain detects edits, gaps and re-links, independent of any store.
 import { describe, expect, it } from 'vitest';
-import { GENESIS_HASH, sealAuditEvent, verifyAuditChain, type AuditEvent, type AuditEventInput } from '../src/audit.ts';
+import {
+  GENESIS_HASH,
+  sealAuditEvent,
+  verifyAuditChain,
+  type AuditEvent,
+  type AuditEventInput,
+} from '../src/domain/audit.ts';
 
 function chain(n: number): AuditEvent[] {
   const out: AuditEvent[] = [];
@@ -38,7 +44,11 @@ describe('audit chain', () => {
   it('detects an edited field', () => {
     const events = chain(5);
     events[2] = { ...events[2]!, memoryIds: ['other'] };
-    expect(verifyAuditChain(events)).toMatchObject({ ok: false, brokenAt: 3, problem: 'hash_mismatch' });
+    expect(verifyAuditChain(events)).toMatchObject({
+      ok: false,
+      brokenAt: 3,
+      problem: 'hash_mismatch',
+    });
   });
 
   it('detects a removed event', () => {
@@ -51,6 +61,10 @@ describe('audit chain', () => {
     const events = chain(3);
     const { seq, prevHash: _p, hash: _h, ...input } = events[1]!;
     events[1] = sealAuditEvent({ ...input, reason: 'edited' }, seq, GENESIS_HASH);
-    expect(verifyAuditChain(events)).toMatchObject({ ok: false, brokenAt: 2, problem: 'broken_link' });
+    expect(verifyAuditChain(events)).toMatchObject({
+      ok: false,
+      brokenAt: 2,
+      problem: 'broken_link',
+    });
   });
 });

@@ -2,8 +2,8 @@
 // summary of a group as a derived write (a key to its turns).
 import { describe, expect, it } from 'vitest';
 import { CONTEXT_MAX_CHARS, contextSummaryOf, passagesOf } from '../src/jobs/context-keys.ts';
-import { CONTEXT_TAG, isContextSummary } from '../src/derived-kinds.ts';
-import type { Memory } from '../src/record.ts';
+import { CONTEXT_TAG, isContextSummary } from '../src/domain/derived-kinds.ts';
+import type { Memory } from '../src/domain/record.ts';
 import { FIXTURE_T0, memoryFixture } from '../src/testing.ts';
 
 const ep = (id: string, sessionId: string, text = `turn ${id}`, speaker?: string): Memory =>

@@ -1,12 +1,12 @@
 // Derived memories as keys to their evidence: lending, standing in for true
 // duplicates, and the derived memories that are keys only.
 import { describe, expect, it } from 'vitest';
-import { RECALL_RECIPES } from '../src/recall-config.ts';
-import { fuse, rankCandidates, type FusedEntry } from '../src/rank.ts';
-import { keysOnly, standInForDuplicates } from '../src/derived-keys.ts';
-import { carriesAllOf, wordOverlap } from '../src/word-overlap.ts';
-import { COMPACTION_TAG } from '../src/derived-kinds.ts';
-import type { Memory } from '../src/record.ts';
+import { RECALL_RECIPES } from '../src/domain/recall-config.ts';
+import { fuse, rankCandidates, type FusedEntry } from '../src/domain/rank.ts';
+import { keysOnly, standInForDuplicates } from '../src/domain/derived-keys.ts';
+import { carriesAllOf, wordOverlap } from '../src/domain/word-overlap.ts';
+import { COMPACTION_TAG } from '../src/domain/derived-kinds.ts';
+import type { Memory } from '../src/domain/record.ts';
 import { RANKED_AT, mem } from './ranked-memories.ts';
 
 const config = RECALL_RECIPES.default;

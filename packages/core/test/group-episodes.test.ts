@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clustersOf, groupBySimilarity, similarityGraph } from '../src/index.ts';
 import { randomUnitVector } from '../src/testing.ts';
-import { seededRandom } from '../src/seeded-random.ts';
+import { seededRandom } from '../src/domain/seeded-random.ts';
 
 const near = (base: Float32Array, noise: number, random: () => number) => {
   const v = Float32Array.from(base, (x) => x + (random() * 2 - 1) * noise);

@@ -2,7 +2,7 @@
 // memories become inputs without store-made fields, derived ones are skipped.
 import { describe, expect, it } from 'vitest';
 import type { Memory } from '@keepgraph/core';
-import { memoryToInput, parseImportLine } from '../src/import-input.ts';
+import { memoryToInput, parseImportLine } from '../src/domain/import-input.ts';
 
 const exported: Memory = {
   id: 'm1',

@@ -3,7 +3,7 @@
 // stack in the surrogate check and the idempotency fingerprint, a 500).
 import { describe, expect, it } from 'vitest';
 import { MemoryInputSchema, isKeepGraphError, parseInput } from '../src/index.ts';
-import { MAX_INPUT_DEPTH, inputProblem } from '../src/input-shape.ts';
+import { MAX_INPUT_DEPTH, inputProblem } from '../src/domain/input-shape.ts';
 
 /** `depth` lists, one inside the other, around `inner`. */
 function nested(depth: number, inner: unknown = 1): unknown {

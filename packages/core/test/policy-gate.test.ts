@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { readFileSync } from 'node:fs';
-import { ERROR_CODES, isRefusalCode } from '../src/errors.ts';
-import type { RefusalCode } from '../src/errors.ts';
+import { ERROR_CODES, isRefusalCode } from '../src/domain/errors.ts';
+import type { RefusalCode } from '../src/domain/errors.ts';
 import {
   DEFAULT_POLICY_PATH,
   defaultPolicy,

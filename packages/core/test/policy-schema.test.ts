@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { isKeepGraphError } from '../src/errors.ts';
-import { MEMORY_KINDS } from '../src/record.ts';
+import { isKeepGraphError } from '../src/domain/errors.ts';
+import { MEMORY_KINDS } from '../src/domain/record.ts';
 import {
   DEFAULT_POLICY_PATH,
   defaultPolicy,

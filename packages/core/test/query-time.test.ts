@@ -1,6 +1,6 @@
 // Dates a query names, as windows of observed time.
 import { describe, expect, it } from 'vitest';
-import { observedInWindows, queryTimeWindows } from '../src/query-time.ts';
+import { observedInWindows, queryTimeWindows } from '../src/domain/query-time.ts';
 
 const now = new Date('2026-11-30T12:00:00Z');
 const inQuery = (q: string, observedAt: string) =>

@@ -1,7 +1,7 @@
 // Fusion and rescoring: pure functions over candidate lists.
 import { describe, expect, it } from 'vitest';
-import { RECALL_RECIPES } from '../src/recall-config.ts';
-import { entityCandidates, fuse, rankCandidates, recencyFactor } from '../src/rank.ts';
+import { RECALL_RECIPES } from '../src/domain/recall-config.ts';
+import { entityCandidates, fuse, rankCandidates, recencyFactor } from '../src/domain/rank.ts';
 import { RANKED_AT, mem } from './ranked-memories.ts';
 
 const now = new Date(RANKED_AT);

@@ -1,7 +1,7 @@
 // The memories the ranking tests (rank, derived-keys) score: whole records
 // named by their id (also their text, and the seed of their content hash),
 // episodes written and observed at one instant unless `extra` says otherwise.
-import type { Memory } from '../src/record.ts';
+import type { Memory } from '../src/domain/record.ts';
 import { memoryFixture } from '../src/testing.ts';
 
 /** When every memory here was written and observed. */

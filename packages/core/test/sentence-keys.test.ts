@@ -7,8 +7,8 @@ import {
   keySentences,
   sentenceKeysOf,
 } from '../src/jobs/sentence-keys.ts';
-import { SENTENCE_TAG, isSentenceKey } from '../src/derived-kinds.ts';
-import { keysOnly } from '../src/derived-keys.ts';
+import { SENTENCE_TAG, isSentenceKey } from '../src/domain/derived-kinds.ts';
+import { keysOnly } from '../src/domain/derived-keys.ts';
 import { FIXTURE_T0, memoryFixture } from '../src/testing.ts';
 
 const filler = 'The weather report said the coast would stay dry through the afternoon. ';

@@ -1,8 +1,8 @@
 // A question turn lends its score to its reply; nothing else does.
 import { describe, expect, it } from 'vitest';
 import { memoryFixture } from '../src/testing.ts';
-import { asksQuestion, lendScoreToReplies } from '../src/session-replies.ts';
-import type { FusedEntry } from '../src/rank.ts';
+import { asksQuestion, lendScoreToReplies } from '../src/domain/session-replies.ts';
+import type { FusedEntry } from '../src/domain/rank.ts';
 
 const entry = (fused: number): FusedEntry => ({ ranks: {}, raw: {}, fused });
 const turn = (id: string, text: string, kind: 'episode' | 'summary' = 'episode') =>

@@ -12,8 +12,8 @@
 //   {"type":"end","memories":N,"owners":N,"apiKeys":N,"auditEvents":N,"sha256":"..."}
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { AUDIT_TYPES, contentHash, type AuditEvent } from '../audit.ts';
-import { KeepGraphError } from '../errors.ts';
+import { AUDIT_TYPES, contentHash, type AuditEvent } from '../domain/audit.ts';
+import { KeepGraphError } from '../domain/errors.ts';
 import type { ApiKeyRecord } from '../ports/memory-store.ts';
 import {
   AUTHORITIES,
@@ -22,7 +22,7 @@ import {
   SENSITIVITIES,
   isoTime,
   type Memory,
-} from '../record.ts';
+} from '../domain/record.ts';
 
 /** The `format` of a backup's header: what a file must say to be read as one. */
 export const BACKUP_FORMAT = 'keepgraph-backup';

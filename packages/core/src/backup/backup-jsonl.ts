@@ -4,8 +4,8 @@
 // SHA-256 of the end line and the audit chain, so that a file which would
 // fail half-way is refused before a restore writes anything. Core reads and
 // writes no files: the caller hands over the lines.
-import { GENESIS_HASH, sealAuditEvent, type AuditEvent } from '../audit.ts';
-import { KeepGraphError } from '../errors.ts';
+import { GENESIS_HASH, sealAuditEvent, type AuditEvent } from '../domain/audit.ts';
+import { KeepGraphError } from '../domain/errors.ts';
 import type { ApiKeyRecord } from '../ports/memory-store.ts';
 import {
   BackupDigest,

@@ -2,8 +2,8 @@
 // event records after the backup's snapshot (in any copy of the log) is
 // deleted again, with the same cascade and reason, once its owner's
 // memories are written (restore.ts's header says why).
-import type { AuditEvent, AuditType } from '../audit.ts';
-import { isKeepGraphError } from '../errors.ts';
+import type { AuditEvent, AuditType } from '../domain/audit.ts';
+import { isKeepGraphError } from '../domain/errors.ts';
 import { DELETION_REASONS, type DeletionReason, type MemoryStore } from '../ports/memory-store.ts';
 import type { Caller, EngineDeps } from '../services/deps.ts';
 import { cascade } from '../services/cascade.ts';

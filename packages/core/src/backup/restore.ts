@@ -16,9 +16,9 @@
 // log given as `deletions`) is deleted again, with the same cascade and
 // reason, right after its owner's memories are written. Ids are never
 // reused, so a deletion can only ever name a memory that ought to be gone.
-import type { AuditEvent } from '../audit.ts';
-import { verifyAuditChain, type AuditVerification } from '../audit.ts';
-import { KeepGraphError } from '../errors.ts';
+import type { AuditEvent } from '../domain/audit.ts';
+import { verifyAuditChain, type AuditVerification } from '../domain/audit.ts';
+import { KeepGraphError } from '../domain/errors.ts';
 import type { MemoryStore } from '../ports/memory-store.ts';
 import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
 import { cascade } from '../services/cascade.ts';

@@ -4,9 +4,9 @@
 // live Neo4j) this is not one snapshot: the header's `snapshot` is the
 // audit head before any memory is read, so a restore applies again every
 // deletion logged after it, whichever memories the pass saw.
-import type { AuditEvent } from '../audit.ts';
+import type { AuditEvent } from '../domain/audit.ts';
 import type { ApiKeyRecord, MemoryStore } from '../ports/memory-store.ts';
-import type { Memory } from '../record.ts';
+import type { Memory } from '../domain/record.ts';
 import type { BackedUpMemory, BackupHeader, BackupSource } from './backup-format.ts';
 
 /** What the header says that the store cannot: the caller's clock, model and secret. */

@@ -6,7 +6,7 @@ import { SCHEDULED_JOBS, scheduleEveryMs, startupJobs } from './job-registry.ts'
 import type { Extractor } from '../ports/extractor.ts';
 import { InProcessJobRunner, type InProcessRunnerOptions } from './in-process-runner.ts';
 import { createProcessors, type JobHost } from './processors.ts';
-import { expireJob, scheduledJobs } from '../job-ids.ts';
+import { expireJob, scheduledJobs } from '../domain/job-ids.ts';
 import { startRelay, type Relay } from './relay.ts';
 import { createStatementExtractor } from './statement-extractor.ts';
 

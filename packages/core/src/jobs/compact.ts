@@ -10,13 +10,13 @@
 // Deleting or expiring a member deletes the summary (the cascade) and its
 // `rederive` job compacts the owner again, which rebuilds it from the
 // survivors.
-import type { Memory } from '../record.ts';
-import { isLiveAt } from '../liveness.ts';
-import { COMPACTION_TAG, isCompactionSummary } from '../derived-kinds.ts';
+import type { Memory } from '../domain/record.ts';
+import { isLiveAt } from '../domain/liveness.ts';
+import { COMPACTION_TAG, isCompactionSummary } from '../domain/derived-kinds.ts';
 import type { EngineDeps } from '../services/deps.ts';
 import { derivedAuthority } from '../services/write.ts';
 import { clustersOf, cosine } from './group-episodes.ts';
-import { contentWords, jaccard } from '../word-overlap.ts';
+import { contentWords, jaccard } from '../domain/word-overlap.ts';
 import {
   COMPACTION_CALLER,
   derivedInput,

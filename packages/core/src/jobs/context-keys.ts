@@ -9,9 +9,9 @@
 // score to the turns the query matched best, and a group wider than a
 // result may stand for is a key only. On locomo-dev this is what lifts
 // recall above the raw turns (bench/README.md).
-import type { Memory } from '../record.ts';
-import { embeddingText } from '../indexed-text.ts';
-import { CONTEXT_TAG } from '../derived-kinds.ts';
+import type { Memory } from '../domain/record.ts';
+import { embeddingText } from '../domain/indexed-text.ts';
+import { CONTEXT_TAG } from '../domain/derived-kinds.ts';
 import { derivedInput, type DerivedWrite } from './derived-writes.ts';
 
 /** Longest text of a context summary; the embedding model reads less anyway (512 tokens). */

@@ -3,13 +3,13 @@
 // write it twice), the write path's own gate and supersession rules, and
 // one atomic batch with the job's bookkeeping.
 import { createHash } from 'node:crypto';
-import { embeddingText } from '../indexed-text.ts';
-import type { ParsedMemoryInput, Memory } from '../record.ts';
-import { MemoryInputSchema, STORED_TEXT_CONTROLS } from '../record.ts';
-import type { AuditEventInput } from '../audit.ts';
+import { embeddingText } from '../domain/indexed-text.ts';
+import type { ParsedMemoryInput, Memory } from '../domain/record.ts';
+import { MemoryInputSchema, STORED_TEXT_CONTROLS } from '../domain/record.ts';
+import type { AuditEventInput } from '../domain/audit.ts';
 import type { WriteBatch } from '../ports/memory-store.ts';
-import { KeepGraphError, isKeepGraphError } from '../errors.ts';
-import { isLiveAt } from '../liveness.ts';
+import { KeepGraphError, isKeepGraphError } from '../domain/errors.ts';
+import { isLiveAt } from '../domain/liveness.ts';
 import { ownerCap } from '../policy/index.ts';
 import { evictOverCap } from '../services/cascade.ts';
 import {

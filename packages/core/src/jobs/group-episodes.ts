@@ -4,7 +4,7 @@
 import { UndirectedGraph } from 'graphology';
 import louvainImport from 'graphology-communities-louvain';
 import { connectedComponents } from 'graphology-components';
-import { seededRandom } from '../seeded-random.ts';
+import { seededRandom } from '../domain/seeded-random.ts';
 
 // A CommonJS module whose typings declare an ES default export: under
 // NodeNext the type is the module object, at run time it is the function.

@@ -5,11 +5,11 @@
 // through it; the in-process runner, the BullMQ workers and both schedulers
 // read the rest, so no job trait is spelled anywhere else.
 import { z } from 'zod';
-import { MEMORY_KINDS } from '../record.ts';
+import { MEMORY_KINDS } from '../domain/record.ts';
 import type { Policy } from '../policy/index.ts';
 import type { Job, JobName } from '../ports/job-queue.ts';
 import { parseInput } from '../services/deps.ts';
-import { ALL_OWNERS, compactJob, expireJob, reembedJob, reflectJob } from '../job-ids.ts';
+import { ALL_OWNERS, compactJob, expireJob, reembedJob, reflectJob } from '../domain/job-ids.ts';
 
 /** A scheduled job: how often (from the policy) and the job each tick enqueues. */
 export interface JobSchedule {

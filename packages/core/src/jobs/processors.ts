@@ -6,17 +6,17 @@
 import { jobPayload } from './job-registry.ts';
 import type { Job, JobName } from '../ports/job-queue.ts';
 import type { Extractor } from '../ports/extractor.ts';
-import { embeddingText } from '../indexed-text.ts';
+import { embeddingText } from '../domain/indexed-text.ts';
 import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
 import { reflect } from './reflect.ts';
 import { vectorsInContext } from '../services/turn-context.ts';
 import { compact } from './compact.ts';
-import { COMPACTION_TAG } from '../derived-kinds.ts';
-import { ALL_OWNERS } from '../job-ids.ts';
+import { COMPACTION_TAG } from '../domain/derived-kinds.ts';
+import { ALL_OWNERS } from '../domain/job-ids.ts';
 import { fanOutScheduledPass } from '../services/scheduled-pass.ts';
-import { isLiveAt } from '../liveness.ts';
+import { isLiveAt } from '../domain/liveness.ts';
 import type { MemoryStore } from '../ports/memory-store.ts';
-import type { Memory } from '../record.ts';
+import type { Memory } from '../domain/record.ts';
 
 /** How many newer versions a source is followed through to its current one. */
 const MAX_VERSION_HOPS = 32;

@@ -8,8 +8,13 @@
 // expire no later than the earliest, and assert entity relations with their
 // reason. The episodes are marked reflected in the same transaction, so a
 // run that dies before it commits is simply run again.
-import { AUTHORITY_RANK, type Authority, type Memory, type RelationInput } from '../record.ts';
-import { isLiveAt } from '../liveness.ts';
+import {
+  AUTHORITY_RANK,
+  type Authority,
+  type Memory,
+  type RelationInput,
+} from '../domain/record.ts';
+import { isLiveAt } from '../domain/liveness.ts';
 import { extractionAuthority, type ExtractedClaim, type Extractor } from '../ports/extractor.ts';
 import { auditEvent, type EngineDeps } from '../services/deps.ts';
 import { derivedAuthority } from '../services/write.ts';

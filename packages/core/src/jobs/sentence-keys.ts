@@ -8,8 +8,8 @@
 // al., "Dense X Retrieval", 2023). Each key is DERIVED_FROM its turn and is
 // a key only (derived-keys.ts): a hit lends its score to the turn, which is
 // what recall returns.
-import type { Memory } from '../record.ts';
-import { SENTENCE_TAG } from '../derived-kinds.ts';
+import type { Memory } from '../domain/record.ts';
+import { SENTENCE_TAG } from '../domain/derived-kinds.ts';
 import { derivedInput, type DerivedWrite } from './derived-writes.ts';
 
 /** Who writes sentence keys, in their origin. */

@@ -11,7 +11,7 @@ import type {
   ExtractionInput,
   Extractor,
 } from '../ports/extractor.ts';
-import type { EntityRef, ExtractorInfo, RelationInput } from '../record.ts';
+import type { EntityRef, ExtractorInfo, RelationInput } from '../domain/record.ts';
 
 export const STATEMENT_EXTRACTOR_INFO: ExtractorInfo = {
   name: 'keepgraph-statements',

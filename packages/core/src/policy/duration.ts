@@ -1,7 +1,7 @@
 // Durations as the policy file writes them (`90m`, `12h`, `30d`). Kept apart
 // from the schema so that the CLI and the server can parse a `--ttl` flag the
 // same way the policy does.
-import { KeepGraphError } from '../errors.ts';
+import { KeepGraphError } from '../domain/errors.ts';
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3_600, d: 86_400, w: 604_800 } as const;
 

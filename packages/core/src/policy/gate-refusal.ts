@@ -1,7 +1,7 @@
 // The gate's refusal, shared by the gate and its detectors' rules: a stable
 // code, a message for people, and details that name rules, kinds and
 // numbers, never the refused text (they are returned and audited).
-import type { RefusalCode } from '../errors.ts';
+import type { RefusalCode } from '../domain/errors.ts';
 
 /** A refusal: a stable code, a message for people, details safe to return and audit. */
 export interface GateRefusal {

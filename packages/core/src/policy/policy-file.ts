@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { KeepGraphError } from '../errors.ts';
+import { KeepGraphError } from '../domain/errors.ts';
 import { PolicySchema, type Policy } from './policy-schema.ts';
 
 /** Absolute path of the shipped default policy, `packages/core/policy/default.yaml`. */

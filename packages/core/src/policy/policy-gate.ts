@@ -4,8 +4,8 @@
 // details name rules, kinds and numbers, never the refused text, because they
 // are returned to callers and audited.
 import { instructionCheckForm } from './instruction-text.ts';
-import { MAX_TEXT_CHARS } from '../record.ts';
-import type { Authority, MemoryKind, OriginInput, Sensitivity } from '../record.ts';
+import { MAX_TEXT_CHARS } from '../domain/record.ts';
+import type { Authority, MemoryKind, OriginInput, Sensitivity } from '../domain/record.ts';
 import type { StoredField } from './stored-fields.ts';
 import { detectSecrets } from './detect-secrets.ts';
 import { refuse, type GateRefusal } from './gate-refusal.ts';

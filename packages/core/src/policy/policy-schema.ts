@@ -11,8 +11,8 @@ import {
   MEMORY_KINDS,
   ROLES,
   SOURCE_KINDS,
-} from '../record.ts';
-import type { Authority, MemoryKind, MessageRole, Role } from '../record.ts';
+} from '../domain/record.ts';
+import type { Authority, MemoryKind, MessageRole, Role } from '../domain/record.ts';
 import { isDuration, parseDuration } from './duration.ts';
 
 /** The personal-data kinds the gate can find. */

@@ -4,7 +4,7 @@
 // in the text. Derived from the parsed input, so a field added to the
 // schema and forgotten here is a field the gate does not read: keep the two
 // together.
-import type { ParsedMemoryInput } from '../record.ts';
+import type { ParsedMemoryInput } from '../domain/record.ts';
 
 /** One stored string and where it sits in the input (`origin.tool.callId`, `relations[0].reason`). */
 export interface StoredField {

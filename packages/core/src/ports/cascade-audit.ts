@@ -1,7 +1,7 @@
 // How a store records a deletion cascade in the audit log, the same on every
 // store: the caller's events (or one made here, since a cascade is never
 // unaudited), with the receipt's ids, hashes and counts on the first.
-import type { AuditEventInput, AuditType } from '../audit.ts';
+import type { AuditEventInput, AuditType } from '../domain/audit.ts';
 import type { CascadeReceipt, CascadeRequest, DeletionReason } from './memory-store.ts';
 
 /** The audit type that records a deletion for each reason. */

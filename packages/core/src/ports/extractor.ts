@@ -1,6 +1,12 @@
 // The Extractor port: turns episodes into claims (reflection, a later issue).
 // Declared now so that derived memories have a stable shape to come from.
-import type { Authority, ExtractorInfo, MemoryKind, RelationInput, EntityRef } from '../record.ts';
+import type {
+  Authority,
+  ExtractorInfo,
+  MemoryKind,
+  RelationInput,
+  EntityRef,
+} from '../domain/record.ts';
 
 /** One episode as an extractor reads it. */
 export interface ExtractionEpisode {

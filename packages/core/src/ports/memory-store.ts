@@ -2,8 +2,8 @@
 // method that changes data is one transaction in the store: it either
 // happens whole, with its audit events, or not at all. The engine decides
 // *what* to write (pure core); the store decides *how*.
-import type { AuditEventInput, AuditEvent } from '../audit.ts';
-import type { Memory, Role } from '../record.ts';
+import type { AuditEventInput, AuditEvent } from '../domain/audit.ts';
+import type { Memory, Role } from '../domain/record.ts';
 
 import type {
   CascadeReceipt,

@@ -7,7 +7,7 @@
 // chain's order and what a query sees are as if each had been written at
 // once. What a crash can lose: the entries accepted in the last interval
 // (and during the flush running then); a clean close loses nothing.
-import type { AuditEventInput } from '../audit.ts';
+import type { AuditEventInput } from '../domain/audit.ts';
 import type { ReadLogEntry } from './memory-store.ts';
 
 /** Default interval between a first accepted entry and its write, in ms. */

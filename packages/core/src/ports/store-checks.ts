@@ -2,8 +2,8 @@
 // engine validates callers' input, and stores re-check the invariants that
 // protect their own data (an owner on everything, ids, vector sizes, relation
 // types that are caller text) before they open a transaction.
-import { KeepGraphError } from '../errors.ts';
-import { RELATION_TYPE } from '../record.ts';
+import { KeepGraphError } from '../domain/errors.ts';
+import { RELATION_TYPE } from '../domain/record.ts';
 import { JOB_NAMES, type Job } from './job-queue.ts';
 import type { EmbeddingUpdate, OutboxEntry, WriteBatch } from './memory-store.ts';
 

@@ -5,7 +5,7 @@
 // lifecycle (nothing before init(), nothing after close()), maps errors at
 // the boundary, and turns synchronous operations into promises; a store
 // class holds no pass-through methods.
-import { KeepGraphError, type ErrorCode } from '../errors.ts';
+import { KeepGraphError, type ErrorCode } from '../domain/errors.ts';
 import type { MemoryStore, StoreLifecycle } from './memory-store.ts';
 import { ReadJournal, DEFAULT_READ_FLUSH_MS } from './read-journal.ts';
 import {

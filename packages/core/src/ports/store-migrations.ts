@@ -1,7 +1,7 @@
 // A store's migration history as every store judges it: a history that
 // cannot be ordered refuses the store, and an applied migration may be
 // neither removed nor edited (append-only).
-import { KeepGraphError } from '../errors.ts';
+import { KeepGraphError } from '../domain/errors.ts';
 
 /**
  * Read a store's migration files: a history that cannot be ordered (two

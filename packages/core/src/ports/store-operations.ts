@@ -3,7 +3,7 @@
 // owner, every limit, vectors against the store's dimension), and how each
 // stands to the read journal's group commit. Records rather than lists where
 // tsc should make every new member choose.
-import { KeepGraphError } from '../errors.ts';
+import { KeepGraphError } from '../domain/errors.ts';
 import type { MemoryStore, ReadLogQuery, StoreLifecycle } from './memory-store.ts';
 import {
   checkEmbeddingUpdates,

@@ -4,10 +4,10 @@
 // what a keyed write must find, how the audit chain is sealed, which jobs,
 // events and receipt a cascade commits are decided here, once, and no store
 // module imports them.
-import { contentHash, GENESIS_HASH, sealAuditEvent, storedAuditForm } from '../audit.ts';
-import type { AuditEvent, AuditEventInput } from '../audit.ts';
-import { KeepGraphError } from '../errors.ts';
-import { rederiveJob } from '../job-ids.ts';
+import { contentHash, GENESIS_HASH, sealAuditEvent, storedAuditForm } from '../domain/audit.ts';
+import type { AuditEvent, AuditEventInput } from '../domain/audit.ts';
+import { KeepGraphError } from '../domain/errors.ts';
+import { rederiveJob } from '../domain/job-ids.ts';
 import { cascadeAuditEvents, cascadeReceipt, type CascadeOutcome } from './cascade-audit.ts';
 import type { Job } from './job-queue.ts';
 import type { CascadeReceipt, CascadeRequest, WriteBatch } from './memory-store.ts';

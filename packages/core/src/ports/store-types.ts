@@ -1,8 +1,8 @@
 // The records the MemoryStore port (memory-store.ts) takes and gives: the
 // atomic write and its cascade, receipts, search hits, session messages,
 // read-log entries, outbox entries. Data only; the interfaces are there.
-import type { AuditEventInput } from '../audit.ts';
-import type { Memory, EntityRef, MemoryKind, MessageRole, Role } from '../record.ts';
+import type { AuditEventInput } from '../domain/audit.ts';
+import type { Memory, EntityRef, MemoryKind, MessageRole, Role } from '../domain/record.ts';
 import type { Job } from './job-queue.ts';
 
 /** A memory to insert, with its embedding. */

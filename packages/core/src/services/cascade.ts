@@ -3,12 +3,12 @@
 // first; its dry run; and eviction over the owner's cap, which deletes
 // through it. forget, revoke, expiry, forgetting a session, correct and
 // restore call the cascade; the writes (use-cases and derived) evict.
-import { KeepGraphError, isKeepGraphError } from '../errors.ts';
+import { KeepGraphError, isKeepGraphError } from '../domain/errors.ts';
 import { DELETION_AUDIT_TYPE } from '../ports/cascade-audit.ts';
 import type { CascadeReceipt, DeletionReason, DeletionReceipt } from '../ports/memory-store.ts';
-import type { Authority, MemoryKind } from '../record.ts';
+import type { Authority, MemoryKind } from '../domain/record.ts';
 import { auditEvent, logServed, type Caller, type EngineDeps } from './deps.ts';
-import { yieldToEventLoop } from '../event-loop.ts';
+import { yieldToEventLoop } from '../domain/event-loop.ts';
 import { vectorsWithout } from './turn-context.ts';
 
 /** Merge receipts of several cascades into one (forgetOwner, expiry, revoke). */

@@ -1,15 +1,15 @@
 // What every use-case receives: ports and configuration as one object
 // (STYLE habit 1). Also the caller, whose role is always explicit.
 import { z } from 'zod';
-import { KeepGraphError } from '../errors.ts';
-import { inputProblem } from '../input-shape.ts';
-import { OwnerIdSchema, ROLES, identifierSchema, type Role } from '../record.ts';
+import { KeepGraphError } from '../domain/errors.ts';
+import { inputProblem } from '../domain/input-shape.ts';
+import { OwnerIdSchema, ROLES, identifierSchema, type Role } from '../domain/record.ts';
 import type { Policy } from '../policy/index.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Embedder } from '../ports/embedder.ts';
 import type { MemoryStore } from '../ports/memory-store.ts';
-import type { AuditEventInput, AuditType, KeyedHash } from '../audit.ts';
-import type { Observer } from '../observe.ts';
+import type { AuditEventInput, AuditType, KeyedHash } from '../domain/audit.ts';
+import type { Observer } from '../domain/observe.ts';
 
 export interface EngineDeps {
   store: MemoryStore;

@@ -8,8 +8,8 @@
 // pass costs nothing.
 import type { Job } from '../ports/job-queue.ts';
 import type { MemoryStore, WriteBatch } from '../ports/memory-store.ts';
-import type { Memory } from '../record.ts';
-import { compactJob, reflectJob } from '../job-ids.ts';
+import type { Memory } from '../domain/record.ts';
+import { compactJob, reflectJob } from '../domain/job-ids.ts';
 
 /** The schedules that fan out to owners, and the per-owner job each records. */
 export const FAN_OUT = {

@@ -2,10 +2,10 @@
 // owner has N more unreflected episodes, at once on negative feedback or
 // outcome, and on novelty when the policy turns it on. The jobs go into the
 // same store transaction as the write (the outbox).
-import type { Memory } from '../record.ts';
+import type { Memory } from '../domain/record.ts';
 import type { Job } from '../ports/job-queue.ts';
 import type { EngineDeps } from './deps.ts';
-import { compactJob, reflectJob } from '../job-ids.ts';
+import { compactJob, reflectJob } from '../domain/job-ids.ts';
 
 const NEGATIVE_TAGS = new Set(['negative', 'outcome:negative', 'feedback:negative', 'failure']);
 const NEGATIVE_TEXT =

@@ -18,8 +18,8 @@
 // (vectorsWithout, before it deletes). Turning turnContext off leaves the
 // vectors read in context until they are embedded again (a model change).
 import type { EmbeddingUpdate } from '../ports/memory-store.ts';
-import type { Memory } from '../record.ts';
-import { embeddingText } from '../indexed-text.ts';
+import type { Memory } from '../domain/record.ts';
+import { embeddingText } from '../domain/indexed-text.ts';
 import type { EngineDeps } from './deps.ts';
 
 /**

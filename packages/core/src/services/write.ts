@@ -5,10 +5,10 @@
 // for derived memories, supersession by key, and the retry when another
 // writer of the key wins the race. Use-cases and jobs call it; it calls
 // neither.
-import { yieldToEventLoop } from '../event-loop.ts';
-import { contentHash } from '../audit.ts';
+import { yieldToEventLoop } from '../domain/event-loop.ts';
+import { contentHash } from '../domain/audit.ts';
 import { storedFields } from '../policy/stored-fields.ts';
-import { KeepGraphError, isKeepGraphError } from '../errors.ts';
+import { KeepGraphError, isKeepGraphError } from '../domain/errors.ts';
 import { evaluateWrite, tooManySources } from '../policy/index.ts';
 import {
   AUTHORITY_RANK,
@@ -18,8 +18,8 @@ import {
   type Memory,
   type Origin,
   type ParsedMemoryInput,
-} from '../record.ts';
-import type { AuditEventInput } from '../audit.ts';
+} from '../domain/record.ts';
+import type { AuditEventInput } from '../domain/audit.ts';
 import type { KeyExpectation, MemoryWrite } from '../ports/memory-store.ts';
 import { auditEvent, type Caller, type EngineDeps } from './deps.ts';
 

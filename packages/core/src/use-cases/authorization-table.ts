@@ -3,7 +3,7 @@
 // HTTP matrix test sends each cell through every route and expects exactly
 // this, and docs/authorization.md is this table rendered, so the page, the
 // test and the engine can only say the same thing.
-import { ROLES, type Role } from '../record.ts';
+import { ROLES, type Role } from '../domain/record.ts';
 import { OWNER_ID } from './define.ts';
 import { USE_CASES, type UseCaseName } from './registry.ts';
 

@@ -4,7 +4,7 @@
 // listOwners narrows itself to the caller's owners, so a key scoped to some
 // owners learns of no other (invariant 1).
 import { z } from 'zod';
-import { identifierSchema, type Role } from '../record.ts';
+import { identifierSchema, type Role } from '../domain/record.ts';
 import type { Caller, EngineDeps } from '../services/deps.ts';
 import { optionalArg, type ParsedArgs } from './define.ts';
 

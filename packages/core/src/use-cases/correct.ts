@@ -4,12 +4,12 @@
 // What was derived from the old version goes with the cascade and is
 // re-derived from the new one by a `rederive` job.
 import { z } from 'zod';
-import { KeepGraphError } from '../errors.ts';
+import { KeepGraphError } from '../domain/errors.ts';
 import { ownerCap } from '../policy/index.ts';
-import { embeddingText } from '../indexed-text.ts';
+import { embeddingText } from '../domain/indexed-text.ts';
 import { triggeredJobs } from '../services/triggers.ts';
 import { passesDue } from '../services/scheduled-pass.ts';
-import { rederiveJob } from '../job-ids.ts';
+import { rederiveJob } from '../domain/job-ids.ts';
 import {
   AUTHORITIES,
   AUTHORITY_RANK,
@@ -22,7 +22,7 @@ import {
   storedText,
   type Memory,
   type ParsedMemoryInput,
-} from '../record.ts';
+} from '../domain/record.ts';
 import type { DeletionReceipt } from '../ports/memory-store.ts';
 import {
   IdSchema,

@@ -6,7 +6,7 @@
 // (HTTP, CLI, later MCP) document their requests from the same schemas.
 // Modules define arguments and bodies; registry.ts names the use-cases.
 import { z } from 'zod';
-import { ROLES, type Role } from '../record.ts';
+import { ROLES, type Role } from '../domain/record.ts';
 import {
   checkOwner,
   parseInput,

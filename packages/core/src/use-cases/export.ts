@@ -3,8 +3,8 @@
 // each page is audited as one (with the ids it handed out), and only people
 // may run it: the owner's user or an operator.
 import { z } from 'zod';
-import { isHeldAt } from '../liveness.ts';
-import { copyMemory, identifierSchema, type Memory } from '../record.ts';
+import { isHeldAt } from '../domain/liveness.ts';
+import { copyMemory, identifierSchema, type Memory } from '../domain/record.ts';
 import { logServed, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 

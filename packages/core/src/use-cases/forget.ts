@@ -3,7 +3,7 @@
 // revoke-source have a dry run that lists the cascade's closure. The
 // cascade itself, its dry run and eviction over the cap are services
 // (services/cascade.ts), shared with the jobs and restore.
-import { KeepGraphError } from '../errors.ts';
+import { KeepGraphError } from '../domain/errors.ts';
 import { DELETION_AUDIT_TYPE } from '../ports/cascade-audit.ts';
 import type { DeletionReceipt, Trace } from '../ports/memory-store.ts';
 import { z } from 'zod';

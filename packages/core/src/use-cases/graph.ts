@@ -9,9 +9,9 @@
 // "alice" the thing are one node to look at.
 import { z } from 'zod';
 import { normalizeEntityName } from '@keepgraph/graph-schema';
-import { yieldToEventLoop } from '../event-loop.ts';
-import { isLiveAt } from '../liveness.ts';
-import type { EntityRef, Memory } from '../record.ts';
+import { yieldToEventLoop } from '../domain/event-loop.ts';
+import { isLiveAt } from '../domain/liveness.ts';
+import type { EntityRef, Memory } from '../domain/record.ts';
 import type { RelationEdge } from '../ports/memory-store.ts';
 import { logServed, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';

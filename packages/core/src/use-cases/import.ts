@@ -4,7 +4,7 @@
 // both clients of this one use-case; the CLI sends a file in chunks (with
 // `firstLine`) so it can show progress, and adds the reports up.
 import { z } from 'zod';
-import { parseImportLine } from '../import-input.ts';
+import { parseImportLine } from '../domain/import-input.ts';
 import type { Caller, EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, uncheckedArg, type ParsedArgs } from './define.ts';
 import { rememberMany } from './remember.ts';

@@ -1,9 +1,9 @@
 // get / get-by-key / lineage: reading one memory and where it came from
 // (why, in recall.ts, draws the same lineages). Each read served is logged.
-import { KeepGraphError } from '../errors.ts';
-import { copyMemory, identifierSchema, type Memory } from '../record.ts';
-import { yieldToEventLoop } from '../event-loop.ts';
-import { isLiveAt } from '../liveness.ts';
+import { KeepGraphError } from '../domain/errors.ts';
+import { copyMemory, identifierSchema, type Memory } from '../domain/record.ts';
+import { yieldToEventLoop } from '../domain/event-loop.ts';
+import { isLiveAt } from '../domain/liveness.ts';
 import { IdSchema, logServed, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, type ParsedArgs } from './define.ts';
 

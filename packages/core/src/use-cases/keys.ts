@@ -3,11 +3,11 @@
 // audit events, written in the same transaction as the key.
 import { z } from 'zod';
 import { apiKeyHash, isKeyLive, newApiKey } from '../services/api-keys.ts';
-import { KeepGraphError } from '../errors.ts';
+import { KeepGraphError } from '../domain/errors.ts';
 import { parseDuration } from '../policy/duration.ts';
 import { evaluateStoredFields, type StoredField } from '../policy/index.ts';
 import type { ApiKeyRecord } from '../ports/memory-store.ts';
-import { OwnerIdSchema, ROLES, identifierSchema, storedText, type Role } from '../record.ts';
+import { OwnerIdSchema, ROLES, identifierSchema, storedText, type Role } from '../domain/record.ts';
 import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
 import { arg, uncheckedArg, type ParsedArgs } from './define.ts';
 

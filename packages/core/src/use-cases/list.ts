@@ -6,9 +6,15 @@
 // ids and answers the matches found with a cursor, which may then be a
 // short page (or an empty one) that is not the last.
 import { z } from 'zod';
-import { KeepGraphError } from '../errors.ts';
-import { isHeldAt } from '../liveness.ts';
-import { AUTHORITIES, MEMORY_KINDS, copyMemory, identifierSchema, type Memory } from '../record.ts';
+import { KeepGraphError } from '../domain/errors.ts';
+import { isHeldAt } from '../domain/liveness.ts';
+import {
+  AUTHORITIES,
+  MEMORY_KINDS,
+  copyMemory,
+  identifierSchema,
+  type Memory,
+} from '../domain/record.ts';
 import type { SessionSummary } from '../ports/memory-store.ts';
 import { logServed, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';

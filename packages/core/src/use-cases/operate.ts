@@ -2,9 +2,9 @@
 // the only reads that may span owners (invariant 1): over every owner they
 // need all-owners credentials; an analyst scoped to some owners reads one
 // of them at a time (the registry's `ownerIn`).
-import { verifyAuditChain, type AuditEvent, type AuditVerification } from '../audit.ts';
+import { verifyAuditChain, type AuditEvent, type AuditVerification } from '../domain/audit.ts';
 import { z } from 'zod';
-import { identifierSchema } from '../record.ts';
+import { identifierSchema } from '../domain/record.ts';
 import type { EngineDeps } from '../services/deps.ts';
 import type { StoreCounts } from '../ports/memory-store.ts';
 import { optionalArg, type ParsedArgs } from './define.ts';

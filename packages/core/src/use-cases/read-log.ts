@@ -3,7 +3,7 @@
 // for the reads that served it. Scoped like every read (one owner, the
 // caller's), and it holds no text: ids, principals, keyed session hashes.
 import { z } from 'zod';
-import { isoTime } from '../record.ts';
+import { isoTime } from '../domain/record.ts';
 import { IdSchema, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 

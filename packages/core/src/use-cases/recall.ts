@@ -8,22 +8,28 @@ import {
   RECALL_RECIPE_NAMES,
   type RecallConfig,
   type RecallRecipe,
-} from '../recall-config.ts';
-import { MEMORY_KINDS, copyMemory, type Authority, type Memory, type Origin } from '../record.ts';
+} from '../domain/recall-config.ts';
+import {
+  MEMORY_KINDS,
+  copyMemory,
+  type Authority,
+  type Memory,
+  type Origin,
+} from '../domain/record.ts';
 import {
   entityCandidates,
   fuse,
   rankCandidates,
   type FusedRetriever,
   type ScoreBreakdown,
-} from '../rank.ts';
+} from '../domain/rank.ts';
 import type { ScoredId } from '../ports/memory-store.ts';
-import { standInForDuplicates } from '../derived-keys.ts';
-import { isLiveAt } from '../liveness.ts';
-import { lendScoreToReplies } from '../session-replies.ts';
-import { queryTimeWindows } from '../query-time.ts';
+import { standInForDuplicates } from '../domain/derived-keys.ts';
+import { isLiveAt } from '../domain/liveness.ts';
+import { lendScoreToReplies } from '../domain/session-replies.ts';
+import { queryTimeWindows } from '../domain/query-time.ts';
 import { lineageGraph, type SerializedGraph } from './inspect.ts';
-import { renderMemoriesForPrompt } from '../render-context.ts';
+import { renderMemoriesForPrompt } from '../domain/render-context.ts';
 import { logServed, type Caller, type EngineDeps } from '../services/deps.ts';
 import { MemoryFilterSchema, matchesFilter } from './list.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';

@@ -1,8 +1,8 @@
 // remember / put-by-key / rememberMany: the write use-cases. Each prepares
 // its memories with the shared write sequence (services/write.ts), embeds
 // them, and makes one atomic store write with its audit events and jobs.
-import { yieldToEventLoop } from '../event-loop.ts';
-import { KeepGraphError, isKeepGraphError } from '../errors.ts';
+import { yieldToEventLoop } from '../domain/event-loop.ts';
+import { KeepGraphError, isKeepGraphError } from '../domain/errors.ts';
 import { ownerCap } from '../policy/index.ts';
 import {
   MemoryInputSchema,
@@ -10,7 +10,7 @@ import {
   type Memory,
   type MemoryInput,
   type ParsedMemoryInput,
-} from '../record.ts';
+} from '../domain/record.ts';
 import { z } from 'zod';
 import { parseInput, type Caller, type EngineDeps } from '../services/deps.ts';
 import {
@@ -21,7 +21,7 @@ import {
 } from '../services/write.ts';
 import { OWNER_ID, arg, uncheckedArg, type ParsedArgs } from './define.ts';
 import { evictOverCap } from '../services/cascade.ts';
-import { embeddingText } from '../indexed-text.ts';
+import { embeddingText } from '../domain/indexed-text.ts';
 import { triggeredJobs } from '../services/triggers.ts';
 import { passesDue } from '../services/scheduled-pass.ts';
 

@@ -3,9 +3,9 @@
 // from them (the cascade), with a dry run that lists what would go and
 // deletes nothing.
 import { z } from 'zod';
-import { KeepGraphError } from '../errors.ts';
+import { KeepGraphError } from '../domain/errors.ts';
 import { sessionCap } from '../policy/index.ts';
-import { identifierSchema } from '../record.ts';
+import { identifierSchema } from '../domain/record.ts';
 import type { DeletionReceipt, SessionWriter } from '../ports/memory-store.ts';
 import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';

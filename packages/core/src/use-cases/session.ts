@@ -3,17 +3,17 @@
 // personal data redacted or refused) and can also be kept as episodes, in
 // which case deleting the episode deletes the buffer copy.
 import { z } from 'zod';
-import { KeepGraphError } from '../errors.ts';
+import { KeepGraphError } from '../domain/errors.ts';
 import { evaluateSessionMessage, evaluateStoredFields, sessionCap } from '../policy/index.ts';
 import type { SessionMessage, SessionWriter } from '../ports/memory-store.ts';
-import { MESSAGE_ROLES, identifierSchema, storedText } from '../record.ts';
+import { MESSAGE_ROLES, identifierSchema, storedText } from '../domain/record.ts';
 import { auditEvent, parseInput, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
-import { renderContextForPrompt } from '../render-context.ts';
+import { renderContextForPrompt } from '../domain/render-context.ts';
 import { RecallOptionsSchema, recall, type RecallResult } from './recall.ts';
 import { remember } from './remember.ts';
 import { refusalEvent } from '../services/write.ts';
-import { MemoryInputSchema } from '../record.ts';
+import { MemoryInputSchema } from '../domain/record.ts';
 
 export const SessionAppendSchema = z.strictObject({
   messages: z

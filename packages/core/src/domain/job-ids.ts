@@ -1,8 +1,8 @@
 // The jobs the engine triggers, built in one place so that every producer
 // (the write path, the cascade inside a store's transaction, the triggers,
 // the schedules) names the same work with the same idempotency key.
-import type { Job } from './ports/job-queue.ts';
-import type { RederiveEntry } from './ports/memory-store.ts';
+import type { Job } from '../ports/job-queue.ts';
+import type { RederiveEntry } from '../ports/memory-store.ts';
 
 /** The owner id of jobs that concern every owner (expiry, the schedules). */
 export const ALL_OWNERS = '*';

@@ -2,8 +2,8 @@
 // metrics (the server's Prometheus registry) can count it without core
 // depending on any metrics library. An observer is a plain function; the
 // engine calls it after the fact and never lets it fail or slow a use-case.
-import type { DeletionReason } from './ports/memory-store.ts';
-import type { JobName } from './ports/job-queue.ts';
+import type { DeletionReason } from '../ports/memory-store.ts';
+import type { JobName } from '../ports/job-queue.ts';
 
 /** One use-case run through the engine, whatever its outcome. */
 export interface UseCaseObservation {

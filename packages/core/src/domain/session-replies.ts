@@ -4,7 +4,7 @@
 // after what its reply says, so recall lets the reply ride on the question
 // turn's score. Only question turns lend their score: next to a statement,
 // the following turn is just more conversation.
-import type { SessionSuccessor } from './ports/memory-store.ts';
+import type { SessionSuccessor } from '../ports/memory-store.ts';
 import type { Memory } from './record.ts';
 import type { FusedEntry } from './scoring.ts';
 

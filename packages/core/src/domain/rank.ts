@@ -2,7 +2,7 @@
 // ordered results with a score breakdown out. No store, no clock reads.
 import type { RecallConfig } from './recall-config.ts';
 import type { Memory } from './record.ts';
-import type { ScoredId } from './ports/memory-store.ts';
+import type { ScoredId } from '../ports/memory-store.ts';
 import { observedInWindows, type TimeWindow } from './query-time.ts';
 import { keysOnly, lendScoreToSources } from './derived-keys.ts';
 import type { FusedEntry, FusedRetriever, Ranked } from './scoring.ts';
