@@ -173,3 +173,7 @@ export function hubEntityFixture(
     .map((m) => m.id);
   return { memories, expected };
 }
+
+// How a use-case is defined, for tests that make one (the binding of exposed
+// use-cases, say); core's own modules define the shipped ones.
+export { EVERYONE, OWNER_ID, arg, defineUseCase, optionalArg } from './use-cases/define.ts';

@@ -118,9 +118,12 @@ export function argumentsFrom(
   params: Record<string, unknown>,
   rest: Record<string, unknown> | undefined,
 ): unknown[] {
-  return b.args.map((a) =>
+  const out = b.args.map((a) =>
     a.in === 'path' ? params[a.name] : a.in === 'whole' ? rest : rest?.[a.name],
   );
+  // Optional arguments left out at the end are not passed, as a caller would not.
+  while (out.length > 0 && out[out.length - 1] === undefined) out.pop();
+  return out;
 }
 
 /** The other way: the path parameters and the query or body of a call with these arguments. */

@@ -44,9 +44,9 @@ function restSchema(u: ExposedUseCase, b: HttpBinding): z.ZodType | undefined {
   return z.object(Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, queryParam(s)])));
 }
 
-/** One route per exposed use-case of the registry. */
-export function exposedRoutes(): UseCaseRoute[] {
-  const rows = Object.entries(USE_CASES) as [UseCaseName, ExposedUseCase | { expose?: never }][];
+/** One route per exposed use-case of the registry (or of `registry`, for tests). */
+export function exposedRoutes(registry: object = USE_CASES): UseCaseRoute[] {
+  const rows = Object.entries(registry) as [UseCaseName, ExposedUseCase | { expose?: never }][];
   return rows
     .filter((r): r is [UseCaseName, ExposedUseCase] => r[1].expose !== undefined)
     .map(([name, u]) => {
