@@ -2,9 +2,12 @@
 // complete Memory records built by hand, random unit vectors, and audit
 // events. Not used by production code paths.
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import { contentHash, type AuditEventInput, type AuditType } from './domain/audit.ts';
 import type { Memory } from './domain/record.ts';
 import type { MemoryWrite, WriteBatch } from './ports/memory-store.ts';
+import { EVERYONE, OWNER_ID, arg, defineUseCase, optionalArg } from './use-cases/define.ts';
+import { exposed } from './use-cases/exposure.ts';
 
 export const FIXTURE_T0 = '2026-01-01T00:00:00.000Z';
 export const FIXTURE_FAR = '2030-01-01T00:00:00.000Z';
@@ -174,6 +177,52 @@ export function hubEntityFixture(
   return { memories, expected };
 }
 
-// How a use-case is defined, for tests that make one (the binding of exposed
-// use-cases, say); core's own modules define the shipped ones.
-export { EVERYONE, OWNER_ID, arg, defineUseCase, optionalArg } from './use-cases/define.ts';
+/**
+ * Two made-up exposed use-cases that cover the binding rule (exposure.ts):
+ * a GET whose query is one object argument, and a POST whose path holds two
+ * arguments and whose body holds the others as fields, out of path order.
+ * Each answers the arguments it was given.
+ */
+export function bindingProbes() {
+  const result = z.object({ args: z.array(z.unknown()) });
+  const answer = async (_deps: unknown, input: Record<string, unknown>) => ({
+    args: Object.values(input),
+  });
+  return {
+    probeList: exposed(
+      defineUseCase(
+        'probing a listing',
+        EVERYONE,
+        [
+          arg('ownerId', OWNER_ID),
+          optionalArg(
+            'options',
+            z
+              .strictObject({
+                limit: z.number().optional(),
+                exact: z.boolean().optional(),
+                tag: z.string().optional(),
+              })
+              .prefault({}),
+          ),
+        ] as const,
+        answer,
+      ),
+      { summary: 'a listing', result, http: 'GET /owners/:ownerId/probe' },
+    ),
+    probeWrite: exposed(
+      defineUseCase(
+        'probing a write',
+        EVERYONE,
+        [
+          arg('ownerId', OWNER_ID),
+          arg('note', z.string()),
+          arg('id', z.string()),
+          optionalArg('weight', z.number().optional()),
+        ] as const,
+        answer,
+      ),
+      { summary: 'a write', result, http: 'POST /owners/:ownerId/things/:id', status: 201 },
+    ),
+  };
+}

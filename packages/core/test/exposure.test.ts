@@ -5,50 +5,22 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { argumentsFrom, exposed, httpBinding, requestOf } from '@keepgraph/core';
-import { EVERYONE, OWNER_ID, arg, defineUseCase, optionalArg } from '@keepgraph/core/testing';
+import { bindingProbes } from '@keepgraph/core/testing';
 
-const result = z.object({});
-const run = async () => ({});
-
-const listing = exposed(
-  defineUseCase(
-    'listing',
-    EVERYONE,
-    [
-      arg('ownerId', OWNER_ID),
-      optionalArg('options', z.strictObject({ limit: z.number().optional() }).prefault({})),
-    ] as const,
-    run,
-  ),
-  { summary: 's', result, http: 'GET /owners/:ownerId/things' },
-);
-
-const noting = exposed(
-  defineUseCase(
-    'noting',
-    EVERYONE,
-    [
-      arg('ownerId', OWNER_ID),
-      arg('note', z.string()),
-      arg('id', z.string()),
-      optionalArg('weight', z.number().optional()),
-    ] as const,
-    run,
-  ),
-  { summary: 's', result, http: 'POST /owners/:ownerId/things/:id', status: 201 },
-);
+const { probeList, probeWrite } = bindingProbes();
 
 describe('the binding of an exposed use-case', () => {
   it('carries a single object argument as the whole query of a GET', () => {
-    const b = httpBinding(listing);
+    const b = httpBinding(probeList);
     expect(b).toMatchObject({ method: 'GET', restIn: 'query', write: false, status: 200 });
     expect(b.args.map((a) => a.in)).toEqual(['path', 'whole']);
     expect(argumentsFrom(b, { ownerId: 'o' }, { limit: 3 })).toEqual(['o', { limit: 3 }]);
+    // A left-out optional argument is not passed at all.
     expect(argumentsFrom(b, { ownerId: 'o' }, undefined)).toEqual(['o']);
   });
 
   it('carries other arguments as body fields of a write, in the engine order', () => {
-    const b = httpBinding(noting);
+    const b = httpBinding(probeWrite);
     expect(b).toMatchObject({ method: 'POST', restIn: 'body', write: true, status: 201 });
     expect(b.args.map((a) => `${a.name}:${a.in}`)).toEqual([
       'ownerId:path',
@@ -65,9 +37,9 @@ describe('the binding of an exposed use-case', () => {
 
   it('refuses, at definition, a path parameter that names no argument', () => {
     expect(() =>
-      exposed(defineUseCase('x', EVERYONE, [arg('ownerId', OWNER_ID)] as const, run), {
+      exposed(probeList, {
         summary: 's',
-        result,
+        result: z.object({}),
         http: 'GET /owners/:ownerId/things/:id',
       }),
     ).toThrow(/:id names no argument/);

@@ -1,5 +1,5 @@
-// The routes derived from exposed use-cases (routes/exposed.ts), on a
-// registry of two made for the test: a GET whose query is one object
+// The routes derived from exposed use-cases (routes/exposed.ts), on core's
+// two made-up rows (bindingProbes): a GET whose query is one object
 // argument (numbers and booleans read as such) and a POST whose body fields
 // and path parameters are arguments in the engine method's order. The
 // engine records the arguments it is called with; the shipped exposed row
@@ -7,53 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { exposed, type Engine } from '@keepgraph/core';
-import { EVERYONE, OWNER_ID, arg, defineUseCase, optionalArg } from '@keepgraph/core/testing';
+import type { Engine } from '@keepgraph/core';
+import { bindingProbes } from '@keepgraph/core/testing';
 import { exposedRoutes } from '../src/routes/exposed.ts';
 import { registerUseCaseRoutes } from '../src/routes/use-case-route.ts';
 
-const seen = z.object({ args: z.array(z.unknown()) });
-const run = async () => ({ args: [] });
-const REGISTRY = {
-  listMemories: exposed(
-    defineUseCase(
-      'probing a listing',
-      EVERYONE,
-      [
-        arg('ownerId', OWNER_ID),
-        optionalArg(
-          'options',
-          z
-            .strictObject({
-              limit: z.number().optional(),
-              exact: z.boolean().optional(),
-              tag: z.string().optional(),
-            })
-            .prefault({}),
-        ),
-      ] as const,
-      run,
-    ),
-    { summary: 'a listing', result: seen, http: 'GET /owners/:ownerId/probe' },
-  ),
-  remember: exposed(
-    defineUseCase(
-      'probing a write',
-      EVERYONE,
-      [
-        arg('ownerId', OWNER_ID),
-        arg('note', z.string()),
-        arg('id', z.string()),
-        optionalArg('weight', z.number().optional()),
-      ] as const,
-      run,
-    ),
-    { summary: 'a write', result: seen, http: 'POST /owners/:ownerId/things/:id', status: 201 },
-  ),
-};
-
-// The names are real use-cases' (the route helper types them); the engine is the test's.
+// The engine answers the arguments it is called with.
 const engine = new Proxy({} as Engine, {
   get: (_t, prop) =>
     prop === 'then' ? undefined : async (_caller: unknown, ...args: unknown[]) => ({ args }),
@@ -64,7 +23,7 @@ beforeAll(async () => {
   app = Fastify();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  registerUseCaseRoutes(app, exposedRoutes(REGISTRY), {
+  registerUseCaseRoutes(app, exposedRoutes(bindingProbes()), {
     engine,
     callerOf: () => ({ role: 'operator', owners: 'all', principal: 'test' }),
   });

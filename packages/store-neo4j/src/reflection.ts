@@ -27,37 +27,36 @@ export async function markReflected(
   await tx.run(cypher('mark-reflected'), { marks: params });
 }
 
-/** Live episodes not yet reflected, oldest first (write order). */
-export async function unreflectedEpisodes(
+/** An owner's live memories a query finds at `now`, at most `limit` (the query orders them). */
+async function liveMemories(
   ctx: StoreContext,
+  query: 'unreflected-episodes' | 'recent-sources',
   ownerId: string,
   opts: { now: string; limit: number },
 ): Promise<Memory[]> {
   const nowMs = toMs(opts.now, 'now');
   if (opts.limit === 0) return [];
-  const found = await readRows<{ m: Record<string, unknown> }>(
-    ctx,
-    cypher('unreflected-episodes'),
-    { ownerId, nowMs, limit: int(opts.limit) },
-  );
-  return found.map((r) => propsToMemory(r.m));
-}
-
-/** The owner's newest live source memories (no DERIVED_FROM), newest first (write order). */
-export async function recentSources(
-  ctx: StoreContext,
-  ownerId: string,
-  opts: { now: string; limit: number },
-): Promise<Memory[]> {
-  const nowMs = toMs(opts.now, 'now');
-  if (opts.limit === 0) return [];
-  const found = await readRows<{ m: Record<string, unknown> }>(ctx, cypher('recent-sources'), {
+  const found = await readRows<{ m: Record<string, unknown> }>(ctx, cypher(query), {
     ownerId,
     nowMs,
     limit: int(opts.limit),
   });
   return found.map((r) => propsToMemory(r.m));
 }
+
+/** Live episodes not yet reflected, oldest first (write order). */
+export const unreflectedEpisodes = (
+  ctx: StoreContext,
+  ownerId: string,
+  opts: { now: string; limit: number },
+): Promise<Memory[]> => liveMemories(ctx, 'unreflected-episodes', ownerId, opts);
+
+/** The owner's newest live source memories (no DERIVED_FROM), newest first (write order). */
+export const recentSources = (
+  ctx: StoreContext,
+  ownerId: string,
+  opts: { now: string; limit: number },
+): Promise<Memory[]> => liveMemories(ctx, 'recent-sources', ownerId, opts);
 
 /** How many episodes unreflectedEpisodes would return without a limit. */
 export async function countUnreflected(

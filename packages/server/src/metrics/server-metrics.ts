@@ -19,6 +19,7 @@ import {
   Registry,
   collectDefaultMetrics,
   type CounterConfiguration,
+  type HistogramConfiguration,
 } from 'prom-client';
 import {
   type Caller,
@@ -120,6 +121,8 @@ export function createServerMetrics(opts: { now?: () => number } = {}): ServerMe
   const name = (n: string) => `${METRIC_PREFIX}${n}`;
   const counter = <L extends string>(c: CounterConfiguration<L>) =>
     new Counter<L>({ ...c, name: name(c.name), registers });
+  const histogram = <L extends string>(h: HistogramConfiguration<L>) =>
+    new Histogram<L>({ ...h, name: name(h.name), registers });
 
   collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
   // Gauges that prom-client names like counters: `promtool check metrics`
@@ -139,12 +142,11 @@ export function createServerMetrics(opts: { now?: () => number } = {}): ServerMe
     help: 'HTTP requests answered, by route pattern (never the URL), method and status',
     labelNames: ['route', 'method', 'status'] as const,
   });
-  const requestSeconds = new Histogram({
-    name: name('http_request_duration_seconds'),
+  const requestSeconds = histogram({
+    name: 'http_request_duration_seconds',
     help: 'Time to answer an HTTP request, by route pattern, method and status',
     labelNames: ['route', 'method', 'status'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers,
   });
 
   const useCases = counter({
@@ -152,12 +154,11 @@ export function createServerMetrics(opts: { now?: () => number } = {}): ServerMe
     help: 'Engine use-cases run (HTTP, MCP and in-process jobs alike), by use-case, outcome (ok, error) and error code',
     labelNames: ['use_case', 'outcome', 'code'] as const,
   });
-  const recallSeconds = new Histogram({
-    name: name('recall_duration_seconds'),
+  const recallSeconds = histogram({
+    name: 'recall_duration_seconds',
     help: 'Time the engine took to recall (recall and why), by use-case and outcome',
     labelNames: ['use_case', 'outcome'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers,
   });
   const written = counter({
     name: 'memories_written_total',
@@ -169,30 +170,27 @@ export function createServerMetrics(opts: { now?: () => number } = {}): ServerMe
     help: 'Writes refused by the policy gate or the authority cap (each refused item of a batch counts), by use-case and reason code',
     labelNames: ['use_case', 'reason'] as const,
   });
-  const cascadeSize = new Histogram({
-    name: name('cascade_deleted_memories'),
+  const cascadeSize = histogram({
+    name: 'cascade_deleted_memories',
     help: 'Memories deleted per deletion cascade (roots and all derived from them), by deletion reason',
     labelNames: ['reason'] as const,
     buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 5000, 10000],
-    registers,
   });
-  const expiryLag = new Histogram({
-    name: name('expiry_lag_seconds'),
+  const expiryLag = histogram({
+    name: 'expiry_lag_seconds',
     help: "Time between a memory's scheduled expiry and its purge, per memory purged by this process's expiry runs",
     buckets: [1, 5, 15, 30, 60, 120, 300, 900, 3600, 6 * 3600, 24 * 3600],
-    registers,
   });
   // The sources of the figures read at scrape time, once attached.
   let src: (MetricsSources & { finishedJobs: FinishedJobsReader | null }) | null = null;
 
   // Embedded mode: observed as the in-process runner finishes jobs. Server
   // mode: read from Redis at each scrape (see finished-jobs.ts).
-  const jobSeconds = new Histogram({
-    name: name('job_duration_seconds'),
+  const jobSeconds = histogram({
+    name: 'job_duration_seconds',
     help: 'Processing time of background jobs done for good, by queue and outcome (completed, failed); in server mode read from Redis at scrape time',
     labelNames: ['queue', 'outcome'] as const,
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
-    registers,
     async collect() {
       if (!src?.finishedJobs) return;
       try {
