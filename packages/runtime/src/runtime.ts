@@ -1,8 +1,8 @@
 // The embedded runtime: composes core with its adapters (policy file, local
-// embedding model, the store selected through store-factories.ts, the
-// in-process background: outbox relay, job runner, schedules) into one
-// Engine. The server and the CLI's local commands both open it, so the
-// wiring lives in exactly one place.
+// embedding model, the store selected through store-factories.ts, and where
+// the jobs run: the in-process background, or the outbox relayed to BullMQ
+// queues in server mode) into one Engine. The server and the CLI's local
+// commands both open it, so the wiring lives in exactly one place.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -13,6 +13,7 @@ import {
   isKeepGraphError,
   loadPolicyFile,
   startInProcessBackground,
+  startRelay,
   systemClock,
   type Clock,
   type Embedder,
@@ -21,9 +22,12 @@ import {
   type Extractor,
   type InProcessBackground,
   type Observer,
+  type QueueMetricsSource,
 } from '@keepgraph/core';
+import { BullMqJobQueue, closeWithin } from '@keepgraph/workers';
+import type { Queue } from 'bullmq';
 import { MODEL_IDS, createEmbedder, isModelId } from '@keepgraph/embedder';
-import type { StoreSelection } from './config.ts';
+import { redisConnection, type StoreSelection } from './config.ts';
 import { DATA_DIR_MODE, prepareDataDir } from './data-dir.ts';
 import { storeFactory } from './store-factories.ts';
 
@@ -61,6 +65,13 @@ export interface EmbeddedRuntimeOptions {
   lazyModel?: boolean;
   /** Called when a background job fails for good or the relay fails; the schedules go on either way. */
   onSweepError?: (e: unknown) => void;
+  /**
+   * Server mode: the jobs run in `keepgraph worker` processes over BullMQ on
+   * this Redis, and this process relays its outbox to their queues (no
+   * in-process background, whatever `sweepIntervalMs` says). `log` hears
+   * what a shutdown left behind when Redis did not answer in time.
+   */
+  queue?: { redisUrl: string; prefix?: string; log?: (line: string) => void };
   /** The audit secret; unset: {@link AUDIT_SECRET_FILE} in `dataDir`, created if missing. */
   auditSecret?: string;
   /** Told what the engine and the in-process background did (the server's metrics). */
@@ -78,10 +89,20 @@ export interface EmbeddedRuntime {
   store: MemoryStore;
   /** The in-process background (relay, runner, schedules); null when jobs run elsewhere. */
   background: InProcessBackground | null;
+  /**
+   * Where the jobs wait, for their metrics: the BullMQ queues in server mode
+   * (with the queues themselves, for Bull Board), the in-process runner in
+   * the embedded mode; null when no job runs in or for this process.
+   */
+  jobs: { metrics: QueueMetricsSource; bullQueues?: readonly Queue[] } | null;
   dataDir: string;
   /** The audit secret the engine hashes with (a backup carries it: see backup.ts). */
   auditSecret: string;
-  /** Stop the background (waiting for running jobs), then close the store. Idempotent. */
+  /**
+   * Stop the relay and the queues (each within a deadline, so a Redis outage
+   * cannot hold the shutdown) or the background (waiting for running jobs),
+   * then close the store. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -208,8 +229,22 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     auditSecret,
     ...(opts.observe && { observe: opts.observe }),
   });
+  // Server mode: the outbox is relayed to BullMQ, whose workers run the jobs.
+  const bull = opts.queue
+    ? new BullMqJobQueue({
+        connection: redisConnection(opts.queue.redisUrl),
+        ...(opts.queue.prefix !== undefined && { prefix: opts.queue.prefix }),
+      })
+    : null;
+  const relay = bull
+    ? startRelay(store, bull, {
+        onError:
+          opts.onSweepError ??
+          ((e: unknown) => console.error('keepgraph: outbox relay failed:', e)),
+      })
+    : null;
   const background =
-    opts.sweepIntervalMs === null
+    opts.sweepIntervalMs === null || bull
       ? null
       : startInProcessBackground(engine, {
           schedules: true,
@@ -224,15 +259,23 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
         });
 
   let closing: Promise<void> | null = null;
+  const log = opts.queue?.log ?? ((line: string) => console.warn(`keepgraph: closing ${line}`));
   return {
     engine,
     store,
     background,
+    jobs: bull
+      ? { metrics: bull, bullQueues: [...bull.queues.values()] }
+      : background
+        ? { metrics: background.runner }
+        : null,
     dataDir: opts.dataDir,
     auditSecret,
     close() {
       // Both Fastify's onClose and a signal handler may call this.
       closing ??= (async () => {
+        if (relay) await closeWithin('outbox relay', () => relay.stop(), { log });
+        if (bull) await closeWithin('BullMQ queues', () => bull.close(), { log });
         await background?.stop();
         await store.close();
       })();

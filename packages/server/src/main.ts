@@ -2,10 +2,9 @@
 // app over its engine, listen, and close everything on SIGINT/SIGTERM. The
 // CLI's `keepgraph start` calls startServer with a validated config.
 import type { FastifyInstance } from 'fastify';
-import { startRelay, type Extractor, type Relay } from '@keepgraph/core';
-import { BullMqJobQueue, closeWithin } from '@keepgraph/workers';
-import { buildApp, type AppOptions } from './app.ts';
-import { redisConnection, storeSelection, type ServerConfig } from '@keepgraph/runtime';
+import type { Extractor } from '@keepgraph/core';
+import { buildApp } from './app.ts';
+import { storeSelection, type ServerConfig } from '@keepgraph/runtime';
 import { ensureOperatorKey, openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
 import { jwtVerifier, type JwtOptions } from './auth/jwt.ts';
 import { createServerMetrics } from './metrics/server-metrics.ts';
@@ -46,31 +45,21 @@ export async function startServer(
     policyPath: config.policyPath,
     modelId: config.modelId,
     ...(config.modelsDir !== undefined && { modelsDir: config.modelsDir }),
+    sweepIntervalMs: config.sweepIntervalMs === 0 ? null : config.sweepIntervalMs,
     // Server mode (Redis configured): `keepgraph worker` processes run the
     // jobs; this process only relays its outbox to them.
-    sweepIntervalMs:
-      config.redisUrl !== undefined || config.sweepIntervalMs === 0 ? null : config.sweepIntervalMs,
+    ...(config.redisUrl !== undefined && {
+      queue: {
+        redisUrl: config.redisUrl,
+        prefix: config.redisPrefix,
+        log: (line: string) => built.app?.log.warn(`closing ${line}`),
+      },
+    }),
     ...(opts.extractor ? { extractor: opts.extractor } : {}),
     onSweepError: (e) => built.app?.log.error({ err: e }, 'background job failed'),
     observe: metrics.observe,
     notice: (m) => notices.push(m),
   });
-  let bull: BullMqJobQueue | null = null;
-  let relay: Relay | null = null;
-  let queues: AppOptions['queues'];
-  if (config.redisUrl !== undefined) {
-    bull = new BullMqJobQueue({
-      connection: redisConnection(config.redisUrl),
-      prefix: config.redisPrefix,
-    });
-    relay = startRelay(runtime.store, bull, {
-      onError: (e) =>
-        built.app?.log.warn({ err: e }, 'outbox relay failed; jobs wait in the outbox'),
-    });
-    queues = { metrics: bull, bullQueues: [...bull.queues.values()] };
-  } else if (runtime.background) {
-    queues = { metrics: runtime.background.runner };
-  }
   let operatorKey: RunningServer['operatorKey'];
   try {
     operatorKey = (await ensureOperatorKey(runtime.engine, runtime.dataDir)) ?? undefined;
@@ -90,7 +79,7 @@ export async function startServer(
     metrics,
     ...(config.corsOrigins && { corsOrigins: config.corsOrigins }),
     logger: opts.logger ?? true,
-    ...(queues ? { queues } : {}),
+    ...(runtime.jobs && { queues: runtime.jobs }),
   }));
   for (const m of notices) {
     // Without a logger (--no-log) it still reaches the operator.
@@ -98,15 +87,10 @@ export async function startServer(
     else app.log.warn({ dataDir: runtime.dataDir }, m);
   }
   // The app does not own the runtime in tests; here it does, so closing the
-  // app (signal, error, or caller) closes the store and the background too.
-  // The relay and the queues wait on Redis: each gets a deadline, so a Redis
-  // outage cannot hold the shutdown (what misses it is logged, then left).
-  app.addHook('onClose', async () => {
-    const log = (line: string) => app.log.warn(`closing ${line}`);
-    if (relay) await closeWithin('outbox relay', () => relay!.stop(), { log });
-    if (bull) await closeWithin('BullMQ queues', () => bull!.close(), { log });
-    await runtime.close();
-  });
+  // app (signal, error, or caller) closes the relay and the queues (each
+  // within a deadline, so a Redis outage cannot hold the shutdown), the
+  // background and the store too.
+  app.addHook('onClose', () => runtime.close());
 
   let url: string;
   try {
