@@ -7,21 +7,14 @@
 import { z } from 'zod';
 import {
   USE_CASES,
+  argumentsFrom,
   httpBinding,
+  objectShapeOf,
   renderJsonAsData,
   type ExposedUseCase,
   type UseCaseName,
 } from '@keepgraph/core';
 import { HINTS, type ToolDef } from './tool-def.ts';
-
-type Def = { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType> };
-const defOf = (s: z.ZodType): Def => (s as unknown as { def: Def }).def;
-
-function objectShape(s: z.ZodType): Record<string, z.ZodType> {
-  let inner = s;
-  while (defOf(inner).innerType) inner = defOf(inner).innerType!;
-  return defOf(inner).shape ?? {};
-}
 
 /** One tool per exposed use-case whose row names an MCP tool. */
 export function exposedTools(): ToolDef[] {
@@ -34,7 +27,7 @@ export function exposedTools(): ToolDef[] {
     const fields: Record<string, z.ZodType> = {};
     u.args.forEach((a, i) => {
       if (a.name === 'ownerId') return;
-      if (b.args[i]!.in === 'whole') Object.assign(fields, objectShape(a.schema));
+      if (b.args[i]!.in === 'whole') Object.assign(fields, objectShapeOf(a.schema));
       else fields[a.name] = a.schema;
     });
     tools.push({
@@ -43,13 +36,18 @@ export function exposedTools(): ToolDef[] {
       description: u.expose.summary,
       hints: HINTS[u.expose.mcp!.kind],
       input: z.object(fields),
-      args: (input, ownerId) =>
-        b.args.map((a) => {
-          if (a.name === 'ownerId') return ownerId;
-          if (a.in !== 'whole') return input[a.name];
-          const whole = Object.fromEntries(Object.entries(input).filter(([k]) => k in fields));
-          return Object.keys(whole).length === 0 && a.optional ? undefined : whole;
-        }),
+      // The tool's fields are the path's other arguments and the rest, by name.
+      args: (input, ownerId) => {
+        const whole = b.args.some((a) => a.in === 'whole');
+        const rest = whole
+          ? Object.fromEntries(Object.entries(input).filter(([k]) => k in fields))
+          : input;
+        return argumentsFrom(
+          b,
+          { ...input, ownerId },
+          whole && Object.keys(rest).length === 0 ? undefined : rest,
+        );
+      },
       text: (result) => renderJsonAsData(result),
     });
   }

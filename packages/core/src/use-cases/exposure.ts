@@ -66,18 +66,22 @@ export interface HttpBinding {
   status: number;
 }
 
-function isObjectSchema(s: z.ZodType): boolean {
-  // An optional or defaulted object is still carried as its fields.
-  let inner: z.ZodType = s;
-  for (;;) {
-    const def = (inner as unknown as { def: { type: string; innerType?: z.ZodType } }).def;
-    if (def.type === 'object') return true;
-    if (def.innerType && ['optional', 'default', 'prefault', 'nullable'].includes(def.type)) {
-      inner = def.innerType;
-      continue;
-    }
-    return false;
-  }
+type SchemaDef = { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType> };
+const defOf = (s: z.ZodType): SchemaDef => (s as unknown as { def: SchemaDef }).def;
+const WRAPPERS = ['optional', 'default', 'prefault', 'nullable'];
+
+/** A schema under its optional, default, prefault and nullable wrappers. */
+export function unwrapSchema(s: z.ZodType): z.ZodType {
+  let inner = s;
+  while (WRAPPERS.includes(defOf(inner).type) && defOf(inner).innerType)
+    inner = defOf(inner).innerType!;
+  return inner;
+}
+
+/** The fields of an object schema (wrapped or not), or null for any other schema. */
+export function objectShapeOf(s: z.ZodType): Record<string, z.ZodType> | null {
+  const def = defOf(unwrapSchema(s));
+  return def.type === 'object' ? (def.shape ?? {}) : null;
 }
 
 /**
@@ -92,7 +96,7 @@ function bindingOf(args: readonly Arg[], http: Exposure['http'], status = 200): 
     if (!args.some((a) => a.name === p))
       throw new Error(`${http}: path parameter :${p} names no argument`);
   const rest = args.filter((a) => !params.includes(a.name));
-  const whole = rest.length === 1 && isObjectSchema(rest[0]!.schema);
+  const whole = rest.length === 1 && objectShapeOf(rest[0]!.schema) !== null;
   return {
     method,
     path,

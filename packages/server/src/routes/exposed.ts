@@ -8,25 +8,23 @@ import {
   USE_CASES,
   argumentsFrom,
   httpBinding,
+  objectShapeOf,
+  unwrapSchema,
   type ExposedUseCase,
   type HttpBinding,
   type UseCaseName,
 } from '@keepgraph/core';
-import { useCaseRoute, type UseCaseRoute } from './use-case-route.ts';
+import { definedOnly, useCaseRoute, type UseCaseRoute } from './use-case-route.ts';
 
-type Def = { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType> };
-const defOf = (s: z.ZodType): Def => (s as unknown as { def: Def }).def;
-
-/** The schema under optional, default and nullable wrappers. */
-function unwrapped(s: z.ZodType): z.ZodType {
-  let inner = s;
-  while (defOf(inner).innerType) inner = defOf(inner).innerType!;
-  return inner;
+/** The query's given parameters, or nothing when none was given (an optional argument left out). */
+function queryOrNothing(q: unknown): Record<string, unknown> | undefined {
+  const given = definedOnly((q ?? {}) as Record<string, unknown>);
+  return Object.keys(given).length === 0 ? undefined : given;
 }
 
 /** A query parameter as it arrives (text), read as the argument's schema wants it. */
 function queryParam(s: z.ZodType): z.ZodType {
-  const type = defOf(unwrapped(s)).type;
+  const type = (unwrapSchema(s) as unknown as { def: { type: string } }).def.type;
   if (type === 'number') return z.coerce.number().optional();
   if (type === 'boolean') return z.stringbool().optional();
   return z.string().optional();
@@ -38,7 +36,7 @@ function restSchema(u: ExposedUseCase, b: HttpBinding): z.ZodType | undefined {
   if (rest.length === 0) return undefined;
   const whole = b.args.find((a) => a.in === 'whole');
   const fields: Record<string, z.ZodType> = whole
-    ? (defOf(unwrapped(rest[0]!.schema)).shape ?? {})
+    ? (objectShapeOf(rest[0]!.schema) ?? {})
     : Object.fromEntries(rest.map((a) => [a.name, a.schema]));
   if (b.restIn === 'body') return z.object(fields).partial();
   return z.object(Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, queryParam(s)])));
@@ -67,15 +65,9 @@ export function exposedRoutes(registry: object = USE_CASES): UseCaseRoute[] {
           argumentsFrom(
             b,
             p as Record<string, unknown>,
-            (b.restIn === 'query' ? definedOnly(query) : body) as
+            (b.restIn === 'query' ? queryOrNothing(query) : body) as
               Record<string, unknown> | undefined,
           ) as never,
       });
     });
-}
-
-function definedOnly(q: unknown): Record<string, unknown> | undefined {
-  if (q === undefined || q === null) return undefined;
-  const entries = Object.entries(q as Record<string, unknown>).filter(([, v]) => v !== undefined);
-  return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }

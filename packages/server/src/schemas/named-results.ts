@@ -3,19 +3,14 @@
 // client generator names its models as these ids say. The Python client's
 // models are generated from them (clients/python/codegen, `pnpm generate`).
 import { z } from 'zod';
-import { USE_CASES, type ExposedUseCase } from '@keepgraph/core';
+import { USE_CASES, unwrapSchema, type ExposedUseCase } from '@keepgraph/core';
 import * as res from './responses.ts';
 
 export const NAMED_RESULTS = z.registry<{ id: string }>();
 
 /** A field's schema under its optional, nullable or default wrappers. */
-const fieldOf = (o: z.ZodObject, field: string): z.ZodType => {
-  let f = o.shape[field] as z.ZodType;
-  const wrappers = ['optional', 'nullable', 'default', 'prefault'];
-  while (wrappers.includes(f.def.type))
-    f = (f.def as unknown as { innerType: z.ZodType }).innerType;
-  return f;
-};
+const fieldOf = (o: z.ZodObject, field: string): z.ZodType =>
+  unwrapSchema(o.shape[field] as z.ZodType);
 /** The element schema of an array field. */
 const itemOf = (o: z.ZodObject, field: string): z.ZodType =>
   (fieldOf(o, field) as z.ZodArray<z.ZodType>).element;
@@ -27,7 +22,7 @@ const NAMES: Record<string, z.ZodType> = {
   Failure: itemOf(res.RememberManyOut, 'failed'),
   RecallHit: itemOf(res.RecallOut, 'results'),
   Trace: itemOf(res.ForgottenOut, 'traces'),
-  SessionWriter: (res.SessionWriterOut.def as unknown as { innerType: z.ZodType }).innerType,
+  SessionWriter: unwrapSchema(res.SessionWriterOut),
   SessionMessage: itemOf(res.SessionMessagesOut, 'messages'),
   SessionSummary: itemOf(res.SessionsOut, 'sessions'),
   ReadRecord: itemOf(res.ReadLogOut, 'reads'),
