@@ -205,6 +205,18 @@ export async function pageWithSummary(
   return { web, sum, keep };
 }
 
+/**
+ * An instant strictly between the writes before and after it, for the
+ * created/observed before/after filters: the clock moves a second, the
+ * instant is taken, and the clock moves a second again.
+ */
+export function instantBetweenWrites(f: Fixture): string {
+  f.clock.advance(1000);
+  const mark = f.clock.now().toISOString();
+  f.clock.advance(1000);
+  return mark;
+}
+
 /** A value for putByKey (a `kv` memory), said in session `sessionId`. */
 export function kv(
   text: string,

@@ -10,6 +10,7 @@ import {
   derived,
   episode,
   expectCode,
+  instantBetweenWrites,
   kv,
   operator,
   pageSays,
@@ -31,9 +32,7 @@ export const listingSuite = conformanceSuite('listing memories with filters', (f
       o,
       episode('The user plans a trip to Lisbon in May', { tags: ['travel'] }),
     );
-    f.clock.advance(1000);
-    const mark = f.clock.now().toISOString();
-    f.clock.advance(1000);
+    const mark = instantBetweenWrites(f);
     const ep2 = await f.engine.remember(user, o, episode('The user wants a hotel near the river'));
     const fromTool = await f.engine.remember(
       tool,
@@ -266,9 +265,7 @@ export const listingSuite = conformanceSuite('listing memories with filters', (f
       o,
       episode('The user booked a train to Porto for the conference', { tags: ['travel'] }),
     );
-    f.clock.advance(1000);
-    const mark = f.clock.now().toISOString();
-    f.clock.advance(1000);
+    const mark = instantBetweenWrites(f);
     const train = await f.engine.remember(
       tool,
       o,
