@@ -6,13 +6,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isKeepGraphError, type ErrorCode } from '@keepgraph/core';
+import { isKeepGraphError, type ErrorBody, type ErrorCode } from '@keepgraph/core';
 import { HTTP_STATUS, RETRY_AFTER_SECONDS } from './http-status.ts';
-
-/** The error body (also the `ErrorOut` response schema). */
-export interface ErrorBody {
-  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
-}
 
 interface Mapped {
   status: number;

@@ -3,6 +3,7 @@
 // insertion or gap breaks verification. Events carry ids and content hashes,
 // never the content of what was written, refused or deleted.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { z } from 'zod';
 
 export const AUDIT_TYPES = [
   'write',
@@ -39,11 +40,23 @@ export interface AuditEventInput {
   details: Record<string, unknown>;
 }
 
-export interface AuditEvent extends AuditEventInput {
-  seq: number;
-  prevHash: string;
-  hash: string;
-}
+/** An event as the log holds it: the input, sealed onto the chain. */
+export const AuditEventSchema = z.object({
+  seq: z.number().int(),
+  type: z.enum(AUDIT_TYPES),
+  at: z.string(),
+  ownerId: z.string().nullable(),
+  actor: z.string(),
+  role: z.string(),
+  memoryIds: z.array(z.string()),
+  contentHashes: z.array(z.string()),
+  reason: z.string().nullable(),
+  /** Small, content-free facts (counts, codes, scheduled times). */
+  details: z.record(z.string(), z.unknown()),
+  prevHash: z.string(),
+  hash: z.string(),
+});
+export type AuditEvent = z.output<typeof AuditEventSchema>;
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -85,13 +98,14 @@ export function sealAuditEvent(input: AuditEventInput, seq: number, prevHash: st
   return { ...body, hash };
 }
 
-export interface AuditVerification {
-  ok: boolean;
-  checked: number;
+export const AuditVerificationSchema = z.object({
+  ok: z.boolean(),
+  checked: z.number().int(),
   /** First broken sequence number and why, when not ok. */
-  brokenAt?: number;
-  problem?: 'hash_mismatch' | 'broken_link' | 'gap';
-}
+  brokenAt: z.number().int().optional(),
+  problem: z.enum(['hash_mismatch', 'broken_link', 'gap']).optional(),
+});
+export type AuditVerification = z.output<typeof AuditVerificationSchema>;
 
 /** Recompute the chain from genesis; events must be the whole log in seq order. */
 export function verifyAuditChain(events: readonly AuditEvent[]): AuditVerification {

@@ -1,6 +1,7 @@
 // The one error type of KeepGraph. Every failure a caller can cause or must
 // handle has a stable string code; adapters (HTTP, CLI, workers) map codes to
 // their own vocabulary through one table each, never through messages.
+import { z } from 'zod';
 
 /** Every error code KeepGraph raises. Tests assert these, never messages. */
 export const ERROR_CODES = [
@@ -49,6 +50,20 @@ export const ERROR_CODES = [
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The one error body every failure answers with (HTTP, and the SDKs read it). */
+export const ErrorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .describe(
+    'Every error: a stable code (see the status table), a message for humans, safe details',
+  );
+export type ErrorBody = z.output<typeof ErrorBodySchema>;
 
 /** Codes that mean "the policy gate refused the write". */
 export type RefusalCode = Extract<ErrorCode, `refused_${string}`>;

@@ -162,12 +162,31 @@ export const OriginSchema = z
   });
 export type OriginInput = z.infer<typeof OriginSchema>;
 
-/** The stored origin: the input plus who wrote it and when it was observed. */
-export interface Origin extends OriginInput {
-  observedAt: string;
+/**
+ * The stored origin: the input plus who wrote it and when it was observed.
+ * Declared once: the HTTP answer's schema, the SDKs' model and the
+ * TypeScript type (`OriginSchema` is the input a caller sends).
+ */
+export const StoredOriginSchema = z.object({
+  sessionId: z.string().optional(),
+  turn: z.string().optional(),
+  messageId: z.string().optional(),
+  speaker: z.string().optional(),
+  tool: z.object({ name: z.string(), callId: z.string().optional() }).optional(),
+  source: z.object({ kind: z.enum(SOURCE_KINDS), uri: z.string() }).optional(),
+  observedAt: z.string().describe('When the claim was observed (ISO 8601)'),
+  extractor: z
+    .object({
+      name: z.string(),
+      version: z.string(),
+      model: z.string().optional(),
+      promptVersion: z.string().optional(),
+    })
+    .optional(),
   /** The principal that wrote the memory (from credentials). */
-  writtenBy: string;
-}
+  writtenBy: z.string().describe('Principal that wrote the memory (from credentials)'),
+});
+export type Origin = z.output<typeof StoredOriginSchema>;
 
 export const ENTITY_TYPE = storedText(z.string().trim().min(1).max(64), 'entity type');
 export const RELATION_TYPE = z
@@ -217,37 +236,54 @@ export const MemoryInputSchema = z.strictObject({
 export type MemoryInput = z.input<typeof MemoryInputSchema>;
 export type ParsedMemoryInput = z.output<typeof MemoryInputSchema>;
 
+/** An entity as a stored memory names it (its type defaulted when written). */
+const StoredEntityRefSchema = z.object({ name: z.string(), type: z.string() });
+
 /** A stored memory. Plain data; stores return fresh copies. */
-export interface Memory {
-  id: string;
-  ownerId: string;
-  kind: MemoryKind;
-  text: string;
-  key: string | null;
-  origin: Origin;
-  /** For derived memories: the union of their sources' origins (no laundering). */
-  sourceOrigins: Origin[];
-  authority: Authority;
-  createdAt: string;
-  validFrom: string;
-  /** Set when superseded or corrected; null while current. */
-  validTo: string | null;
-  expiresAt: string;
-  sensitivity: Sensitivity;
-  tags: string[];
-  confidence: number;
-  contentHash: string;
-  derivedFrom: string[];
-  supersedes: string | null;
-  supersededBy: string | null;
-  /** A claim kept next to a higher-authority one it contradicts. */
-  conflict: boolean;
-  about: EntityRef[];
-  relations: RelationInput[];
-  embeddingModel: string | null;
-  /** Redactions the policy applied, by kind (no content). */
-  redactions: string[];
-}
+export const MemorySchema = z
+  .object({
+    id: z.string(),
+    ownerId: z.string(),
+    kind: z.enum(MEMORY_KINDS),
+    text: z.string(),
+    key: z.string().nullable(),
+    origin: StoredOriginSchema,
+    /** For derived memories: the union of their sources' origins (no laundering). */
+    sourceOrigins: z
+      .array(StoredOriginSchema)
+      .describe('For derived memories: the union of their sources\u2019 origins'),
+    authority: z.enum(AUTHORITIES),
+    createdAt: z.string(),
+    validFrom: z.string(),
+    /** Set when superseded or corrected; null while current. */
+    validTo: z.string().nullable(),
+    expiresAt: z.string(),
+    sensitivity: z.enum(SENSITIVITIES),
+    tags: z.array(z.string()),
+    confidence: z.number(),
+    contentHash: z.string(),
+    derivedFrom: z.array(z.string()),
+    supersedes: z.string().nullable(),
+    supersededBy: z.string().nullable(),
+    /** A claim kept next to a higher-authority one it contradicts. */
+    conflict: z
+      .boolean()
+      .describe('A lower-authority claim kept beside a higher one it contradicts'),
+    about: z.array(StoredEntityRefSchema),
+    relations: z.array(
+      z.object({
+        subject: StoredEntityRefSchema,
+        type: z.string(),
+        object: StoredEntityRefSchema,
+        reason: z.string().optional(),
+      }),
+    ),
+    embeddingModel: z.string().nullable(),
+    /** Redactions the policy applied, by kind (no content). */
+    redactions: z.array(z.string()),
+  })
+  .describe('A stored memory (a copy)');
+export type Memory = z.output<typeof MemorySchema>;
 
 /** Deep copy through JSON: memories are plain data by construction. */
 export function copyMemory<T extends Memory | Memory[]>(m: T): T {

@@ -5,7 +5,15 @@
 // Nothing retrieved is ever rendered where an instruction would go. The
 // context endpoint and `why` return this beside their JSON.
 import unhomoglyph from 'unhomoglyph';
+import { z } from 'zod';
 import type { Authority, MemoryKind, Origin } from './record.ts';
+
+/** A rendered prompt as answers carry it (`why`, the session context). */
+export const PromptTextSchema = z
+  .string()
+  .describe(
+    'The same results rendered for an LLM prompt as quoted data: each item a JSON string with its origin; third-party memories and tool messages carry untrusted="true"',
+  );
 
 /** What rendering needs of a recall hit (RecallHit has it). */
 export interface PromptMemory {

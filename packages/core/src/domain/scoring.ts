@@ -1,6 +1,7 @@
 // The shapes of ranking: what a candidate's score is made of, before and
 // after rescoring. Apart from rank.ts so that the modules rank.ts calls
 // (derived-keys.ts, session-replies.ts) can speak of them without importing it.
+import { z } from 'zod';
 import type { Memory } from './record.ts';
 
 /** Retrievers whose ranked lists are fused (each has a weight in the config). */
@@ -11,26 +12,37 @@ export type FusedRetriever = 'vector' | 'text' | 'entity' | 'derived';
  */
 export type RetrieverName = FusedRetriever | 'reply' | 'via';
 
+/** A score per retriever, each present when that retriever found the memory. */
+const retrieverScores = z.object({
+  vector: z.number().optional(),
+  text: z.number().optional(),
+  entity: z.number().optional(),
+  derived: z.number().optional(),
+  reply: z.number().optional(),
+  via: z.number().optional(),
+} satisfies Record<RetrieverName, z.ZodOptional<z.ZodNumber>>);
+
 /** Why a memory scored what it did: every factor, so callers can audit ranking. */
-export interface ScoreBreakdown {
-  ranks: Partial<Record<RetrieverName, number>>;
+export const ScoreBreakdownSchema = z.object({
+  ranks: retrieverScores,
   /**
    * Raw retriever scores: cosine similarity for vector, BM25 for text, the
    * question turn's fused score for reply, the final score of the derived memory that lent
    * its score for via.
    */
-  raw: Partial<Record<RetrieverName, number>>;
-  fused: number;
-  authority: number;
-  recency: number;
-  confidence: number;
+  raw: retrieverScores,
+  fused: z.number(),
+  authority: z.number(),
+  recency: z.number(),
+  confidence: z.number(),
   /** 1 + the config's timeMatchBoost when the memory was observed at a time the query names, else 1. */
-  time: number;
+  time: z.number(),
   /** 1 + the config's speakerMatchBoost when the query names the memory's speaker, else 1. */
-  speaker: number;
+  speaker: z.number(),
   /** Final score normalised to 0..1 against the best a memory could get. */
-  final: number;
-}
+  final: z.number(),
+});
+export type ScoreBreakdown = z.output<typeof ScoreBreakdownSchema>;
 
 /** A candidate after fusion, before rescoring. */
 export type FusedEntry = Pick<ScoreBreakdown, 'ranks' | 'raw' | 'fused'>;

@@ -1,17 +1,23 @@
 // Per-queue figures for operators, the same shape whether the jobs run on
 // BullMQ (server mode) or in the in-process runner (embedded mode).
-import type { JobName } from '../ports/job-queue.ts';
+import { z } from 'zod';
+import { JOB_NAMES } from '../ports/job-queue.ts';
 
-export interface QueueMetrics {
-  name: JobName;
-  waiting: number;
-  active: number;
-  delayed: number;
-  failed: number;
-  completed: number;
+const count = z.number().int().nonnegative();
+
+export const QueueMetricsSchema = z.object({
+  name: z.enum(JOB_NAMES),
+  waiting: count,
+  active: count,
+  delayed: count,
+  failed: count,
+  completed: count,
   /** Processing time of recently completed jobs (null when none yet). */
-  durationMs: { p50: number | null; p95: number | null; samples: number };
-}
+  durationMs: z
+    .object({ p50: z.number().nullable(), p95: z.number().nullable(), samples: count })
+    .describe('Processing time of recently completed jobs (null when none yet)'),
+});
+export type QueueMetrics = z.output<typeof QueueMetricsSchema>;
 
 /** Anything that can report its queues: the BullMQ adapter, the in-process runner. */
 export interface QueueMetricsSource {

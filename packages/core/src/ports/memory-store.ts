@@ -2,6 +2,7 @@
 // method that changes data is one transaction in the store: it either
 // happens whole, with its audit events, or not at all. The engine decides
 // *what* to write (pure core); the store decides *how*.
+import { z } from 'zod';
 import type { AuditEventInput, AuditEvent } from '../domain/audit.ts';
 import type { Memory, Role } from '../domain/record.ts';
 
@@ -114,16 +115,17 @@ export interface MemorySearch {
 
 /** The short-term session buffer. */
 /** One session of an owner, as a list shows it. */
-export interface SessionSummary {
-  sessionId: string;
+export const SessionSummarySchema = z.object({
+  sessionId: z.string(),
   /** Unexpired messages in its buffer. */
-  messages: number;
+  messages: z.number().int().describe('Unexpired messages in its buffer'),
   /** Unexpired memories observed in it. */
-  memories: number;
+  memories: z.number().int().describe('Unexpired memories observed in it'),
   /** Earliest and latest message or memory time. */
-  firstAt: string;
-  lastAt: string;
-}
+  firstAt: z.string(),
+  lastAt: z.string(),
+});
+export type SessionSummary = z.output<typeof SessionSummarySchema>;
 
 export interface SessionBuffer {
   /** The owner's sessions with unexpired messages or memories, latest activity first. */

@@ -1,8 +1,16 @@
 // The records the MemoryStore port (memory-store.ts) takes and gives: the
 // atomic write and its cascade, receipts, search hits, session messages,
 // read-log entries, outbox entries. Data only; the interfaces are there.
+import { z } from 'zod';
 import type { AuditEventInput } from '../domain/audit.ts';
-import type { Memory, EntityRef, MemoryKind, MessageRole, Role } from '../domain/record.ts';
+import {
+  MEMORY_KINDS,
+  ROLES,
+  type Memory,
+  type EntityRef,
+  type MemoryKind,
+  type MessageRole,
+} from '../domain/record.ts';
 import type { Job } from './job-queue.ts';
 
 /** A memory to insert, with its embedding. */
@@ -65,37 +73,59 @@ export interface KeyExpectation {
   currentIds: string[];
 }
 
-/** What a cascade removed. Ids only: a receipt never repeats deleted content. */
-export interface DeletionReceipt {
-  ownerId: string;
-  reason: DeletionReason;
-  requested: string[];
-  /** Every memory id removed, roots and derived. */
-  deletedMemoryIds: string[];
-  /** Content hashes of the removed memories (so verifyForgotten can look for them). */
-  deletedContentHashes: string[];
-  embeddingsDeleted: number;
-  fullTextEntriesDeleted: number;
-  relationEdgesDeleted: number;
-  entitiesDeleted: number;
-  sessionMessagesDeleted: number;
-  /**
-   * Derived memories that lost a source but had others that survive: to
-   * re-derive. Counts, not the survivors' ids: a forget of a source a
-   * thousand summaries share must not answer with every id of every one.
-   */
-  rederive: RederiveNote[];
-  at: string;
-}
+export const DELETION_REASONS = [
+  'forget',
+  'expire',
+  'cap',
+  'revoke_source',
+  'forget_owner',
+  // A session's memories and what was derived from them.
+  'forget_session',
+  // What was derived from a corrected memory (re-derived from the correction).
+  'correct',
+  // A restore replacing a store's memories with a backup's (not a forgetting: never applied again).
+  'restore',
+] as const;
+export type DeletionReason = (typeof DELETION_REASONS)[number];
 
 /** A rederive entry as a receipt shows it. */
-export interface RederiveNote {
-  id: string;
-  kind: MemoryKind;
-  tags: string[];
+export const RederiveNoteSchema = z.object({
+  id: z.string(),
+  kind: z.enum(MEMORY_KINDS),
+  tags: z.array(z.string()),
   /** How many of its sources survive (its job rebuilds it from them). */
-  survivingSourceCount: number;
-}
+  survivingSourceCount: z
+    .number()
+    .int()
+    .describe('How many of its sources survive: its re-derivation reads them'),
+});
+export type RederiveNote = z.output<typeof RederiveNoteSchema>;
+
+/** What a cascade removed. Ids only: a receipt never repeats deleted content. */
+export const DeletionReceiptSchema = z
+  .object({
+    ownerId: z.string(),
+    reason: z.enum(DELETION_REASONS),
+    requested: z.array(z.string()),
+    /** Every memory id removed, roots and derived. */
+    deletedMemoryIds: z.array(z.string()),
+    /** Content hashes of the removed memories (so verifyForgotten can look for them). */
+    deletedContentHashes: z.array(z.string()),
+    embeddingsDeleted: z.number(),
+    fullTextEntriesDeleted: z.number(),
+    relationEdgesDeleted: z.number(),
+    entitiesDeleted: z.number(),
+    sessionMessagesDeleted: z.number(),
+    /**
+     * Derived memories that lost a source but had others that survive: to
+     * re-derive. Counts, not the survivors' ids: a forget of a source a
+     * thousand summaries share must not answer with every id of every one.
+     */
+    rederive: z.array(RederiveNoteSchema),
+    at: z.string(),
+  })
+  .describe('What a deletion cascade removed (ids and hashes, never content)');
+export type DeletionReceipt = z.output<typeof DeletionReceiptSchema>;
 
 /**
  * What a store's cascade returns: the receipt, with each rederive entry's
@@ -114,21 +144,6 @@ export interface RederiveEntry {
   tags: string[];
   survivingSources: string[];
 }
-
-export const DELETION_REASONS = [
-  'forget',
-  'expire',
-  'cap',
-  'revoke_source',
-  'forget_owner',
-  // A session's memories and what was derived from them.
-  'forget_session',
-  // What was derived from a corrected memory (re-derived from the correction).
-  'correct',
-  // A restore replacing a store's memories with a backup's (not a forgetting: never applied again).
-  'restore',
-] as const;
-export type DeletionReason = (typeof DELETION_REASONS)[number];
 
 export interface CascadeRequest {
   ownerId: string;
@@ -156,11 +171,12 @@ export interface CascadeRequest {
 }
 
 /** Something left behind that should have been forgotten. Empty list = proven gone. */
-export interface Trace {
-  where: string;
-  id?: string;
-  detail?: string;
-}
+export const TraceSchema = z.object({
+  where: z.string(),
+  id: z.string().optional(),
+  detail: z.string().optional(),
+});
+export type Trace = z.output<typeof TraceSchema>;
 
 export interface ScoredId {
   id: string;
@@ -184,10 +200,21 @@ export interface RelationEdge {
 }
 
 /** Who appended a session message: the principal and role of its credentials. */
-export interface SessionWriter {
-  principal: string;
-  role: Role;
-}
+export const SessionWriterSchema = z.object({
+  principal: z
+    .string()
+    .describe('The principal of the credentials that appended it (`key:<id>`, `jwt:<sub>`)'),
+  role: z.enum(ROLES).describe("That credential's role"),
+});
+export type SessionWriter = z.output<typeof SessionWriterSchema>;
+
+/**
+ * A message's writer as answers show it: null only for messages stored
+ * before writers were recorded (see SessionMessage.writer).
+ */
+export const MessageWriterSchema = SessionWriterSchema.nullable().describe(
+  'Who appended the message; null for a message stored before writers were recorded (rendered untrusted)',
+);
 
 export interface SessionMessage {
   ownerId: string;

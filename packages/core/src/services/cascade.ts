@@ -3,10 +3,11 @@
 // first; its dry run; and eviction over the owner's cap, which deletes
 // through it. forget, revoke, expiry, forgetting a session, correct and
 // restore call the cascade; the writes (use-cases and derived) evict.
+import { z } from 'zod';
 import { KeepGraphError, isKeepGraphError } from '../domain/errors.ts';
 import { DELETION_AUDIT_TYPE } from '../ports/cascade-audit.ts';
 import type { CascadeReceipt, DeletionReason, DeletionReceipt } from '../ports/memory-store.ts';
-import type { Authority, MemoryKind } from '../domain/record.ts';
+import { AUTHORITIES, MEMORY_KINDS } from '../domain/record.ts';
 import { auditEvent, logServed, type Caller, type EngineDeps } from './deps.ts';
 import { yieldToEventLoop } from '../domain/event-loop.ts';
 import { vectorsWithout } from './turn-context.ts';
@@ -254,24 +255,35 @@ export async function derivedClosure(
 export const DRY_RUN_LISTED = 500;
 
 /** What a cascade would delete, and nothing deleted: forget's and revokeSource's dry run. */
-export interface DeletionPreview {
-  ownerId: string;
-  reason: Extract<DeletionReason, 'forget' | 'revoke_source'>;
-  dryRun: true;
-  /** The cascade's roots: the ids asked for, or the memories naming the source. */
-  requested: string[];
-  /** Every memory that would go: the roots held and all derived from them, sorted. */
-  memoryIds: string[];
-  /** The first DRY_RUN_LISTED of them, roots first, to show what they say. */
-  memories: {
-    id: string;
-    kind: MemoryKind;
-    authority: Authority;
-    text: string;
-    /** False for a root, true for a memory that goes because it grew out of one. */
-    derived: boolean;
-  }[];
-}
+export const DeletionPreviewSchema = z
+  .object({
+    ownerId: z.string(),
+    reason: z.enum(['forget', 'revoke_source'] satisfies DeletionReason[]),
+    dryRun: z.literal(true),
+    /** The cascade's roots: the ids asked for, or the memories naming the source. */
+    requested: z
+      .array(z.string())
+      .describe('The roots: the ids asked for, or the memories naming the source'),
+    /** Every memory that would go: the roots held and all derived from them, sorted. */
+    memoryIds: z
+      .array(z.string())
+      .describe('Every memory that would go: the roots held and all derived from them, sorted'),
+    /** The first DRY_RUN_LISTED of them, roots first, to show what they say. */
+    memories: z
+      .array(
+        z.object({
+          id: z.string(),
+          kind: z.enum(MEMORY_KINDS),
+          authority: z.enum(AUTHORITIES),
+          text: z.string(),
+          /** False for a root, true for a memory that goes because it grew out of one. */
+          derived: z.boolean().describe('False for a root'),
+        }),
+      )
+      .describe('The first 500 of them, roots first'),
+  })
+  .describe('A dry run: what the cascade would delete; nothing was deleted or audited');
+export type DeletionPreview = z.output<typeof DeletionPreviewSchema>;
 
 /**
  * The dry run of a cascade: the closure of the roots the owner holds, and

@@ -3,7 +3,14 @@
 import { z } from 'zod';
 import { KeepGraphError } from '../domain/errors.ts';
 import { inputProblem } from '../domain/input-shape.ts';
-import { OwnerIdSchema, ROLES, identifierSchema, type Role } from '../domain/record.ts';
+import {
+  OwnerIdSchema,
+  ROLES,
+  copyMemory,
+  identifierSchema,
+  type Memory,
+  type Role,
+} from '../domain/record.ts';
 import type { Policy } from '../policy/index.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { Embedder } from '../ports/embedder.ts';
@@ -200,6 +207,37 @@ export async function logServed(
       }),
     ],
   );
+}
+
+/** A page of an owner's memories: a list page or an export page. */
+export interface ServedPage {
+  ownerId: string;
+  memories: Memory[];
+  /** Pass as `after` for the next page; null after the last. */
+  next: string | null;
+}
+
+/**
+ * Answer a page of memories: log the read (with `details` saying which kind
+ * of page it was), then hand out copies, so that a caller mutating its answer
+ * cannot reach a store's cached rows.
+ */
+export async function servePage(
+  deps: EngineDeps,
+  caller: Caller,
+  ownerId: string,
+  memories: readonly Memory[],
+  details: Record<string, unknown>,
+  next: string | null,
+): Promise<ServedPage> {
+  await logServed(
+    deps,
+    caller,
+    ownerId,
+    memories.map((m) => m.id),
+    { details },
+  );
+  return { ownerId, memories: memories.map((m) => copyMemory(m)), next };
 }
 
 export function auditEvent(

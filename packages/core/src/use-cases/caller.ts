@@ -4,19 +4,29 @@
 // listOwners narrows itself to the caller's owners, so a key scoped to some
 // owners learns of no other (invariant 1).
 import { z } from 'zod';
-import { identifierSchema, type Role } from '../domain/record.ts';
+import { ROLES, identifierSchema } from '../domain/record.ts';
 import type { Caller, EngineDeps } from '../services/deps.ts';
 import { optionalArg, type ParsedArgs } from './define.ts';
 
-export interface WhoAmI {
+export const WhoAmISchema = z.object({
   /** `key:<id>` for an API key, `jwt:<sub>` for a JWT (`jwt:sha256:<hex>` for a long sub). */
-  principal: string;
-  role: Role;
+  principal: z
+    .string()
+    .describe(
+      '`key:<id>` for an API key, `jwt:<sub>` for a JWT (`jwt:sha256:<hex>` for a sub over 200 characters)',
+    ),
+  role: z.enum(ROLES),
   /** The owners the credential may act on: `'all'` for every owner, as keys and JWT claims say it. */
-  owners: string[] | 'all';
+  owners: z
+    .union([z.literal('all'), z.array(z.string())])
+    .describe('The owners the credential may act on; `all` for every owner (as keys say it)'),
   /** When the credential stops authenticating; null: never (a key without expiry). */
-  expiresAt: string | null;
-}
+  expiresAt: z
+    .string()
+    .nullable()
+    .describe('When the credential stops authenticating; null: never'),
+});
+export type WhoAmI = z.output<typeof WhoAmISchema>;
 
 export async function whoami(_deps: EngineDeps, _input: unknown, caller: Caller): Promise<WhoAmI> {
   return {
@@ -43,17 +53,19 @@ export const ListOwnersArgs = [
   ),
 ] as const;
 
-export interface OwnerSummary {
-  ownerId: string;
+export const OwnerSummarySchema = z.object({
+  ownerId: z.string(),
   /** Memories stored for it (superseded versions and those not yet swept included). */
-  memories: number;
-}
+  memories: z.number().int().describe('Memories stored for it'),
+});
+export type OwnerSummary = z.output<typeof OwnerSummarySchema>;
 
-export interface OwnerPage {
-  owners: OwnerSummary[];
+export const OwnerPageSchema = z.object({
+  owners: z.array(OwnerSummarySchema),
   /** Pass as `after` for the next page; null on the last. */
-  next: string | null;
-}
+  next: z.string().nullable().describe('Pass as `after` for the next page; null on the last'),
+});
+export type OwnerPage = z.output<typeof OwnerPageSchema>;
 
 /**
  * The owners that hold memories, in id order, page by page: every one for

@@ -15,6 +15,7 @@ import {
   AUTHORITY_RANK,
   MAX_TEXT_CHARS,
   MemoryInputSchema,
+  MemorySchema,
   OriginSchema,
   TagSchema,
   copyMemory,
@@ -23,7 +24,7 @@ import {
   type Memory,
   type ParsedMemoryInput,
 } from '../domain/record.ts';
-import type { DeletionReceipt } from '../ports/memory-store.ts';
+import { DeletionReceiptSchema, type DeletionReceipt } from '../ports/memory-store.ts';
 import {
   IdSchema,
   auditEvent,
@@ -66,18 +67,25 @@ export const CorrectionSchema = z.strictObject({
 });
 export type CorrectionInput = z.input<typeof CorrectionSchema>;
 
-export interface CorrectionResult {
+export const CorrectionResultSchema = z.object({
   /** The new version. */
-  memory: Memory;
+  memory: MemorySchema.describe('The new version'),
   /** The id of the version corrected. */
-  corrected: string;
+  corrected: z.string().describe('The id of the version corrected'),
   /** True when the new version supersedes the old one; false when it is kept as a conflict. */
-  superseded: boolean;
+  superseded: z
+    .boolean()
+    .describe('True when the new version supersedes the old; false when kept as a conflict'),
   /** The memories derived from the old version, deleted and queued for re-derivation. */
-  rederiving: string[];
+  rederiving: z
+    .array(z.string())
+    .describe(
+      'Memories derived from the old version: deleted, and re-derived from the new one by a job',
+    ),
   /** The cascade that took them (null when nothing was derived from the old version). */
-  receipt: DeletionReceipt | null;
-}
+  receipt: DeletionReceiptSchema.nullable().describe('The cascade that took them, if any'),
+});
+export type CorrectionResult = z.output<typeof CorrectionResultSchema>;
 
 export const CorrectArgs = [
   arg('ownerId', OWNER_ID),

@@ -4,34 +4,35 @@
 // may run it: the owner's user or an operator.
 import { z } from 'zod';
 import { isHeldAt } from '../domain/liveness.ts';
-import { copyMemory, identifierSchema, type Memory } from '../domain/record.ts';
-import { logServed, type Caller, type EngineDeps } from '../services/deps.ts';
+import { MemorySchema, identifierSchema } from '../domain/record.ts';
+import { servePage, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** The most memories one export page holds. */
 export const MAX_EXPORT_PAGE = 1000;
 
-const ExportPageSchema = z.strictObject({
+const ExportPageOptionsSchema = z.strictObject({
   /** The `next` of the previous page; absent for the first. */
   after: identifierSchema('after').optional(),
   limit: z.number().int().min(1).max(MAX_EXPORT_PAGE).default(500),
 });
-export type ExportPageOptions = z.input<typeof ExportPageSchema>;
+export type ExportPageOptions = z.input<typeof ExportPageOptionsSchema>;
 
-export interface ExportPage {
-  ownerId: string;
+export const ExportPageSchema = z.object({
+  ownerId: z.string(),
   /**
    * The page's held memories, oldest first: not expired, not superseded,
    * not ended (one valid from a later time is held, and exported).
    */
-  memories: Memory[];
+  memories: z.array(MemorySchema).describe('Held memories, oldest first'),
   /** Pass as `after` for the next page; null after the last. */
-  next: string | null;
-}
+  next: z.string().nullable().describe('Pass as `after` for the next page; null after the last'),
+});
+export type ExportPage = z.output<typeof ExportPageSchema>;
 
 export const ExportPageArgs = [
   arg('ownerId', OWNER_ID),
-  optionalArg('options', ExportPageSchema.prefault({})),
+  optionalArg('options', ExportPageOptionsSchema.prefault({})),
 ] as const;
 
 export async function exportPage(
@@ -48,16 +49,12 @@ export async function exportPage(
   const memories = rows
     .filter((m) => isHeldAt(m, at))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-  await logServed(
+  return servePage(
     deps,
     caller,
     ownerId,
-    memories.map((m) => m.id),
-    { details: { export: true } },
+    memories,
+    { export: true },
+    ids.length < opts.limit ? null : ids[ids.length - 1]!,
   );
-  return {
-    ownerId,
-    memories: memories.map((m) => copyMemory(m)),
-    next: ids.length < opts.limit ? null : ids[ids.length - 1]!,
-  };
 }

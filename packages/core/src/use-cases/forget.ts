@@ -5,7 +5,7 @@
 // (services/cascade.ts), shared with the jobs and restore.
 import { KeepGraphError } from '../domain/errors.ts';
 import { DELETION_AUDIT_TYPE } from '../ports/cascade-audit.ts';
-import type { DeletionReceipt, Trace } from '../ports/memory-store.ts';
+import { DeletionReceiptSchema, TraceSchema, type DeletionReceipt } from '../ports/memory-store.ts';
 import { z } from 'zod';
 import { IdListSchema, auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
@@ -117,17 +117,20 @@ export async function revokeSource(
   return cascade(deps, caller, ownerId, ids, 'revoke_source', { source });
 }
 
-export interface ForgottenCheck {
+export const ForgottenCheckSchema = z.object({
   /** Nothing of the ids or hashes is left in this owner's stores, indexes and caches. */
-  forgotten: boolean;
-  traces: Trace[];
+  forgotten: z.boolean(),
+  traces: z.array(TraceSchema),
   /**
    * The owner whose data was searched: only theirs. Another owner's id reads
    * as forgotten here, since this call never looks at, or tells of, other
    * owners' data.
    */
-  scope: { ownerId: string };
-}
+  scope: z
+    .object({ ownerId: z.string() })
+    .describe("Only this owner's data was searched: another owner's id reads as forgotten"),
+});
+export type ForgottenCheck = z.output<typeof ForgottenCheckSchema>;
 
 /** Look for the ids and content hashes everywhere the store keeps anything. */
 export const VerifyArgs = [arg('ownerId', OWNER_ID), arg('what', VerifySchema)] as const;
@@ -143,13 +146,14 @@ export async function verifyForgotten(
   return { forgotten: traces.length === 0, traces, scope: { ownerId } };
 }
 
-export interface ExpiryRun {
-  purged: number;
-  owners: number;
+export const ExpiryRunSchema = z.object({
+  purged: z.number().int(),
+  owners: z.number().int(),
   /** Milliseconds between scheduled expiry and actual purge, per purged root. */
-  lagsMs: number[];
-  receipts: DeletionReceipt[];
-}
+  lagsMs: z.array(z.number()),
+  receipts: z.array(DeletionReceiptSchema),
+});
+export type ExpiryRun = z.output<typeof ExpiryRunSchema>;
 
 /**
  * Purge memories whose expiry has passed, with the cascade. Records the

@@ -34,18 +34,22 @@ export const ImportArgs = [
 ] as const;
 
 /** What an import did. Blank lines count in the numbering, not in `lines`. */
-export interface ImportReport {
-  lines: number;
-  imported: number;
-  refused: number;
-  refusedByCode: Record<string, number>;
+export const ImportReportSchema = z.object({
+  lines: z.number().int().describe('Non-blank lines read'),
+  imported: z.number().int(),
+  refused: z.number().int(),
+  refusedByCode: z.record(z.string(), z.number().int()),
   /** Exported derived memories left out: their sources' ids are not kept. */
-  skippedDerived: number;
+  skippedDerived: z
+    .number()
+    .int()
+    .describe('Exported derived memories left out: their sources get new ids'),
   /** Every line that was not stored, with its number, code and message. */
-  failures: { line: number; code: string; message: string }[];
+  failures: z.array(z.object({ line: z.number().int(), code: z.string(), message: z.string() })),
   /** The ids stored, by line number. */
-  stored: { line: number; id: string }[];
-}
+  stored: z.array(z.object({ line: z.number().int(), id: z.string() })),
+});
+export type ImportReport = z.output<typeof ImportReportSchema>;
 
 /** A report of nothing imported yet. */
 export function emptyImportReport(): ImportReport {

@@ -1,5 +1,6 @@
 // get / get-by-key / lineage: reading one memory and where it came from
 // (why, in recall.ts, draws the same lineages). Each read served is logged.
+import { z } from 'zod';
 import { KeepGraphError } from '../domain/errors.ts';
 import { copyMemory, identifierSchema, type Memory } from '../domain/record.ts';
 import { yieldToEventLoop } from '../domain/event-loop.ts';
@@ -55,16 +56,46 @@ export async function getByKey(
 }
 
 /**
+ * graphology's serialisation format, as Graph.from() loads it, with the
+ * schemas of its graph, node and edge attributes: `multi` when a pair of
+ * nodes may hold several edges (an entity graph's relations).
+ */
+export function graphSchema<
+  M extends boolean,
+  A extends z.ZodType,
+  N extends z.ZodType,
+  E extends z.ZodType,
+>(multi: M, attributes: A, node: N, edge: E) {
+  return z
+    .object({
+      attributes,
+      options: z.object({
+        type: z.literal('directed'),
+        multi: z.literal(multi),
+        allowSelfLoops: z.literal(false),
+      }),
+      nodes: z.array(z.object({ key: z.string(), attributes: node })),
+      edges: z.array(
+        z.object({ key: z.string(), source: z.string(), target: z.string(), attributes: edge }),
+      ),
+    })
+    .describe("graphology's serialisation format: load it with Graph.from()");
+}
+
+const attributes = z.record(z.string(), z.unknown());
+
+/** A lineage: memories and their DERIVED_FROM and SUPERSEDES edges. */
+export const SerializedGraphSchema = graphSchema(false, attributes, attributes, attributes);
+
+/**
  * graphology's serialisation format, so a UI can `Graph.from()` it. `Multi`:
  * whether two nodes may be joined by several edges (a lineage never; an
- * entity graph where one pair holds several relations, yes).
+ * entity graph where one pair holds several relations, yes). The default is
+ * `z.output<typeof SerializedGraphSchema>`.
  */
-export interface SerializedGraph<Multi extends boolean = false> {
-  attributes: Record<string, unknown>;
-  options: { type: 'directed'; multi: Multi; allowSelfLoops: false };
-  nodes: { key: string; attributes: Record<string, unknown> }[];
-  edges: { key: string; source: string; target: string; attributes: Record<string, unknown> }[];
-}
+export type SerializedGraph<Multi extends boolean = false> = z.output<
+  ReturnType<typeof graphSchema<Multi, typeof attributes, typeof attributes, typeof attributes>>
+>;
 
 /**
  * A derived memory's sources' origins a graph node carries at most. The

@@ -7,7 +7,7 @@ import { KeepGraphError } from '../domain/errors.ts';
 import { parseDuration } from '../policy/duration.ts';
 import { evaluateStoredFields, type StoredField } from '../policy/index.ts';
 import type { ApiKeyRecord } from '../ports/memory-store.ts';
-import { OwnerIdSchema, ROLES, identifierSchema, storedText, type Role } from '../domain/record.ts';
+import { OwnerIdSchema, ROLES, identifierSchema, storedText } from '../domain/record.ts';
 import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
 import { arg, uncheckedArg, type ParsedArgs } from './define.ts';
 
@@ -37,23 +37,25 @@ export const CreateKeyArgs = [arg('input', uncheckedArg(CreateKeySchema))] as co
 export const RevokeKeyArgs = [arg('id', identifierSchema('key id'))] as const;
 
 /** A key as lists show it: never the key or its hash. */
-export interface ApiKeyInfo {
-  id: string;
-  name: string;
-  role: Role;
-  owners: 'all' | string[];
-  createdAt: string;
-  createdBy: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
+export const ApiKeyInfoSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  role: z.enum(ROLES),
+  owners: z.union([z.literal('all'), z.array(z.string())]),
+  createdAt: z.string(),
+  createdBy: z.string(),
+  expiresAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
   /** Whether it authenticates now. */
-  live: boolean;
-}
+  live: z.boolean(),
+});
+export type ApiKeyInfo = z.output<typeof ApiKeyInfoSchema>;
 
 /** A created key: its info and, this once, the key. */
-export interface CreatedApiKey extends ApiKeyInfo {
-  key: string;
-}
+export const CreatedApiKeySchema = ApiKeyInfoSchema.extend({
+  key: z.string().describe('The key: shown only in this answer; store it now'),
+});
+export type CreatedApiKey = z.output<typeof CreatedApiKeySchema>;
 
 function info(k: ApiKeyRecord, now: Date): ApiKeyInfo {
   const { keyHash: _hash, ...rest } = k;

@@ -11,12 +11,12 @@ import { isHeldAt } from '../domain/liveness.ts';
 import {
   AUTHORITIES,
   MEMORY_KINDS,
-  copyMemory,
+  MemorySchema,
   identifierSchema,
   type Memory,
 } from '../domain/record.ts';
 import type { SessionSummary } from '../ports/memory-store.ts';
-import { logServed, type Caller, type EngineDeps } from '../services/deps.ts';
+import { servePage, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** The most memories one page holds. */
@@ -62,13 +62,17 @@ export const ListMemoriesArgs = [
   optionalArg('options', ListOptionsSchema.prefault({})),
 ] as const;
 
-export interface MemoryPage {
-  ownerId: string;
+export const MemoryPageSchema = z.object({
+  ownerId: z.string(),
   /** The page's matches, in id order. */
-  memories: Memory[];
+  memories: z.array(MemorySchema).describe('The matches, in id order'),
   /** Pass as `after` for the next page; null when every id has been read. */
-  next: string | null;
-}
+  next: z
+    .string()
+    .nullable()
+    .describe('Pass as `after` for the next page; null once every memory has been read'),
+});
+export type MemoryPage = z.output<typeof MemoryPageSchema>;
 
 const t = (iso: string) => Date.parse(iso);
 
@@ -135,18 +139,14 @@ export async function listMemories(
       break;
     }
   }
-  await logServed(
+  return servePage(
     deps,
     caller,
     ownerId,
-    found.map((m) => m.id),
-    { details: { list: true } },
+    found,
+    { list: true },
+    exhausted || after === undefined ? null : after,
   );
-  return {
-    ownerId,
-    memories: found.map((m) => copyMemory(m)),
-    next: exhausted || after === undefined ? null : after,
-  };
 }
 
 export const ListSessionsArgs = [

@@ -6,7 +6,6 @@ import { verifyAuditChain, type AuditEvent, type AuditVerification } from '../do
 import { z } from 'zod';
 import { identifierSchema } from '../domain/record.ts';
 import type { EngineDeps } from '../services/deps.ts';
-import type { StoreCounts } from '../ports/memory-store.ts';
 import { optionalArg, type ParsedArgs } from './define.ts';
 
 export const AuditListArgs = [
@@ -47,50 +46,66 @@ export async function auditVerify(deps: EngineDeps): Promise<AuditVerification> 
   return verifyAuditChain(all);
 }
 
-/** One UTC day of the audit log, for the KPIs over time. */
-export interface KpiDay {
-  /** YYYY-MM-DD, UTC. */
-  day: string;
-  writes: number;
-  refusals: number;
-  /** Deletion events (forget, revoke, cap, expiry, owner, correction cascades). */
-  deletions: number;
-  reads: number;
-  /** Memories purged by expiry. */
-  expired: number;
-  /** Share of that day's expiry purges on schedule (null when none). */
-  onScheduleShare: number | null;
-  /** Median deletion propagation of that day's cascades (null when none was timed). */
-  deletionP50Ms: number | null;
-}
+const nullableMs = z.number().nullable();
 
-export interface Kpis extends Pick<StoreCounts, 'owners' | 'memories' | 'byKind' | 'byAuthority'> {
+/** One UTC day of the audit log, for the KPIs over time. */
+export const KpiDaySchema = z.object({
+  /** YYYY-MM-DD, UTC. */
+  day: z.string().describe('YYYY-MM-DD, UTC'),
+  writes: z.number(),
+  refusals: z.number(),
+  /** Deletion events (forget, revoke, cap, expiry, owner, correction cascades). */
+  deletions: z.number(),
+  reads: z.number(),
+  /** Memories purged by expiry. */
+  expired: z.number().describe('Memories purged by expiry'),
+  /** Share of that day's expiry purges on schedule (null when none). */
+  onScheduleShare: z.number().nullable(),
+  /** Median deletion propagation of that day's cascades (null when none was timed). */
+  deletionP50Ms: nullableMs,
+});
+export type KpiDay = z.output<typeof KpiDaySchema>;
+
+export const KpisSchema = z.object({
+  owners: z.number(),
+  memories: z.number(),
   /** Share of memories with origin, authority, createdAt and expiresAt: 1 by construction. */
-  attributedShare: number;
+  attributedShare: z.number(),
   /** Median age (now minus createdAt) of the live memories; null when there are none. */
-  medianAgeMs: number | null;
-  refusals: Record<string, number>;
-  writes: number;
-  deletions: number;
-  reads: number;
-  expiry: {
-    purged: number;
+  medianAgeMs: nullableMs.describe(
+    'Median age (now minus createdAt) of the live memories; null when there are none',
+  ),
+  byKind: z.record(z.string(), z.number()),
+  byAuthority: z.record(z.string(), z.number()),
+  refusals: z.record(z.string(), z.number()),
+  writes: z.number(),
+  deletions: z.number(),
+  reads: z.number(),
+  expiry: z.object({
+    purged: z.number(),
     /** Share purged within `toleranceMs` of their scheduled expiry (null when none purged yet). */
-    onScheduleShare: number | null;
-    toleranceMs: number;
-    lagP50Ms: number | null;
-    lagMaxMs: number | null;
-  };
+    onScheduleShare: z.number().nullable(),
+    toleranceMs: z.number(),
+    lagP50Ms: z.number().nullable(),
+    lagMaxMs: z.number().nullable(),
+  }),
   /**
    * From a deletion request reaching the engine to its cascade committing
    * (every row, vector, full-text entry and cache entry gone, in one
    * transaction): the cascades audited with `details.durationMs`.
    */
-  deletionPropagation: { count: number; p50Ms: number | null; maxMs: number | null };
+  deletionPropagation: z
+    .object({ count: z.number(), p50Ms: nullableMs, maxMs: nullableMs })
+    .describe(
+      'From a deletion request reaching the engine to its cascade committing, over the timed cascades',
+    ),
   /** One row per UTC day with audit events, oldest first, over the last SERIES_DAYS days. */
-  series: KpiDay[];
-  auditEvents: number;
-}
+  series: z
+    .array(KpiDaySchema)
+    .describe('One row per UTC day with audit events, oldest first, over the last 90 days'),
+  auditEvents: z.number(),
+});
+export type Kpis = z.output<typeof KpisSchema>;
 
 /** How many days the KPI series reaches back (today included). */
 export const SERIES_DAYS = 90;

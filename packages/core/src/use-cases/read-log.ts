@@ -8,19 +8,24 @@ import { IdSchema, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, type ParsedArgs } from './define.ts';
 
 /** One read that served memories. */
-export interface ReadRecord {
-  requestId: string;
-  principal: string;
+export const ReadRecordSchema = z.object({
+  requestId: z.string(),
+  principal: z.string().describe('Who read (from credentials)'),
   /** The keyed hash of the caller's session id (as stored), never the id; null without one. */
-  sessionId: string | null;
-  memoryIds: string[];
-  at: string;
-}
+  sessionId: z
+    .string()
+    .nullable()
+    .describe("The keyed hash of the reader's session id, never the id; null without one"),
+  memoryIds: z.array(z.string()).describe('The memories the read served'),
+  at: z.string(),
+});
+export type ReadRecord = z.output<typeof ReadRecordSchema>;
 
-export interface ReadLogPage {
+export const ReadLogPageSchema = z.object({
   /** Newest first. */
-  reads: ReadRecord[];
-}
+  reads: z.array(ReadRecordSchema).describe('Newest first'),
+});
+export type ReadLogPage = z.output<typeof ReadLogPageSchema>;
 
 export const ReadLogOptionsSchema = z
   .strictObject({

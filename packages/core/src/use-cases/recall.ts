@@ -10,26 +10,22 @@ import {
   type RecallRecipe,
 } from '../domain/recall-config.ts';
 import {
+  AUTHORITIES,
   MEMORY_KINDS,
+  MemorySchema,
+  StoredOriginSchema,
   copyMemory,
-  type Authority,
   type Memory,
-  type Origin,
 } from '../domain/record.ts';
-import {
-  entityCandidates,
-  fuse,
-  rankCandidates,
-  type FusedRetriever,
-  type ScoreBreakdown,
-} from '../domain/rank.ts';
+import { entityCandidates, fuse, rankCandidates, type FusedRetriever } from '../domain/rank.ts';
+import { ScoreBreakdownSchema } from '../domain/scoring.ts';
 import type { ScoredId } from '../ports/memory-store.ts';
 import { standInForDuplicates } from '../domain/derived-keys.ts';
 import { isLiveAt } from '../domain/liveness.ts';
 import { lendScoreToReplies } from '../domain/session-replies.ts';
 import { queryTimeWindows } from '../domain/query-time.ts';
-import { lineageGraph, type SerializedGraph } from './inspect.ts';
-import { renderMemoriesForPrompt } from '../domain/render-context.ts';
+import { SerializedGraphSchema, lineageGraph, type SerializedGraph } from './inspect.ts';
+import { PromptTextSchema, renderMemoriesForPrompt } from '../domain/render-context.ts';
 import { logServed, type Caller, type EngineDeps } from '../services/deps.ts';
 import { MemoryFilterSchema, matchesFilter } from './list.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
@@ -61,27 +57,29 @@ export type RecallOptions = z.input<typeof RecallOptionsSchema>;
 
 const QuerySchema = z.string().trim().min(1, 'query must not be blank').max(4000);
 
-export interface RecallHit {
-  memory: Memory;
-  origin: Origin;
-  sourceOrigins: Origin[];
-  authority: Authority;
-  derivedFrom: string[];
+export const RecallHitSchema = z.object({
+  memory: MemorySchema,
+  origin: StoredOriginSchema,
+  sourceOrigins: z.array(StoredOriginSchema),
+  authority: z.enum(AUTHORITIES),
+  derivedFrom: z.array(z.string()),
   /**
    * The derived memories (reflected claims, rules, summaries) through which
    * this one was reached, best first; empty when the query found it itself.
    */
-  via: string[];
-  score: number;
-  breakdown: ScoreBreakdown;
-}
+  via: z.array(z.string()),
+  score: z.number(),
+  breakdown: ScoreBreakdownSchema,
+});
+export type RecallHit = z.output<typeof RecallHitSchema>;
 
-export interface RecallResult {
-  requestId: string;
-  ownerId: string;
-  query: string;
-  results: RecallHit[];
-}
+export const RecallResultSchema = z.object({
+  requestId: z.string(),
+  ownerId: z.string(),
+  query: z.string(),
+  results: z.array(RecallHitSchema),
+});
+export type RecallResult = z.output<typeof RecallResultSchema>;
 
 export function resolveRecallConfig(opts: z.output<typeof RecallOptionsSchema>): RecallConfig {
   const base = RECALL_RECIPES[opts.recipe];
@@ -264,12 +262,13 @@ async function recallUnlogged(
   };
 }
 
-export interface WhyResult extends RecallResult {
+export const WhyResultSchema = RecallResultSchema.extend({
   /** By memory id: the lineage of every result and of every derived memory a result was reached through (`via`). */
-  lineage: Record<string, SerializedGraph>;
+  lineage: z.record(z.string(), SerializedGraphSchema),
   /** The results rendered for a prompt as quoted data (invariant 9). */
-  prompt: string;
-}
+  prompt: PromptTextSchema,
+});
+export type WhyResult = z.output<typeof WhyResultSchema>;
 
 export async function why(
   deps: EngineDeps,

@@ -6,8 +6,8 @@ import { KeepGraphError, isKeepGraphError } from '../domain/errors.ts';
 import { ownerCap } from '../policy/index.ts';
 import {
   MemoryInputSchema,
+  MemorySchema,
   copyMemory,
-  type Memory,
   type MemoryInput,
   type ParsedMemoryInput,
 } from '../domain/record.ts';
@@ -25,23 +25,26 @@ import { embeddingText } from '../domain/indexed-text.ts';
 import { triggeredJobs } from '../services/triggers.ts';
 import { passesDue } from '../services/scheduled-pass.ts';
 
-export interface RememberResult {
-  memory: Memory;
+export const RememberResultSchema = z.object({
+  memory: MemorySchema,
   /** Id of the memory this one superseded (same key, authority not lower). */
-  superseded: string | null;
-}
+  superseded: z.string().nullable().describe('Id of the memory this write superseded (same key)'),
+});
+export type RememberResult = z.output<typeof RememberResultSchema>;
 
 /** One refused or failed item of a batch, by position. */
-export interface RememberFailure {
-  index: number;
-  code: string;
-  message: string;
-}
+export const RememberFailureSchema = z.object({
+  index: z.number().int(),
+  code: z.string(),
+  message: z.string(),
+});
+export type RememberFailure = z.output<typeof RememberFailureSchema>;
 
-export interface RememberManyResult {
-  stored: Memory[];
-  failed: RememberFailure[];
-}
+export const RememberManyResultSchema = z.object({
+  stored: z.array(MemorySchema),
+  failed: z.array(RememberFailureSchema),
+});
+export type RememberManyResult = z.output<typeof RememberManyResultSchema>;
 
 /** Store one memory, or throw a KeepGraphError with a code (refusals are audited). */
 export const RememberArgs = [

@@ -6,30 +6,35 @@ import { z } from 'zod';
 import { KeepGraphError } from '../domain/errors.ts';
 import { sessionCap } from '../policy/index.ts';
 import { identifierSchema } from '../domain/record.ts';
-import type { DeletionReceipt, SessionWriter } from '../ports/memory-store.ts';
+import { DeletionReceiptSchema, MessageWriterSchema } from '../ports/memory-store.ts';
 import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
 import { cascade, derivedClosure } from '../services/cascade.ts';
 
 const SessionIdSchema = identifierSchema('session id');
 
-export interface SessionMessages {
-  ownerId: string;
-  sessionId: string;
+export const SessionMessagesSchema = z.object({
+  ownerId: z.string(),
+  sessionId: z.string(),
   /**
    * The buffer's unexpired messages, oldest first; `seq` names one to
    * delete, `writer` who appended it (null: stored before writers were
    * recorded).
    */
-  messages: {
-    seq: number;
-    role: string;
-    text: string;
-    at: string;
-    memoryId: string | null;
-    writer: SessionWriter | null;
-  }[];
-}
+  messages: z
+    .array(
+      z.object({
+        seq: z.number().int(),
+        role: z.string(),
+        text: z.string(),
+        at: z.string(),
+        memoryId: z.string().nullable().describe('The long-term memory that holds a copy, if any'),
+        writer: MessageWriterSchema,
+      }),
+    )
+    .describe('Unexpired messages, oldest first'),
+});
+export type SessionMessages = z.output<typeof SessionMessagesSchema>;
 
 export const ReadSessionArgs = [
   arg('ownerId', OWNER_ID),
@@ -73,20 +78,23 @@ export async function readSession(
   };
 }
 
-export interface SessionForgetting {
-  ownerId: string;
-  sessionId: string;
+export const SessionForgettingSchema = z.object({
+  ownerId: z.string(),
+  sessionId: z.string(),
   /** True: nothing was deleted; the lists say what would go. */
-  dryRun: boolean;
+  dryRun: z.boolean().describe('True: nothing was deleted; the lists say what would go'),
   /** The memories observed in the session (the cascade's roots). */
-  observed: string[];
+  observed: z.array(z.string()).describe('Memories observed in the session (the roots)'),
   /** Every memory that goes (went): the roots and all derived from them. */
-  memoryIds: string[];
+  memoryIds: z
+    .array(z.string())
+    .describe('Every memory that goes: the roots and all derived from them'),
   /** Buffer messages that go (went). */
-  sessionMessages: number;
+  sessionMessages: z.number().int().describe('Buffer messages that go'),
   /** The cascade's receipt (null on a dry run, or with no memories). */
-  receipt: DeletionReceipt | null;
-}
+  receipt: DeletionReceiptSchema.nullable(),
+});
+export type SessionForgetting = z.output<typeof SessionForgettingSchema>;
 
 export const ForgetSessionSchema = z.strictObject({
   /** List what would go and delete nothing. */

@@ -5,12 +5,16 @@
 import { z } from 'zod';
 import { KeepGraphError } from '../domain/errors.ts';
 import { evaluateSessionMessage, evaluateStoredFields, sessionCap } from '../policy/index.ts';
-import type { SessionMessage, SessionWriter } from '../ports/memory-store.ts';
+import {
+  MessageWriterSchema,
+  type SessionMessage,
+  type SessionWriter,
+} from '../ports/memory-store.ts';
 import { MESSAGE_ROLES, identifierSchema, storedText } from '../domain/record.ts';
 import { auditEvent, parseInput, type Caller, type EngineDeps } from '../services/deps.ts';
 import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
-import { renderContextForPrompt } from '../domain/render-context.ts';
-import { RecallOptionsSchema, recall, type RecallResult } from './recall.ts';
+import { PromptTextSchema, renderContextForPrompt } from '../domain/render-context.ts';
+import { RecallOptionsSchema, RecallResultSchema, recall } from './recall.ts';
 import { remember } from './remember.ts';
 import { refusalEvent } from '../services/write.ts';
 import { MemoryInputSchema } from '../domain/record.ts';
@@ -36,11 +40,12 @@ export type SessionAppendInput = z.input<typeof SessionAppendSchema>;
 
 const SessionIdSchema = identifierSchema('session id');
 
-export interface SessionAppendResult {
-  appended: number;
-  trimmed: number;
-  rememberedIds: string[];
-}
+export const SessionAppendResultSchema = z.object({
+  appended: z.number().int(),
+  trimmed: z.number().int(),
+  rememberedIds: z.array(z.string()),
+});
+export type SessionAppendResult = z.output<typeof SessionAppendResultSchema>;
 
 export const SessionAppendArgs = [
   arg('ownerId', OWNER_ID),
@@ -157,30 +162,33 @@ export async function sessionAppend(
   };
 }
 
-export interface SessionContext {
-  ownerId: string;
-  sessionId: string;
+export const SessionContextSchema = z.object({
+  ownerId: z.string(),
+  sessionId: z.string(),
   /**
    * Short-term: the session buffer, oldest first; `seq` names a message to
    * delete, `writer` who appended it (null: stored before writers were
    * recorded).
    */
-  session: {
-    seq: number;
-    role: string;
-    text: string;
-    at: string;
-    writer: SessionWriter | null;
-  }[];
+  session: z.array(
+    z.object({
+      seq: z.number().int().describe('The message number: DELETE …/messages/{seq} deletes it'),
+      role: z.string(),
+      text: z.string(),
+      at: z.string(),
+      writer: MessageWriterSchema,
+    }),
+  ),
   /** Long-term: recall for the query, if one was given. */
-  longTerm: RecallResult | null;
+  longTerm: RecallResultSchema.nullable(),
   /**
    * Both, rendered for a prompt as quoted data (invariant 9): every item a
    * JSON string with its origin; third-party memories, tool messages and
    * messages a tool or agent key wrote (or an unknown writer) marked untrusted.
    */
-  prompt: string;
-}
+  prompt: PromptTextSchema,
+});
+export type SessionContext = z.output<typeof SessionContextSchema>;
 
 export const SessionContextArgs = [
   arg('ownerId', OWNER_ID),
@@ -220,13 +228,14 @@ export async function sessionContext(
   };
 }
 
-export interface SessionDeletion {
-  ownerId: string;
-  sessionId: string;
+export const SessionDeletionSchema = z.object({
+  ownerId: z.string(),
+  sessionId: z.string(),
   /** The message deleted, when one was named. */
-  seq: number | null;
-  sessionMessagesDeleted: number;
-}
+  seq: z.number().int().nullable(),
+  sessionMessagesDeleted: z.number().int(),
+});
+export type SessionDeletion = z.output<typeof SessionDeletionSchema>;
 
 /** A message's seq, as a number or as the digits of a path segment. */
 const SeqSchema = z.union(

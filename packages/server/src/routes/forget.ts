@@ -1,6 +1,7 @@
 // Deletion routes: forget ids, forget a whole owner, revoke a source (the
 // first and the last with a dry run), and verify that what was forgotten
 // cannot be found anywhere.
+import { DeletionReceiptSchema, ForgottenCheckSchema } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
 import { routeFamily, useCaseRoute } from './use-case-route.ts';
@@ -28,7 +29,7 @@ export const forgetRoutes = routeFamily('forget', [
     summary: 'Prove that ids and content hashes are gone from every store, index and cache',
     params: req.OwnerParams,
     body: req.VerifyForgottenBody,
-    response: res.ForgottenOut,
+    response: ForgottenCheckSchema,
     // A read: asking again is already safe.
     idempotency: 'ignored',
     args: ({ params, body }) => [params.ownerId, body],
@@ -37,7 +38,7 @@ export const forgetRoutes = routeFamily('forget', [
     route: 'DELETE /owners/:ownerId',
     summary: 'Forget everything an owner has (operator or user role)',
     params: req.OwnerParams,
-    response: res.ReceiptOut,
+    response: DeletionReceiptSchema,
     args: ({ params }) => [params.ownerId],
   }),
   useCaseRoute('revokeSource')({

@@ -1,8 +1,8 @@
 // API key routes, for operators: create (the key is in this answer only),
 // list, revoke. The engine refuses them to any other role.
 import { z } from 'zod';
+import { ApiKeyInfoSchema, CreatedApiKeySchema } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
-import * as res from '../schemas/responses.ts';
 import { routeFamily, useCaseRoute } from './use-case-route.ts';
 
 export const keyRoutes = routeFamily('keys', [
@@ -11,7 +11,7 @@ export const keyRoutes = routeFamily('keys', [
     summary: 'Create an API key (operator); the key is shown in this answer only',
     body: req.CreateKeyBody,
     status: 201,
-    response: res.CreatedApiKeyOut,
+    response: CreatedApiKeySchema,
     // The answer holds the key: recording it for a replay would store it.
     idempotency: 'refused',
     args: ({ body }) => [body],
@@ -19,7 +19,7 @@ export const keyRoutes = routeFamily('keys', [
   useCaseRoute('listKeys')({
     route: 'GET /keys',
     summary: 'Every API key, revoked ones too: never a key or its hash (operator)',
-    response: z.object({ keys: z.array(res.ApiKeyOut) }),
+    response: z.object({ keys: z.array(ApiKeyInfoSchema) }),
     args: () => [],
     reply: (keys) => ({ keys }),
   }),
@@ -27,7 +27,7 @@ export const keyRoutes = routeFamily('keys', [
     route: 'DELETE /keys/:id',
     summary: 'Revoke an API key: refused from its next request on, by every API process (operator)',
     params: req.KeyIdParams,
-    response: res.ApiKeyOut,
+    response: ApiKeyInfoSchema,
     args: ({ params }) => [params.id],
   }),
 ]);

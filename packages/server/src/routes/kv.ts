@@ -1,6 +1,6 @@
 // Key-value routes: the current value under (owner, key), with any
 // lower-authority conflicting claims kept beside it.
-import { KeepGraphError } from '@keepgraph/core';
+import { KeepGraphError, RememberResultSchema } from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
 import { routeFamily, useCaseRoute } from './use-case-route.ts';
@@ -24,7 +24,7 @@ export const kvRoutes = routeFamily('kv', [
     summary: 'Put a value under a key; supersedes the current one unless that has higher authority',
     params: req.KeyParams,
     body: req.KvPutBody,
-    response: res.RememberOut,
+    response: RememberResultSchema,
     args: ({ params, body }) => [params.ownerId, params.key, body],
   }),
 ]);

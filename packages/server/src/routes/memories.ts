@@ -1,9 +1,19 @@
 // Memory routes: write one, write a batch, correct one, read one, its lineage, delete one,
 // and export an owner's held memories page by page.
 import { z } from 'zod';
-import { KeepGraphError } from '@keepgraph/core';
+import {
+  CorrectionResultSchema,
+  DeletionReceiptSchema,
+  ExportPageSchema,
+  ImportReportSchema,
+  KeepGraphError,
+  MemoryPageSchema,
+  MemorySchema,
+  RememberManyResultSchema,
+  RememberResultSchema,
+  SerializedGraphSchema,
+} from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
-import * as res from '../schemas/responses.ts';
 import { definedOnly, routeFamily, useCaseRoute } from './use-case-route.ts';
 
 /**
@@ -33,7 +43,7 @@ export const memoryRoutes = routeFamily('memories', [
     params: req.OwnerParams,
     body: req.MemoryBody,
     status: 201,
-    response: res.RememberOut,
+    response: RememberResultSchema,
     args: ({ params, body }) => [params.ownerId, body],
   }),
   // `::` is find-my-way's escape for a literal colon (Google-style custom method).
@@ -43,7 +53,7 @@ export const memoryRoutes = routeFamily('memories', [
     params: req.OwnerParams,
     body: req.MemoryBatchBody,
     bodyLimit: BATCH_BODY_LIMIT_BYTES,
-    response: res.RememberManyOut,
+    response: RememberManyResultSchema,
     args: ({ params, body }) => [params.ownerId, batchItems(body)],
   }),
   useCaseRoute('importMemories')({
@@ -55,14 +65,14 @@ export const memoryRoutes = routeFamily('memories', [
     params: req.OwnerParams,
     body: req.ImportBody,
     bodyLimit: IMPORT_BODY_LIMIT_BYTES,
-    response: res.ImportOut,
+    response: ImportReportSchema,
     args: ({ params, body }) => [params.ownerId, body],
   }),
   useCaseRoute('get')({
     route: 'GET /owners/:ownerId/memories/:id',
     summary: 'Read one memory of this owner',
     params: req.MemoryParams,
-    response: res.MemoryOut,
+    response: MemorySchema,
     args: ({ params }) => [params.ownerId, params.id],
   }),
   useCaseRoute('correct')({
@@ -73,14 +83,14 @@ export const memoryRoutes = routeFamily('memories', [
       "The correction's authority is the caller's. A lower authority does not supersede a higher one: its correction is kept beside it, flagged as a conflict. Fields not given (kind, key, origin, tags, sensitivity, entities) are the old version's.",
     params: req.MemoryParams,
     body: req.CorrectionBody,
-    response: res.CorrectionOut,
+    response: CorrectionResultSchema,
     args: ({ params, body }) => [params.ownerId, params.id, body],
   }),
   useCaseRoute('lineage')({
     route: 'GET /owners/:ownerId/memories/:id/lineage',
     summary: 'The derivation graph from a memory down to its episodes (graphology format)',
     params: req.MemoryParams,
-    response: res.SerializedGraphOut,
+    response: SerializedGraphSchema,
     args: ({ params }) => [params.ownerId, params.id],
   }),
   useCaseRoute('forget')({
@@ -88,7 +98,7 @@ export const memoryRoutes = routeFamily('memories', [
     tags: ['forget'],
     summary: 'Forget a memory and everything derived from it; answers with a receipt',
     params: req.MemoryParams,
-    response: res.ReceiptOut,
+    response: DeletionReceiptSchema,
     args: ({ params }) => [params.ownerId, [params.id]],
   }),
   useCaseRoute('listMemories')({
@@ -98,7 +108,7 @@ export const memoryRoutes = routeFamily('memories', [
       'Filters combine (all must hold). Pages follow id order; pass `next` as `after`. A call reads at most 5,000 memories, so with a rare filter a page may be short, even empty, and not the last: `next` is null only once every memory has been read.',
     params: req.OwnerParams,
     querystring: req.ListQuery,
-    response: res.MemoryPageOut,
+    response: MemoryPageSchema,
     args: ({ params, query }) => {
       const { after, limit, kind, authority, ...rest } = query;
       return [
@@ -134,7 +144,7 @@ export const memoryRoutes = routeFamily('memories', [
       'Pass `next` of a page as `after` for the following one; `next` is null on the last.',
     params: req.OwnerParams,
     querystring: req.ExportQuery,
-    response: res.ExportPageOut,
+    response: ExportPageSchema,
     args: ({ params, query }) => [params.ownerId, definedOnly(query)],
   }),
 ]);

@@ -6,7 +6,14 @@
 // checks the role itself with core's requireRole.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { requireRole, type QueueMetricsSource } from '@keepgraph/core';
+import {
+  AuditEventSchema,
+  AuditVerificationSchema,
+  ExpiryRunSchema,
+  KpisSchema,
+  requireRole,
+  type QueueMetricsSource,
+} from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
 import type { RouteOptions } from './context.ts';
@@ -18,14 +25,14 @@ export const operateRoutes = routeFamily('operate', [
     summary:
       'Audit events in sequence order (operators; an analyst for one of its owners, `?ownerId=`)',
     querystring: req.AuditQuery,
-    response: z.object({ events: z.array(res.AuditEventOut) }),
+    response: z.object({ events: z.array(AuditEventSchema) }),
     args: ({ query }) => [definedOnly(query)],
     reply: (events) => ({ events }),
   }),
   useCaseRoute('auditVerify')({
     route: 'GET /audit/verify',
     summary: 'Walk the hash chain and report the first edit or gap (operator)',
-    response: res.AuditVerifyOut,
+    response: AuditVerificationSchema,
     args: () => [],
   }),
   useCaseRoute('kpis')({
@@ -33,13 +40,13 @@ export const operateRoutes = routeFamily('operate', [
     summary:
       'Aggregate figures: attribution share, median age, refusals, deletions and their propagation time, expiry on-schedule share, and a daily series of the last 90 days (operators; an analyst for one of its owners, `?ownerId=`)',
     querystring: req.KpisQuery,
-    response: res.KpisOut,
+    response: KpisSchema,
     args: ({ query }) => [definedOnly(query)],
   }),
   useCaseRoute('expireDue')({
     route: 'POST /expire',
     summary: 'Purge what is due for expiry now, with the deletion cascade (operator)',
-    response: res.ExpiryRunOut,
+    response: ExpiryRunSchema,
     args: () => [],
   }),
 ]);

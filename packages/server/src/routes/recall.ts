@@ -1,8 +1,12 @@
 // Read routes: recall (ranked memories with origins), why (recall plus
 // the lineage of every result) and the read log of what recalls served.
-import type { RecallOptions } from '@keepgraph/core';
+import {
+  ReadLogPageSchema,
+  RecallResultSchema,
+  WhyResultSchema,
+  type RecallOptions,
+} from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
-import * as res from '../schemas/responses.ts';
 import { definedOnly, routeFamily, useCaseRoute, type RouteRequest } from './use-case-route.ts';
 
 /** The body is the query plus the options; the engine validates both. */
@@ -21,7 +25,7 @@ export const recallRoutes = routeFamily('recall', [
       'Recall what matters for a query: few results, each with origin, authority and score breakdown',
     params: req.OwnerParams,
     body: req.RecallBody,
-    response: res.RecallOut,
+    response: RecallResultSchema,
     // A read: asking again is already safe.
     idempotency: 'ignored',
     args: recallArgs,
@@ -31,7 +35,7 @@ export const recallRoutes = routeFamily('recall', [
     summary: 'Recall plus the derivation graph of every result',
     params: req.OwnerParams,
     body: req.RecallBody,
-    response: res.WhyOut,
+    response: WhyResultSchema,
     idempotency: 'ignored',
     args: recallArgs,
   }),
@@ -41,7 +45,7 @@ export const recallRoutes = routeFamily('recall', [
       "The read log, newest first: which reads served the owner's memories, to which principal, in which session (keyed hash), when; `?memoryId=` for one memory's blast radius",
     params: req.OwnerParams,
     querystring: req.ReadLogQuery,
-    response: res.ReadLogOut,
+    response: ReadLogPageSchema,
     args: ({ params, query }) => [params.ownerId, definedOnly(query)],
   }),
 ]);

@@ -2,7 +2,14 @@
 // read its messages or the context an answer-writing agent needs (buffer
 // plus long-term recall, labelled apart), delete a session's messages or one
 // of them, and forget a session with everything it produced (dry run first).
-import type { RecallOptions } from '@keepgraph/core';
+import {
+  SessionAppendResultSchema,
+  SessionContextSchema,
+  SessionDeletionSchema,
+  SessionForgettingSchema,
+  SessionMessagesSchema,
+  type RecallOptions,
+} from '@keepgraph/core';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
 import { definedOnly, routeFamily, useCaseRoute } from './use-case-route.ts';
@@ -22,7 +29,7 @@ export const sessionRoutes = routeFamily('sessions', [
     summary: 'Append messages to the session buffer (each passes the session gate)',
     params: req.SessionParams,
     body: req.SessionAppendBody,
-    response: res.SessionAppendOut,
+    response: SessionAppendResultSchema,
     args: ({ params, body }) => [params.ownerId, params.sessionId, body],
   }),
   useCaseRoute('sessionContext')({
@@ -30,7 +37,7 @@ export const sessionRoutes = routeFamily('sessions', [
     summary: 'The session buffer and, for a query, long-term recall',
     params: req.SessionParams,
     querystring: req.SessionContextQuery,
-    response: res.SessionContextOut,
+    response: SessionContextSchema,
     args: ({ params, query: { query, ...opts } }) => [
       params.ownerId,
       params.sessionId,
@@ -43,7 +50,7 @@ export const sessionRoutes = routeFamily('sessions', [
     summary: "The session's unexpired messages, oldest first (404 when it has none)",
     params: req.SessionParams,
     querystring: req.SessionMessagesQuery,
-    response: res.SessionMessagesOut,
+    response: SessionMessagesSchema,
     args: ({ params, query }) => [params.ownerId, params.sessionId, definedOnly(query)],
   }),
   useCaseRoute('forgetSession')({
@@ -53,21 +60,21 @@ export const sessionRoutes = routeFamily('sessions', [
       'Forget a session whole: its messages, the memories observed in it and all derived from them; `dryRun` lists what would go',
     params: req.SessionParams,
     body: req.ForgetSessionBody,
-    response: res.SessionForgettingOut,
+    response: SessionForgettingSchema,
     args: ({ params, body }) => [params.ownerId, params.sessionId, body ?? {}],
   }),
   useCaseRoute('deleteSession')({
     route: 'DELETE /owners/:ownerId/sessions/:sessionId',
     summary: 'Delete a session from the buffer (its long-term memories stay; forget those by id)',
     params: req.SessionParams,
-    response: res.SessionDeletionOut,
+    response: SessionDeletionSchema,
     args: ({ params }) => [params.ownerId, params.sessionId],
   }),
   useCaseRoute('deleteSession')({
     route: 'DELETE /owners/:ownerId/sessions/:sessionId/messages/:seq',
     summary: 'Delete one message of a session, by the seq the context returns',
     params: req.SessionMessageParams,
-    response: res.SessionDeletionOut,
+    response: SessionDeletionSchema,
     args: ({ params }) => [params.ownerId, params.sessionId, params.seq],
   }),
 ]);

@@ -1,10 +1,10 @@
-// Response schemas of the HTTP API: the graph reads: lineage, a memory's neighbours, an owner's entity graph, who the caller is, owners.
+// Response schemas of the HTTP API: the graph reads' nodes and edges, as
+// neighbours and the entity graph draw them (core answers both as a
+// SerializedGraph<true> of untyped attributes; the shapes are written here).
 import { z } from 'zod';
-import { ROLES, AUTHORITIES, MEMORY_KINDS } from '@keepgraph/core';
-import { OriginOut, PromptOut, RecallOut } from './memory.ts';
+import { AUTHORITIES, MEMORY_KINDS, StoredOriginSchema, graphSchema } from '@keepgraph/core';
 
 const str = z.string();
-const json = z.record(z.string(), z.unknown());
 
 /** A memory as a node of a graph read (lineage, neighbours): its key is the memory id. */
 export const MemoryNodeOut = z.object({
@@ -12,9 +12,9 @@ export const MemoryNodeOut = z.object({
   kind: z.enum(MEMORY_KINDS),
   text: str,
   authority: z.enum(AUTHORITIES),
-  origin: OriginOut,
+  origin: StoredOriginSchema,
   sourceOrigins: z
-    .array(OriginOut)
+    .array(StoredOriginSchema)
     .describe("A derived memory's sources' origins: the first 20 (`get` has them all)"),
   sourceOriginCount: z.number().int().describe('How many origins its sources have in all'),
   createdAt: str,
@@ -40,34 +40,7 @@ export const RelationEdgeOut = z.object({
   assertedBy: z.array(str).describe('Ids of the memories asserting it'),
 });
 
-/**
- * graphology's serialisation format, as Graph.from() loads it: `multi` when
- * a pair of nodes may hold several edges (an entity graph's relations).
- */
-function graphOut<M extends boolean, A extends z.ZodType, N extends z.ZodType, E extends z.ZodType>(
-  multi: M,
-  attributes: A,
-  node: N,
-  edge: E,
-) {
-  return z
-    .object({
-      attributes,
-      options: z.object({
-        type: z.literal('directed'),
-        multi: z.literal(multi),
-        allowSelfLoops: z.literal(false),
-      }),
-      nodes: z.array(z.object({ key: str, attributes: node })),
-      edges: z.array(z.object({ key: str, source: str, target: str, attributes: edge })),
-    })
-    .describe("graphology's serialisation format: load it with Graph.from()");
-}
-
-/** A lineage: memories and their DERIVED_FROM and SUPERSEDES edges. */
-export const SerializedGraphOut = graphOut(false, json, json, json);
-
-export const NeighboursOut = graphOut(
+export const NeighboursOut = graphSchema(
   true,
   z.object({
     root: str.describe('The memory asked about'),
@@ -90,7 +63,7 @@ export const NeighboursOut = graphOut(
   ]),
 );
 
-export const EntityGraphOut = graphOut(
+export const EntityGraphOut = graphSchema(
   true,
   z.object({
     ownerId: str,
@@ -99,29 +72,3 @@ export const EntityGraphOut = graphOut(
   EntityNodeOut,
   RelationEdgeOut,
 );
-
-export const WhoAmIOut = z.object({
-  principal: str.describe(
-    '`key:<id>` for an API key, `jwt:<sub>` for a JWT (`jwt:sha256:<hex>` for a sub over 200 characters)',
-  ),
-  role: z.enum(ROLES),
-  owners: z
-    .union([z.literal('all'), z.array(str)])
-    .describe('The owners the credential may act on; `all` for every owner (as keys say it)'),
-  expiresAt: str.nullable().describe('When the credential stops authenticating; null: never'),
-});
-
-export const OwnerPageOut = z.object({
-  owners: z.array(
-    z.object({
-      ownerId: str,
-      memories: z.number().int().describe('Memories stored for it'),
-    }),
-  ),
-  next: str.nullable().describe('Pass as `after` for the next page; null on the last'),
-});
-
-export const WhyOut = RecallOut.extend({
-  lineage: z.record(z.string(), SerializedGraphOut),
-  prompt: PromptOut,
-});
