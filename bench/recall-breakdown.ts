@@ -13,37 +13,39 @@
 // Prints a table of p50 / p95 per call, and the recall's own, on stdout.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Caller, Embedder, MemoryStore, MemoryWrite } from '@keepgraph/core';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { jitter, workloadMemory, writeInBatches } from './bench-memory.ts';
 import { BenchContext, embedAll, latencySummary, type StoreKind } from './steps/context.ts';
+import { parseFlags } from './lib/flags.ts';
 import { machineInfo } from './machine.ts';
 import { rng, syntheticQueries, syntheticTexts } from './synthetic.ts';
 import { generateWorkload } from './workload/generator.ts';
 
-const { values } = parseArgs({
-  options: {
-    store: { type: 'string', default: 'sqlite' },
-    size: { type: 'string', default: '100000' },
-    queries: { type: 'string', default: '200' },
-    warmup: { type: 'string' },
-    keep: { type: 'string' },
-    'neo4j-port': { type: 'string', default: '17695' },
+const flags = parseFlags(
+  {
+    store: 'sqlite',
+    size: 100_000,
+    queries: 200,
+    'neo4j-port': 17695,
     /** Run the timed calls one at a time (each call's own cost, not its wait for the others). */
-    serial: { type: 'boolean', default: false },
-    /** The model's intra-op threads (the embedder's default when not given). */
-    threads: { type: 'string' },
-    /** The intra-op threads of the one-text query session (the embedder's default when not given). */
-    'query-threads': { type: 'string' },
+    serial: false,
   },
-});
-const storeKind = values.store as StoreKind;
-const size = Number(values.size);
-const nQueries = Number(values.queries);
-const warmup = Number(values.warmup ?? (storeKind === 'neo4j' ? 1000 : 10));
+  [
+    'warmup',
+    'keep',
+    /** The model's intra-op threads (the embedder's default when not given). */
+    'threads',
+    /** The intra-op threads of the one-text query session (the embedder's default when not given). */
+    'query-threads',
+  ],
+);
+const storeKind = flags.store as StoreKind;
+const size = flags.size;
+const nQueries = flags.queries;
+const warmup = Number(flags.warmup ?? (storeKind === 'neo4j' ? 1000 : 10));
 if (!Number.isInteger(warmup) || warmup < 0) throw new Error('--warmup wants a whole number');
 const caller: Caller = { role: 'user', owners: 'all', principal: 'bench' };
 const LOAD_CHUNK = 5_000;
@@ -52,11 +54,11 @@ const LOAD_CHUNK = 5_000;
 // synthetic queries repeat).
 const embedder = await createTransformersEmbedder({
   queryCacheSize: 0,
-  ...(values.threads ? { threads: Number(values.threads) } : {}),
-  ...(values['query-threads'] ? { queryThreads: Number(values['query-threads']) } : {}),
+  ...(flags.threads ? { threads: Number(flags.threads) } : {}),
+  ...(flags['query-threads'] ? { queryThreads: Number(flags['query-threads']) } : {}),
 });
 const ctx = new BenchContext(storeKind, embedder, {
-  neo4jPort: Number(values['neo4j-port']),
+  neo4jPort: flags['neo4j-port'],
   neo4jUri: process.env.NEO4J_URI,
 });
 
@@ -73,7 +75,7 @@ function timed<T extends object>(target: T, prefix = ''): T {
       if (typeof v !== 'function') return v;
       return async (...args: unknown[]) => {
         let release = () => {};
-        if (values.serial) {
+        if (flags.serial) {
           const before = queue;
           queue = new Promise<void>((r) => (release = r));
           await before;
@@ -96,8 +98,8 @@ function timed<T extends object>(target: T, prefix = ''): T {
 }
 
 async function openStore(): Promise<{ store: MemoryStore; owner: string; close(): Promise<void> }> {
-  if (storeKind === 'sqlite' && values.keep) {
-    const dir = resolve(values.keep);
+  if (storeKind === 'sqlite' && flags.keep) {
+    const dir = resolve(flags.keep);
     mkdirSync(dir, { recursive: true });
     const path = join(dir, `breakdown-${size}.db`);
     const fresh = !existsSync(path);
@@ -106,7 +108,7 @@ async function openStore(): Promise<{ store: MemoryStore; owner: string; close()
     if (fresh) await load(store, 'single');
     return { store, owner: 'single', close: () => store.close() };
   }
-  if (storeKind === 'neo4j' && values.keep && process.env.NEO4J_URI) {
+  if (storeKind === 'neo4j' && flags.keep && process.env.NEO4J_URI) {
     const store = createNeo4jStore({ uri: process.env.NEO4J_URI });
     await store.init({ dimensions: embedder.dimensions });
     const owner = `breakdown-${size}`;

@@ -4,9 +4,6 @@
 // authentication, and its answer compared with core's matrix
 // (authorizationOutcome), which docs/authorization.md renders. A refusal must
 // come with its code and leave the other tenant's data as it was.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -22,10 +19,9 @@ import {
   type OwnerCase,
   type Role,
 } from '@keepgraph/core';
-import { createHashingEmbedder } from '@keepgraph/embedder';
-import { openEmbeddedRuntime, type EmbeddedRuntime, STORE_KINDS } from '@keepgraph/runtime';
-import { HTTP_STATUS, USE_CASE_ROUTES, buildApp } from '@keepgraph/server';
-import { storeSelectionFor } from './stores.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
+import { HTTP_STATUS, USE_CASE_ROUTES } from '@keepgraph/server';
+import { openInProcessServer, type InProcessServer } from './in-process-server.ts';
 
 /** Routes whose cells run at the same time. */
 const ROUTES_AT_ONCE = 6;
@@ -46,8 +42,8 @@ interface Target {
   seq: number;
 }
 
+/** A cell's request, sent with its route's method. */
 interface Req {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   payload?: unknown;
 }
@@ -57,100 +53,72 @@ const fact = (text: string) => ({ kind: 'fact', text, origin: { sessionId: 's-ma
 const claim = (t: Target, body: Record<string, unknown>) =>
   t.role === 'agent' ? { ...body, derivedFrom: [t.memoryId] } : body;
 const o = (t: Target) => `/v1/owners/${encodeURIComponent(t.ownerId)}`;
+const memory = (t: Target) => `${o(t)}/memories/${t.memoryId}`;
+const session = (t: Target) => `${o(t)}/sessions/${t.sessionId}`;
 
-// One request per route, by `METHOD /v1/url` as the routes declare it; a
-// route missing here fails the test below.
+// One request per route, by `METHOD /v1/url` as the routes declare it (the
+// request goes with that method); a route missing here fails the test below.
 const REQUESTS: Record<string, (t: Target) => Req> = {
   'POST /v1/owners/:ownerId/memories': (t) => ({
-    method: 'POST',
     url: `${o(t)}/memories`,
     payload: claim(t, fact('The user walks by the river every morning.')),
   }),
   'POST /v1/owners/:ownerId/memories::batch': (t) => ({
-    method: 'POST',
     url: `${o(t)}/memories:batch`,
     payload: { memories: [claim(t, fact('The user keeps a small herb garden.'))] },
   }),
-  'GET /v1/owners/:ownerId/memories/:id': (t) => ({
-    method: 'GET',
-    url: `${o(t)}/memories/${t.memoryId}`,
-  }),
-  'GET /v1/owners/:ownerId/memories/:id/lineage': (t) => ({
-    method: 'GET',
-    url: `${o(t)}/memories/${t.memoryId}/lineage`,
-  }),
-  'GET /v1/owners/:ownerId/memories/:id/neighbours': (t) => ({
-    method: 'GET',
-    url: `${o(t)}/memories/${t.memoryId}/neighbours`,
-  }),
-  'GET /v1/owners/:ownerId/entities/graph': (t) => ({
-    method: 'GET',
-    url: `${o(t)}/entities/graph?limit=10`,
-  }),
-  'DELETE /v1/owners/:ownerId/memories/:id': (t) => ({
-    method: 'DELETE',
-    url: `${o(t)}/memories/${t.memoryId}`,
-  }),
+  'GET /v1/owners/:ownerId/memories/:id': (t) => ({ url: memory(t) }),
+  'GET /v1/owners/:ownerId/memories/:id/lineage': (t) => ({ url: `${memory(t)}/lineage` }),
+  'GET /v1/owners/:ownerId/memories/:id/neighbours': (t) => ({ url: `${memory(t)}/neighbours` }),
+  'GET /v1/owners/:ownerId/entities/graph': (t) => ({ url: `${o(t)}/entities/graph?limit=10` }),
+  'DELETE /v1/owners/:ownerId/memories/:id': (t) => ({ url: memory(t) }),
   'PATCH /v1/owners/:ownerId/memories/:id': (t) => ({
-    method: 'PATCH',
-    url: `${o(t)}/memories/${t.memoryId}`,
+    url: memory(t),
     payload: {
       text: 'The user walks by the lake every morning.',
       reason: 'incorrect',
       ...(t.role === 'agent' && { derivedFrom: [t.evidenceId] }),
     },
   }),
-  'GET /v1/owners/:ownerId/memories': (t) => ({
-    method: 'GET',
-    url: `${o(t)}/memories?kind=fact&limit=10`,
-  }),
-  'GET /v1/owners/:ownerId/sessions': (t) => ({ method: 'GET', url: `${o(t)}/sessions` }),
+  'GET /v1/owners/:ownerId/memories': (t) => ({ url: `${o(t)}/memories?kind=fact&limit=10` }),
+  'GET /v1/owners/:ownerId/sessions': (t) => ({ url: `${o(t)}/sessions` }),
   'POST /v1/owners/:ownerId/import': (t) => ({
-    method: 'POST',
     url: `${o(t)}/import`,
     payload: { lines: [JSON.stringify(claim(t, fact('The user sails on weekends.')))] },
   }),
-  'GET /v1/owners/:ownerId/export': (t) => ({ method: 'GET', url: `${o(t)}/export` }),
-  'GET /v1/owners/:ownerId/export.jsonl': (t) => ({ method: 'GET', url: `${o(t)}/export.jsonl` }),
+  'GET /v1/owners/:ownerId/export': (t) => ({ url: `${o(t)}/export` }),
+  'GET /v1/owners/:ownerId/export.jsonl': (t) => ({ url: `${o(t)}/export.jsonl` }),
   'POST /v1/owners/:ownerId/recall': (t) => ({
-    method: 'POST',
     url: `${o(t)}/recall`,
     payload: { query: 'river walks' },
   }),
   'POST /v1/owners/:ownerId/why': (t) => ({
-    method: 'POST',
     url: `${o(t)}/why`,
     payload: { query: 'river walks' },
   }),
   'GET /v1/owners/:ownerId/reads': (t) => ({
-    method: 'GET',
     url: `${o(t)}/reads?memoryId=${t.memoryId}&limit=10`,
   }),
   'POST /v1/owners/:ownerId/forget': (t) => ({
-    method: 'POST',
     url: `${o(t)}/forget`,
     payload: { ids: [t.memoryId] },
   }),
   'POST /v1/owners/:ownerId/verify-forgotten': (t) => ({
-    method: 'POST',
     url: `${o(t)}/verify-forgotten`,
     payload: { ids: [t.memoryId] },
   }),
-  'DELETE /v1/owners/:ownerId': (t) => ({ method: 'DELETE', url: o(t) }),
+  'DELETE /v1/owners/:ownerId': (t) => ({ url: o(t) }),
   'POST /v1/owners/:ownerId/revoke-source': (t) => ({
-    method: 'POST',
     url: `${o(t)}/revoke-source`,
     payload: { uri: 'https://example.com/matrix' },
   }),
-  'GET /v1/owners/:ownerId/kv/:key': (t) => ({ method: 'GET', url: `${o(t)}/kv/theme` }),
+  'GET /v1/owners/:ownerId/kv/:key': (t) => ({ url: `${o(t)}/kv/theme` }),
   'PUT /v1/owners/:ownerId/kv/:key': (t) => ({
-    method: 'PUT',
     url: `${o(t)}/kv/theme`,
     payload: claim(t, { text: 'the preferred theme is dark', origin: { sessionId: 's-matrix' } }),
   }),
   'POST /v1/owners/:ownerId/sessions/:sessionId/messages': (t) => ({
-    method: 'POST',
-    url: `${o(t)}/sessions/${t.sessionId}/messages`,
+    url: `${session(t)}/messages`,
     // Each role in a message role it may write (policy caps.sessionBuffer.messageRoles):
     // tool and agent keys append tool output, never the user's words.
     payload: {
@@ -162,46 +130,30 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
       ],
     },
   }),
-  'GET /v1/owners/:ownerId/sessions/:sessionId/context': (t) => ({
-    method: 'GET',
-    url: `${o(t)}/sessions/${t.sessionId}/context`,
-  }),
+  'GET /v1/owners/:ownerId/sessions/:sessionId/context': (t) => ({ url: `${session(t)}/context` }),
   'GET /v1/owners/:ownerId/sessions/:sessionId/messages': (t) => ({
-    method: 'GET',
-    url: `${o(t)}/sessions/${t.sessionId}/messages`,
+    url: `${session(t)}/messages`,
   }),
   'POST /v1/owners/:ownerId/sessions/:sessionId/forget': (t) => ({
-    method: 'POST',
-    url: `${o(t)}/sessions/${t.sessionId}/forget`,
+    url: `${session(t)}/forget`,
     payload: { dryRun: true },
   }),
-  'DELETE /v1/owners/:ownerId/sessions/:sessionId': (t) => ({
-    method: 'DELETE',
-    url: `${o(t)}/sessions/${t.sessionId}`,
-  }),
+  'DELETE /v1/owners/:ownerId/sessions/:sessionId': (t) => ({ url: session(t) }),
   'DELETE /v1/owners/:ownerId/sessions/:sessionId/messages/:seq': (t) => ({
-    method: 'DELETE',
-    url: `${o(t)}/sessions/${t.sessionId}/messages/${t.seq}`,
+    url: `${session(t)}/messages/${t.seq}`,
   }),
-  'GET /v1/audit': (t) => ({
-    method: 'GET',
-    url: `/v1/audit?ownerId=${encodeURIComponent(t.ownerId)}`,
-  }),
-  'GET /v1/audit/verify': () => ({ method: 'GET', url: '/v1/audit/verify' }),
-  'GET /v1/kpis': (t) => ({
-    method: 'GET',
-    url: `/v1/kpis?ownerId=${encodeURIComponent(t.ownerId)}`,
-  }),
-  'POST /v1/expire': () => ({ method: 'POST', url: '/v1/expire' }),
+  'GET /v1/audit': (t) => ({ url: `/v1/audit?ownerId=${encodeURIComponent(t.ownerId)}` }),
+  'GET /v1/audit/verify': () => ({ url: '/v1/audit/verify' }),
+  'GET /v1/kpis': (t) => ({ url: `/v1/kpis?ownerId=${encodeURIComponent(t.ownerId)}` }),
+  'POST /v1/expire': () => ({ url: '/v1/expire' }),
   'POST /v1/keys': (t) => ({
-    method: 'POST',
     url: '/v1/keys',
     payload: { name: 'made in the matrix', role: 'user', owners: [t.ownerId] },
   }),
-  'GET /v1/keys': () => ({ method: 'GET', url: '/v1/keys' }),
-  'DELETE /v1/keys/:id': (t) => ({ method: 'DELETE', url: `/v1/keys/${t.keyId}` }),
-  'GET /v1/whoami': () => ({ method: 'GET', url: '/v1/whoami' }),
-  'GET /v1/owners': () => ({ method: 'GET', url: '/v1/owners?limit=5' }),
+  'GET /v1/keys': () => ({ url: '/v1/keys' }),
+  'DELETE /v1/keys/:id': (t) => ({ url: `/v1/keys/${t.keyId}` }),
+  'GET /v1/whoami': () => ({ url: '/v1/whoami' }),
+  'GET /v1/owners': () => ({ url: '/v1/owners?limit=5' }),
   // An exposed use-case (core's exposure.ts) whose arguments are all in its
   // path gets its request from its row: the target's owner and memory.
   ...Object.fromEntries(
@@ -214,10 +166,7 @@ const REQUESTS: Record<string, (t: Target) => Req> = {
           b.path.replace(/:(\w+)/g, (_m, p: string) =>
             encodeURIComponent(p === 'ownerId' ? t.ownerId : p === 'id' ? t.memoryId : p),
           );
-        return [
-          `${b.method} /v1${b.path}`,
-          (t: Target): Req => ({ method: b.method, url: `/v1${at(t)}` }),
-        ];
+        return [`${b.method} /v1${b.path}`, (t: Target): Req => ({ url: `/v1${at(t)}` })];
       }),
   ),
 };
@@ -276,9 +225,9 @@ async function seed(
 }
 
 describe.each(STORE_KINDS)('the authorization matrix over HTTP on %s', (store) => {
-  let dir: string;
-  let runtime: EmbeddedRuntime;
-  let app: ReturnType<typeof buildApp>;
+  let server: InProcessServer;
+  let runtime: InProcessServer['runtime'];
+  let app: InProcessServer['app'];
   // Another tenant's owner: no cell's key holds it, every cell may name it.
   let other: Omit<Target, 'key' | 'role'>;
   let otherCount = 0;
@@ -288,29 +237,17 @@ describe.each(STORE_KINDS)('the authorization matrix over HTTP on %s', (store) =
   const run = Array.from(randomBytes(8), (b) => String.fromCharCode(97 + (b % 26))).join('');
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), `kg-matrix-${store}-`));
-    runtime = await openEmbeddedRuntime({
-      dataDir: dir,
-      store: storeSelectionFor(store),
-      // What a route answers a role does not depend on what a text means.
-      embedder: createHashingEmbedder(384),
-      sweepIntervalMs: null,
-    });
-    app = buildApp({
-      engine: runtime.engine,
-      auth: { rateLimitPerMinute: 0, authFailuresPerMinute: 0 },
-    });
+    // What a route answers a role does not depend on what a text means: the
+    // hashing embedder serves.
+    server = await openInProcessServer(store, `kg-matrix-${store}-`);
+    ({ runtime, app } = server);
     await app.ready();
     const otherId = `other-${run}`;
     other = { ownerId: otherId, ...(await seed(runtime.engine, otherId)) };
     otherCount = (await runtime.store.counts({ ownerId: otherId })).memories;
   }, 180_000);
 
-  afterAll(async () => {
-    await app?.close();
-    await runtime?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => server?.close());
 
   it('has a request for every route', () => {
     expect(USE_CASE_ROUTES.map(routeName).filter((n) => !(n in REQUESTS))).toEqual([]);
@@ -349,7 +286,7 @@ describe.each(STORE_KINDS)('the authorization matrix over HTTP on %s', (store) =
           ).key;
           const req = REQUESTS[name]!({ ...target, key, role });
           const r = await app.inject({
-            method: req.method,
+            method: route.method,
             url: req.url,
             ...(req.payload !== undefined && { payload: req.payload as object }),
             headers: { authorization: `Bearer ${key}` },

@@ -14,7 +14,7 @@ import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium.ts';
 import type * as SdkExports from '@keepgraph/client';
-import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { startKeepGraph, userKeyFor, type KeepGraphProcess } from './keepgraph-process.ts';
 
 type SdkModule = typeof SdkExports;
 
@@ -58,12 +58,7 @@ describe('the TypeScript client in a browser', () => {
       KEEPGRAPH_RATE_LIMIT: '0',
       KEEPGRAPH_CORS_ORIGINS: pageBase,
     });
-    const made = await fetch(`${kg.base}/v1/keys`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${kg.operatorKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'browser', role: 'user', owners: [owner] }),
-    });
-    key = ((await made.json()) as { key: string }).key;
+    key = await userKeyFor(kg, owner, 'browser');
     browser = await launchChromium();
   }, 180_000);
 

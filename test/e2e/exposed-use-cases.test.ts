@@ -6,14 +6,11 @@
 // example of docs/adding-a-use-case.md, is called through each interface.
 // (The Python SDK's call is in clients/python/tests/test_exposed.py.)
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { KeepGraphClient } from '@keepgraph/client';
 import { OwnerStatsResult, USE_CASES, type ExposedUseCase } from '@keepgraph/core';
 import {
@@ -22,7 +19,8 @@ import {
   renderPython,
   renderTs,
 } from '../../packages/client/scripts/exposed-bindings.ts';
-import { createKey, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { createKey, scratchKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { connectRemoteMcp } from './mcp-client.ts';
 import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -33,16 +31,18 @@ const exposedRows = (Object.entries(USE_CASES) as [string, Partial<ExposedUseCas
 const openApiPath = (path: string) => `/v1${path.replace(/:(\w+)/g, '{$1}')}`;
 
 describe('use-cases exposed from the registry', () => {
-  let dir: string;
+  const server = scratchKeepGraph('kg-exposed-', {
+    KEEPGRAPH_STORE: 'sqlite',
+    KEEPGRAPH_RATE_LIMIT: '0',
+  });
   let kg: KeepGraphProcess;
   let key: string;
   let mcp: Client;
   const owner = `owner-${randomUUID()}`;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kg-exposed-'));
-    kg = await startKeepGraph(dir, { KEEPGRAPH_STORE: 'sqlite', KEEPGRAPH_RATE_LIMIT: '0' });
-    key = createKey(dir, { KEEPGRAPH_STORE: 'sqlite' }, [
+    kg = await server.start();
+    key = createKey(server.dataDir, { KEEPGRAPH_STORE: 'sqlite' }, [
       '--role',
       'user',
       '--owners',
@@ -61,22 +61,12 @@ describe('use-cases exposed from the registry', () => {
       text: 'Alex prefers honey from the spring harvest',
       origin: { sessionId: 'x1' },
     });
-    mcp = new Client({ name: 'keepgraph-test', version: '1' });
-    await mcp.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: keepgraphArgv('mcp', '--url', kg.base, '--owner', owner),
-        cwd: root,
-        env: keepgraphEnv({ KEEPGRAPH_KEY: key }) as Record<string, string>,
-        stderr: 'pipe',
-      }) as Transport,
-    );
+    mcp = await connectRemoteMcp(kg.base, owner, key);
   }, 180_000);
 
   afterAll(async () => {
     await mcp?.close();
-    await kg?.stop();
-    await rm(dir, { recursive: true, force: true });
+    await server.end('stop');
   });
 
   it('has the SDK bindings generated from the registry as committed (pnpm generate:bindings)', async () => {
@@ -144,7 +134,7 @@ describe('use-cases exposed from the registry', () => {
 
     const out = execFileSync(
       process.execPath,
-      keepgraphArgv('stats', '--owner', owner, '--data', dir),
+      keepgraphArgv('stats', '--owner', owner, '--data', server.dataDir),
       { cwd: root, env: keepgraphEnv({ KEEPGRAPH_STORE: 'sqlite' }), encoding: 'utf8' },
     );
     expect(JSON.parse(out)).toMatchObject(expected);

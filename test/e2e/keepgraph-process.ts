@@ -218,3 +218,13 @@ export async function operatorCall(
   expect(r.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
   return json;
 }
+
+/** A user key for `owner` alone, made with the server's operator key (POST /v1/keys). */
+export async function userKeyFor(
+  kg: KeepGraphProcess,
+  owner: string,
+  name: string,
+): Promise<string> {
+  return (await operatorCall(kg, 'POST', '/keys', { name, role: 'user', owners: [owner] }))
+    .key as string;
+}

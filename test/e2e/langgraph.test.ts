@@ -13,7 +13,7 @@ import {
   type LangGraphRunnableConfig,
 } from '@langchain/langgraph';
 import { KeepGraphStore } from '@keepgraph/langgraph';
-import { operatorCall, scratchKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { scratchKeepGraph, userKeyFor, type KeepGraphProcess } from './keepgraph-process.ts';
 
 const State = Annotation.Root({
   owner: Annotation<string>(),
@@ -31,11 +31,7 @@ describe('KeepGraphStore in a LangGraph graph', () => {
 
   beforeAll(async () => {
     kg = await server.start();
-    const { key } = await operatorCall(kg, 'POST', '/keys', {
-      name: 'langgraph',
-      role: 'user',
-      owners: [owner],
-    });
+    const key = await userKeyFor(kg, owner, 'langgraph');
     store = new KeepGraphStore({ baseUrl: kg.base, apiKey: key, origin: { sessionId: 'lg-1' } });
   }, 180_000);
 

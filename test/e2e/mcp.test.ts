@@ -7,20 +7,17 @@
 // and malformed arguments are tool errors with our codes, writing nothing.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TOOLS } from '@keepgraph/mcp';
-import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { scratchKeepGraph, userKeyFor, type KeepGraphProcess } from './keepgraph-process.ts';
+import { connectMcp, connectRemoteMcp, keepgraphStdio } from './mcp-client.ts';
 import { storeEnv } from './stores.ts';
-import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
 import { STORE_KINDS } from '@keepgraph/runtime';
-
-const root = resolve(import.meta.dirname, '../..');
 
 // Results are checked field by field below; a loose type keeps the test readable.
 type Result = {
@@ -134,15 +131,9 @@ describe('MCP over stdio (keepgraph mcp, embedded store)', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'keepgraph-mcp-stdio-'));
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: keepgraphArgv('--data', dir, 'mcp', '--owner', owner),
-      cwd: root,
-      env: keepgraphEnv({ KEEPGRAPH_DEBUG: '' }) as Record<string, string>,
-      stderr: 'pipe',
-    });
-    client = new Client({ name: 'keepgraph-test', version: '1' });
-    await client.connect(transport as Transport);
+    client = await connectMcp(
+      keepgraphStdio(['--data', dir, 'mcp', '--owner', owner], { KEEPGRAPH_DEBUG: '' }),
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -157,26 +148,19 @@ describe('MCP over stdio (keepgraph mcp, embedded store)', () => {
 
 for (const store of STORE_KINDS) {
   describe(`MCP over streamable HTTP (/mcp on keepgraph start, ${store})`, () => {
-    let dir: string;
+    const server = scratchKeepGraph(`keepgraph-mcp-http-${store}-`, {
+      KEEPGRAPH_RATE_LIMIT: '0',
+      ...storeEnv(store),
+    });
     let kg: KeepGraphProcess;
     let client: Client;
     const owner = `mcp-${randomUUID()}`;
     const remoteOwner = `mcp-remote-${randomUUID()}`;
 
     beforeAll(async () => {
-      dir = await mkdtemp(join(tmpdir(), `keepgraph-mcp-http-${store}-`));
-      kg = await startKeepGraph(join(dir, 'data'), {
-        KEEPGRAPH_RATE_LIMIT: '0',
-        ...storeEnv(store),
-      });
-      const made = await fetch(`${kg.base}/v1/keys`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${kg.operatorKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'mcp agent', role: 'user', owners: [owner] }),
-      });
-      const { key } = (await made.json()) as { key: string };
-      client = new Client({ name: 'keepgraph-test', version: '1' });
-      await client.connect(
+      kg = await server.start();
+      const key = await userKeyFor(kg, owner, 'mcp agent');
+      client = await connectMcp(
         new StreamableHTTPClientTransport(new URL(`${kg.base}/mcp`), {
           requestInit: { headers: { authorization: `Bearer ${key}` } },
         }) as Transport,
@@ -185,8 +169,7 @@ for (const store of STORE_KINDS) {
 
     afterAll(async () => {
       await client?.close();
-      await kg?.stop();
-      await rm(dir, { recursive: true, force: true });
+      await server.end('stop');
     });
 
     it('lists, remembers, recalls with origin, explains, refuses with codes, forgets and verifies', async () => {
@@ -194,22 +177,8 @@ for (const store of STORE_KINDS) {
     }, 120_000);
 
     it('serves the same tools over stdio in front of this server (keepgraph mcp --url --key)', async () => {
-      const made = await fetch(`${kg.base}/v1/keys`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${kg.operatorKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'mcp remote', role: 'user', owners: [remoteOwner] }),
-      });
-      const { key } = (await made.json()) as { key: string };
-      const remote = new Client({ name: 'keepgraph-test', version: '1' });
-      await remote.connect(
-        new StdioClientTransport({
-          command: process.execPath,
-          args: keepgraphArgv('mcp', '--url', kg.base, '--owner', remoteOwner),
-          cwd: root,
-          env: keepgraphEnv({ KEEPGRAPH_KEY: key }) as Record<string, string>,
-          stderr: 'pipe',
-        }) as Transport,
-      );
+      const key = await userKeyFor(kg, remoteOwner, 'mcp remote');
+      const remote = await connectRemoteMcp(kg.base, remoteOwner, key);
       try {
         await flow(remote, remoteOwner);
       } finally {

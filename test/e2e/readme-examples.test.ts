@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { operatorCall, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { startKeepGraph, userKeyFor, type KeepGraphProcess } from './keepgraph-process.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -44,12 +44,7 @@ describe('the README agent examples', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'keepgraph-readme-examples-'));
     kg = await startKeepGraph(join(dir, 'data'), { KEEPGRAPH_RATE_LIMIT: '0' });
-    const made = await operatorCall(kg, 'POST', '/keys', {
-      name: 'readme',
-      role: 'user',
-      owners: ['alex'],
-    });
-    key = made.key;
+    key = await userKeyFor(kg, 'alex', 'readme');
     for (const b of await readmeBlocks('json'))
       if (b.includes('mcpServers')) configs.push(JSON.parse(b) as McpConfig);
     expect(configs).toHaveLength(2);

@@ -11,16 +11,12 @@
 //   400 invalid_input and store nothing.
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller, Role } from '@keepgraph/core';
-import { createHashingEmbedder } from '@keepgraph/embedder';
-import { openEmbeddedRuntime, type EmbeddedRuntime, STORE_KINDS } from '@keepgraph/runtime';
-import { buildApp } from '@keepgraph/server';
-import { storeSelectionFor } from './stores.ts';
+import { STORE_KINDS } from '@keepgraph/runtime';
+import { openInProcessServer, type InProcessServer } from './in-process-server.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
 
@@ -32,9 +28,9 @@ interface Reply {
 }
 
 describe.each(STORE_KINDS)('session writers and refused input over HTTP on %s', (store) => {
-  let dir: string;
-  let runtime: EmbeddedRuntime;
-  let app: ReturnType<typeof buildApp>;
+  let server: InProcessServer;
+  let runtime: InProcessServer['runtime'];
+  let app: InProcessServer['app'];
   let port = 0;
   const keys = {} as Record<Exclude<Role, 'analyst'>, string>;
   // Letters only: ids pass the write gate's personal-data check.
@@ -58,18 +54,15 @@ describe.each(STORE_KINDS)('session writers and refused input over HTTP on %s', 
           },
         },
         (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
+          text(res).then((answer) => {
             let json: unknown = null;
             try {
-              json = JSON.parse(text);
+              json = JSON.parse(answer);
             } catch {
               // empty
             }
             done({ status: res.statusCode ?? 0, json });
-          });
+          }, fail);
         },
       );
       req.on('error', fail);
@@ -78,17 +71,8 @@ describe.each(STORE_KINDS)('session writers and refused input over HTTP on %s', 
   }
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), `kg-hygiene-${store}-`));
-    runtime = await openEmbeddedRuntime({
-      dataDir: dir,
-      store: storeSelectionFor(store),
-      embedder: createHashingEmbedder(384),
-      sweepIntervalMs: null,
-    });
-    app = buildApp({
-      engine: runtime.engine,
-      auth: { rateLimitPerMinute: 0, authFailuresPerMinute: 0 },
-    });
+    server = await openInProcessServer(store, `kg-hygiene-${store}-`);
+    ({ runtime, app } = server);
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as AddressInfo).port;
     for (const role of ['operator', 'user', 'tool', 'agent'] as const)
@@ -97,11 +81,7 @@ describe.each(STORE_KINDS)('session writers and refused input over HTTP on %s', 
       ).key;
   }, 180_000);
 
-  afterAll(async () => {
-    await app?.close();
-    await runtime?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => server?.close());
 
   const principalOf = async (key: string) =>
     (await send('GET', '/v1/whoami', key)).json.principal as string;

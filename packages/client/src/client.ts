@@ -38,6 +38,15 @@ export type { ExposedName } from './exposed.generated.ts';
 export type UseCaseArgs<N extends ExposedName> =
   Parameters<Engine[N]> extends [Caller, ...infer A] ? A : never;
 
+type DryRun = boolean | undefined;
+
+/**
+ * What a deletion answers: with `dryRun: true` what would go (deleting
+ * nothing), without it the receipt; either, for a `dryRun` only known when
+ * the call runs.
+ */
+export type DeletionAnswer<D extends DryRun> = D extends true ? DeletionPreview : DeletionReceipt;
+
 /** The list filters as the query string GET …/memories takes (lists comma-separated). */
 function filterQuery(f: Partial<MemoryFilter> = {}): Query {
   const { kinds, authorities, ...rest } = f;
@@ -234,31 +243,17 @@ export class KeepGraphClient {
   // --- deletion -------------------------------------------------------------
 
   /** Forget memories with what was derived from them; `dryRun` lists what would go, deleting nothing. */
-  forget(
+  forget<D extends DryRun = undefined>(
     ownerId: string,
     ids: readonly string[],
-    opts: { dryRun: true },
-    o?: CallOptions,
-  ): Promise<DeletionPreview>;
-  forget(
-    ownerId: string,
-    ids: readonly string[],
-    opts?: { dryRun?: false },
-    o?: CallOptions,
-  ): Promise<DeletionReceipt>;
-  forget(
-    ownerId: string,
-    ids: readonly string[],
-    opts?: { dryRun?: boolean },
-    o?: CallOptions,
-  ): Promise<Out<'forget'>>;
-  forget(
-    ownerId: string,
-    ids: readonly string[],
-    opts: { dryRun?: boolean } = {},
+    opts: { dryRun?: D } = {},
     o?: CallOptions,
   ) {
-    return this.call<Out<'forget'>>('forget', { params: { ownerId }, body: { ids, ...opts } }, o);
+    return this.call<DeletionAnswer<D>>(
+      'forget',
+      { params: { ownerId }, body: { ids, ...opts } },
+      o,
+    );
   }
   verifyForgotten(
     ownerId: string,
@@ -275,31 +270,13 @@ export class KeepGraphClient {
     return this.call<Out<'forgetOwner'>>('forgetOwner', { params: { ownerId } }, o);
   }
   /** Forget what came from a URL, document or tool; `dryRun` lists what would go, deleting nothing. */
-  revokeSource(
+  revokeSource<D extends DryRun = undefined>(
     ownerId: string,
     source: { uri?: string; tool?: string },
-    opts: { dryRun: true },
-    o?: CallOptions,
-  ): Promise<DeletionPreview>;
-  revokeSource(
-    ownerId: string,
-    source: { uri?: string; tool?: string },
-    opts?: { dryRun?: false },
-    o?: CallOptions,
-  ): Promise<DeletionReceipt>;
-  revokeSource(
-    ownerId: string,
-    source: { uri?: string; tool?: string },
-    opts?: { dryRun?: boolean },
-    o?: CallOptions,
-  ): Promise<Out<'revokeSource'>>;
-  revokeSource(
-    ownerId: string,
-    source: { uri?: string; tool?: string },
-    opts: { dryRun?: boolean } = {},
+    opts: { dryRun?: D } = {},
     o?: CallOptions,
   ) {
-    return this.call<Out<'revokeSource'>>(
+    return this.call<DeletionAnswer<D>>(
       'revokeSource',
       { params: { ownerId }, body: { ...source, ...opts } },
       o,

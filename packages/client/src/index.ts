@@ -6,6 +6,7 @@ export {
   ROUTES,
   type CallOptions,
   type ClientOptions,
+  type DeletionAnswer,
   type Out,
   type RouteName,
   type ExposedName,

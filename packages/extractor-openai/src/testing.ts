@@ -1,8 +1,14 @@
 // Test helpers: a real local HTTP server speaking the chat-completions wire
 // format with scripted replies, and builders for those replies. Used by this
 // package's tests and by the workers' tests to drive reflection end to end.
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 import type { ExtractionInput } from '@keepgraph/core';
 import { EPISODES_CLOSE, EPISODES_OPEN } from './prompt.ts';
 
@@ -44,34 +50,23 @@ export interface FakeChatServer {
 export async function startFakeChatServer(handler: FakeChatHandler): Promise<FakeChatServer> {
   const requests: RecordedChatRequest[] = [];
   const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: unknown = raw;
-      try {
-        body = JSON.parse(raw) as unknown;
-      } catch {
-        // keep the raw text
-      }
-      const recorded: RecordedChatRequest = {
-        method: req.method ?? '',
-        path: req.url ?? '',
-        headers: req.headers,
-        body,
-      };
-      const index = requests.push(recorded) - 1;
-      Promise.resolve()
-        .then(() => handler(recorded, index))
-        .then(
-          (reply) => send(res, reply),
-          (e: unknown) =>
-            send(res, {
-              status: 500,
-              json: { error: { message: String(e), type: 'fake_server_error' } },
-            }),
-        );
-    });
+    // A request that breaks off before its body ends gets no reply.
+    record(req).then(
+      (recorded) => {
+        const index = requests.push(recorded) - 1;
+        Promise.resolve()
+          .then(() => handler(recorded, index))
+          .then(
+            (reply) => send(res, reply),
+            (e: unknown) =>
+              send(res, {
+                status: 500,
+                json: { error: { message: String(e), type: 'fake_server_error' } },
+              }),
+          );
+      },
+      () => res.destroy(),
+    );
   });
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
@@ -87,6 +82,18 @@ export async function startFakeChatServer(handler: FakeChatHandler): Promise<Fak
         server.close(() => ok());
       }),
   };
+}
+
+/** A request as the fake server keeps it, once its body has ended. */
+async function record(req: IncomingMessage): Promise<RecordedChatRequest> {
+  const raw = await text(req);
+  let body: unknown = raw;
+  try {
+    body = JSON.parse(raw) as unknown;
+  } catch {
+    // keep the raw text
+  }
+  return { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
 }
 
 function send(res: ServerResponse, reply: FakeChatReply): void {

@@ -1,7 +1,7 @@
 // Test helpers for GET /metrics (the server's tests and the e2e tests):
-// read samples out of a Prometheus text exposition, and hold it to
-// Prometheus's own checker, `promtool check metrics` (Debian's
-// `prometheus` package; scripts/test.sh installs it).
+// read samples out of a Prometheus text exposition, and what moved between
+// two scrapes, and hold it to Prometheus's own checker, `promtool check
+// metrics` (Debian's `prometheus` package; scripts/test.sh installs it).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,6 +64,64 @@ export function sampleValue(
       want.every(([k, v]) => x.labels[k] === v),
   );
   return s?.value ?? 0;
+}
+
+/** How far a sample moved from the `before` scrape to the `after` one (0 where neither has it). */
+export function sampleDelta(before: readonly Sample[], after: readonly Sample[]) {
+  return (name: string, labels: Record<string, string> = {}): number =>
+    sampleValue(after, name, labels) - sampleValue(before, name, labels);
+}
+
+/** A sample: its name and exact labels. */
+export type SampleKey = readonly [name: string, labels: Record<string, string>];
+
+/** A request answered: its count and its duration histogram's count, by route pattern, method and status. */
+const answered = (route: string, method: string, status: string): SampleKey[] =>
+  ['keepgraph_http_requests_total', 'keepgraph_http_request_duration_seconds_count'].map(
+    (name) => [name, { route, method, status }] as const,
+  );
+
+const MEMORIES_ROUTE = '/v1/owners/:ownerId/memories';
+
+/** The samples each of these requests moves by exactly one. */
+export const MOVED_BY_ONE = {
+  /** A memory stored by POST /v1/owners/:ownerId/memories (201). */
+  write: [
+    ...answered(MEMORIES_ROUTE, 'POST', '201'),
+    ['keepgraph_memories_written_total', { use_case: 'remember' }],
+  ],
+  /** A secret that route refused (422 refused_secret). */
+  refusedSecret: [
+    ...answered(MEMORIES_ROUTE, 'POST', '422'),
+    ['keepgraph_write_refusals_total', { use_case: 'remember', reason: 'refused_secret' }],
+  ],
+  /** A recall (POST …/recall). */
+  recall: [
+    ...answered('/v1/owners/:ownerId/recall', 'POST', '200'),
+    ['keepgraph_recall_duration_seconds_count', { use_case: 'recall', outcome: 'ok' }],
+  ],
+  /** Forgetting memories (POST …/forget): one cascade. */
+  forget: [
+    ...answered('/v1/owners/:ownerId/forget', 'POST', '200'),
+    ['keepgraph_cascade_deleted_memories_count', { reason: 'forget' }],
+  ],
+} satisfies Record<string, readonly SampleKey[]>;
+
+/**
+ * Of the samples the requests `done` move (MOVED_BY_ONE) and `also`, those
+ * that did not move by exactly one from `before` to `after`, with how far
+ * they moved: none when every one did.
+ */
+export function notMovedByOne(
+  before: readonly Sample[],
+  after: readonly Sample[],
+  done: readonly (keyof typeof MOVED_BY_ONE)[],
+  also: readonly SampleKey[] = [],
+): string[] {
+  const delta = sampleDelta(before, after);
+  return [...done.flatMap((r) => MOVED_BY_ONE[r]), ...also]
+    .filter(([name, labels]) => delta(name, labels) !== 1)
+    .map(([name, labels]) => `${name} ${JSON.stringify(labels)} moved by ${delta(name, labels)}`);
 }
 
 /** Whether any sample is named `name` (with these labels, when given, as a subset). */

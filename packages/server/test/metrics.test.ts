@@ -19,9 +19,11 @@ import { buildApp } from '../src/app.ts';
 import { KPI_CACHE_MS, createServerMetrics } from '../src/metrics/server-metrics.ts';
 import {
   hasSample,
+  notMovedByOne,
   parseSamples,
   promtoolCheck,
   promtoolCheckQueries,
+  sampleDelta,
   sampleValue,
   type Sample,
 } from '../src/testing.ts';
@@ -179,31 +181,26 @@ describe('the metrics move with the work', () => {
     expect(forget.statusCode, forget.body).toBe(200);
 
     const { text, samples: after } = await scrape();
-    const delta = (name: string, labels: Record<string, string>) =>
-      sampleValue(after, name, labels) - sampleValue(before, name, labels);
-    const route = (r: string, method: string, status: string) => ({ route: r, method, status });
     // Each of these moved by exactly one.
-    const moved: [string, Record<string, string>][] = [
-      ['keepgraph_http_requests_total', route('/v1/owners/:ownerId/memories', 'POST', '201')],
-      ['keepgraph_http_requests_total', route('/v1/owners/:ownerId/memories', 'POST', '422')],
-      [
-        'keepgraph_http_request_duration_seconds_count',
-        route('/v1/owners/:ownerId/recall', 'POST', '200'),
-      ],
-      ['keepgraph_memories_written_total', { use_case: 'remember' }],
-      ['keepgraph_memories_written_total', { use_case: 'rememberMany' }],
-      ['keepgraph_write_refusals_total', { use_case: 'remember', reason: 'refused_secret' }],
-      ['keepgraph_write_refusals_total', { use_case: 'rememberMany', reason: 'refused_secret' }],
-      [
-        'keepgraph_use_cases_total',
-        { use_case: 'remember', outcome: 'error', code: 'refused_secret' },
-      ],
-      ['keepgraph_recall_duration_seconds_count', { use_case: 'recall', outcome: 'ok' }],
-      ['keepgraph_cascade_deleted_memories_count', { reason: 'forget' }],
-      ['keepgraph_cascade_deleted_memories_sum', { reason: 'forget' }],
-    ];
-    for (const [name, labels] of moved)
-      expect(delta(name, labels), `${name} ${JSON.stringify(labels)}`).toBe(1);
+    expect(
+      notMovedByOne(
+        before,
+        after,
+        ['write', 'refusedSecret', 'recall', 'forget'],
+        [
+          ['keepgraph_memories_written_total', { use_case: 'rememberMany' }],
+          [
+            'keepgraph_write_refusals_total',
+            { use_case: 'rememberMany', reason: 'refused_secret' },
+          ],
+          [
+            'keepgraph_use_cases_total',
+            { use_case: 'remember', outcome: 'error', code: 'refused_secret' },
+          ],
+          ['keepgraph_cascade_deleted_memories_sum', { reason: 'forget' }],
+        ],
+      ),
+    ).toEqual([]);
     // Labels hold patterns and codes, never what a caller sent.
     expect(text).not.toContain(owner);
     expect(text).not.toContain('ghp_');
@@ -221,8 +218,7 @@ describe('the metrics move with the work', () => {
     }
     const after = (await scrape()).samples;
     expect(
-      sampleValue(after, 'keepgraph_cascade_deleted_memories_count', { reason: 'cap' }) -
-        sampleValue(before, 'keepgraph_cascade_deleted_memories_count', { reason: 'cap' }),
+      sampleDelta(before, after)('keepgraph_cascade_deleted_memories_count', { reason: 'cap' }),
     ).toBe(1);
     expect(seen).toContainEqual({ type: 'cascade', reason: 'cap', deletedMemories: 1 });
   });
@@ -239,8 +235,7 @@ describe('the metrics move with the work', () => {
     await runtime.background!.tickExpiry();
     await runtime.background!.settle();
     const after = (await scrape()).samples;
-    const delta = (name: string, labels: Record<string, string> = {}) =>
-      sampleValue(after, name, labels) - sampleValue(before, name, labels);
+    const delta = sampleDelta(before, after);
     expect(delta('keepgraph_expiry_lag_seconds_count')).toBe(1);
     expect(delta('keepgraph_expiry_lag_seconds_sum')).toBeCloseTo(30, 3);
     expect(delta('keepgraph_cascade_deleted_memories_count', { reason: 'expire' })).toBe(1);
@@ -248,11 +243,7 @@ describe('the metrics move with the work', () => {
     expect(
       delta('keepgraph_job_duration_seconds_count', { queue: 'expire', outcome: 'completed' }),
     ).toBe(1);
-    expect(
-      sampleValue(after, 'keepgraph_queue_jobs', { queue: 'expire', state: 'completed' }),
-    ).toBe(
-      sampleValue(before, 'keepgraph_queue_jobs', { queue: 'expire', state: 'completed' }) + 1,
-    );
+    expect(delta('keepgraph_queue_jobs', { queue: 'expire', state: 'completed' })).toBe(1);
   });
 });
 

@@ -21,8 +21,9 @@ import {
   placeNodes,
   type ProvenanceGraph,
 } from '../graph/model.ts';
-import { href, navigate } from '../router.ts';
+import { href } from '../router.ts';
 import { shortId, until, when } from '../format.ts';
+import { MemoryIdForm } from '../components/memory-id-form.tsx';
 import { Table } from '../components/table.tsx';
 
 export function GraphView({ owner, id }: { owner: string; id: string | null }) {
@@ -36,21 +37,10 @@ function PickMemory({ owner }: { owner: string }) {
     () => client.listMemories(owner, { filter: { derived: true }, limit: 25 }),
     [owner],
   );
-  const [typed, setTyped] = useState('');
   return (
     <div class="view">
       <h1>Provenance graph</h1>
-      <form
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (typed.trim()) navigate('graph', { owner, id: typed.trim() });
-        }}
-      >
-        <label for="memory-id">Memory id</label>
-        <input id="memory-id" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
-        <button type="submit">Open</button>
-      </form>
+      <MemoryIdForm view="graph" owner={owner} inputId="memory-id" action="Open" />
       <h2>Derived memories of {owner}</h2>
       {derived.error ? <p class="error">{derived.error}</p> : null}
       {derived.data?.memories.length === 0 ? (

@@ -1,16 +1,14 @@
 // Blast radius: which answers served a memory (principal, session, time),
 // from the read log. A poisoned memory's reads are the agents and sessions
 // that may have acted on it.
-import { useState } from 'preact/hooks';
 import { useLoad, useSession } from '../api.ts';
 import { MemoryCard } from '../components/memory-bits.tsx';
-import { navigate } from '../router.ts';
+import { MemoryIdForm } from '../components/memory-id-form.tsx';
 import { when } from '../format.ts';
 import { Table } from '../components/table.tsx';
 
 export function Reads({ owner, id }: { owner: string; id: string | null }) {
   const { client } = useSession();
-  const [typed, setTyped] = useState(id ?? '');
   const memory = useLoad(id ? () => client.get(owner, id) : null, [owner, id]);
   const reads = useLoad(
     () => client.readLog(owner, { ...(id ? { memoryId: id } : {}), limit: 200 }),
@@ -19,22 +17,15 @@ export function Reads({ owner, id }: { owner: string; id: string | null }) {
   return (
     <div class="view reads">
       <h1>Blast radius</h1>
-      <form
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          navigate('reads', { owner, id: typed.trim() || undefined });
-        }}
-      >
-        <label for="reads-id">Memory id</label>
-        <input
-          id="reads-id"
-          value={typed}
-          onInput={(e) => setTyped(e.currentTarget.value)}
-          placeholder="all reads of the owner"
-        />
-        <button type="submit">Show reads</button>
-      </form>
+      <MemoryIdForm
+        view="reads"
+        owner={owner}
+        inputId="reads-id"
+        initial={id}
+        placeholder="all reads of the owner"
+        action="Show reads"
+        emptyOpens
+      />
       {memory.data ? <MemoryCard memory={memory.data} owner={owner} /> : null}
       {memory.error ? (
         <p class="note">

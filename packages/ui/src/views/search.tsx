@@ -1,6 +1,7 @@
 // Search: a recall as an agent would make it, with each result's origin,
 // authority, expiry and how its score was made; filters narrow the
 // candidates the searches found (as the API documents).
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Authority, MemoryFilter, MemoryKind } from '@keepgraph/core';
 import { useLoad, useSession } from '../api.ts';
@@ -28,6 +29,13 @@ const AUTHORITIES = Object.keys({
   third_party: 1,
 } satisfies Record<Authority, 1>) as Authority[];
 
+/** The filters typed as text: the route's parameter, its label, the filter's field. */
+const TEXT_FILTERS = [
+  { param: 'session', label: 'Session', filter: 'sessionId' },
+  { param: 'tool', label: 'Tool', filter: 'tool' },
+  { param: 'url', label: 'URL or document', filter: 'sourceUri' },
+] as const satisfies readonly { param: string; label: string; filter: keyof MemoryFilter }[];
+
 /** The recall filter the route's parameters name. */
 function filterOf(params: URLSearchParams): Partial<MemoryFilter> {
   const filter: Partial<MemoryFilter> = {};
@@ -36,10 +44,21 @@ function filterOf(params: URLSearchParams): Partial<MemoryFilter> {
   if (kind && (KINDS as string[]).includes(kind)) filter.kinds = [kind as MemoryKind];
   if (authority && (AUTHORITIES as string[]).includes(authority))
     filter.authorities = [authority as Authority];
-  if (params.get('session')) filter.sessionId = params.get('session')!;
-  if (params.get('tool')) filter.tool = params.get('tool')!;
-  if (params.get('url')) filter.sourceUri = params.get('url')!;
+  for (const t of TEXT_FILTERS) {
+    const value = params.get(t.param);
+    if (value) filter[t.filter] = value;
+  }
   return filter;
+}
+
+/** A labelled form field; its control's id is `f-<name>` (the `field` props give it). */
+function Field(p: { name: string; label: string; wide?: boolean; children: ComponentChildren }) {
+  return (
+    <div class={p.wide ? 'field wide' : 'field'}>
+      <label for={`f-${p.name}`}>{p.label}</label>
+      {p.children}
+    </div>
+  );
 }
 
 export function Search({ owner, params }: { owner: string; params: URLSearchParams }) {
@@ -57,6 +76,15 @@ export function Search({ owner, params }: { owner: string; params: URLSearchPara
     onInput: (e: { currentTarget: { value: string } }) =>
       setForm({ ...form, [name]: e.currentTarget.value }),
   });
+  /** A choice of `values`, or any, bound to the field `name`. */
+  const anyOf = (name: string, values: readonly string[]) => (
+    <select {...field(name)}>
+      <option value="">any</option>
+      {values.map((v) => (
+        <option value={v}>{v}</option>
+      ))}
+    </select>
+  );
 
   return (
     <div class="view search">
@@ -69,40 +97,20 @@ export function Search({ owner, params }: { owner: string; params: URLSearchPara
           navigate('search', { ...form, owner });
         }}
       >
-        <div class="field wide">
-          <label for="f-q">Query</label>
+        <Field name="q" label="Query" wide>
           <input type="search" {...field('q')} placeholder="what does the agent believe about…" />
-        </div>
-        <div class="field">
-          <label for="f-kind">Kind</label>
-          <select {...field('kind')}>
-            <option value="">any</option>
-            {KINDS.map((k) => (
-              <option value={k}>{k}</option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="f-authority">Authority</label>
-          <select {...field('authority')}>
-            <option value="">any</option>
-            {AUTHORITIES.map((a) => (
-              <option value={a}>{a}</option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="f-session">Session</label>
-          <input {...field('session')} />
-        </div>
-        <div class="field">
-          <label for="f-tool">Tool</label>
-          <input {...field('tool')} />
-        </div>
-        <div class="field">
-          <label for="f-url">URL or document</label>
-          <input {...field('url')} />
-        </div>
+        </Field>
+        <Field name="kind" label="Kind">
+          {anyOf('kind', KINDS)}
+        </Field>
+        <Field name="authority" label="Authority">
+          {anyOf('authority', AUTHORITIES)}
+        </Field>
+        {TEXT_FILTERS.map((t) => (
+          <Field name={t.param} label={t.label}>
+            <input {...field(t.param)} />
+          </Field>
+        ))}
         <button type="submit">Search</button>
       </form>
       {found.error ? (
