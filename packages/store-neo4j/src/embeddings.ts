@@ -4,7 +4,7 @@ import { KeepGraphError } from '@keepgraph/core';
 import type { EmbeddingUpdate } from '@keepgraph/core';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
-import { inWrite, int, num, readRows } from './transactions.ts';
+import { inWrite, int, num, readIds, readRows } from './transactions.ts';
 
 /** Ids of the owner's memories not embedded by `model`, oldest first. */
 export async function staleEmbeddings(
@@ -13,12 +13,7 @@ export async function staleEmbeddings(
   model: string,
   limit: number,
 ): Promise<string[]> {
-  const found = await readRows<{ id: string }>(ctx, cypher('stale-embeddings'), {
-    ownerId,
-    model,
-    limit: int(limit),
-  });
-  return found.map((r) => r.id);
+  return readIds(ctx, cypher('stale-embeddings'), { ownerId, model, limit: int(limit) });
 }
 
 /** Replace vectors and embeddingModel in one write transaction; ids the owner lacks are ignored. */

@@ -7,13 +7,11 @@ import type { IdempotencyRecord, KeptAnswer } from '@keepgraph/core';
 import type { StoreContext } from './store-context.ts';
 import { inWrite } from './transactions.ts';
 
-interface Props {
-  scope: string;
-  key: string;
-  ownerId: string | null;
-  requestHash: string;
-  createdAt: string;
-  expiresAt: string;
+/** A record as claimed: no answer yet, no ids, not forgotten. */
+type Claim = Omit<IdempotencyRecord, 'response' | 'memoryIds' | 'forgotten'>;
+
+/** A node's properties: the claim, then the answer as a JSON string and its ids. */
+interface Props extends Claim {
   response?: string | null;
   memoryIds?: string[];
   forgotten?: boolean;
@@ -56,7 +54,7 @@ async function purgeExpired(ctx: StoreContext, now: string): Promise<void> {
 
 export async function claimIdempotency(
   ctx: StoreContext,
-  rec: Omit<IdempotencyRecord, 'response' | 'memoryIds' | 'forgotten'>,
+  rec: Claim,
 ): Promise<IdempotencyRecord | null> {
   // Housekeeping in its own transaction, before the claim: if it fails,
   // nothing is claimed and the caller's 503 leaves no pending key behind.

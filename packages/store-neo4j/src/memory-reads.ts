@@ -14,7 +14,7 @@ import type {
 import { MEMORY_PROJECTION, propsToMemory, toMs } from './record-mapping.ts';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
-import { int, num, readRows } from './transactions.ts';
+import { int, num, readIds, readRows } from './transactions.ts';
 
 type MemoryRow = { m: Record<string, unknown> };
 
@@ -127,59 +127,70 @@ export async function findBySource(
   source: { uri?: string; tool?: string },
 ): Promise<string[]> {
   if (source.uri === undefined && source.tool === undefined) return [];
-  const found = await readRows<{ id: string }>(ctx, cypher('find-by-source'), {
+  return readIds(ctx, cypher('find-by-source'), {
     ownerId,
     uri: source.uri ?? null,
     tool: source.tool ?? null,
   });
-  return found.map((r) => r.id);
 }
 
-export async function observedIn(
+export function observedIn(
   ctx: StoreContext,
   ownerId: string,
   sessionId: string,
 ): Promise<string[]> {
-  const found = await readRows<{ id: string }>(
+  return readIds(
     ctx,
     `MATCH (m:Memory)-[:OBSERVED_IN]->(:Session {ownerId: $ownerId, id: $sessionId})
      WHERE m.ownerId = $ownerId
      RETURN m.id AS id ORDER BY id`,
     { ownerId, sessionId },
   );
-  return found.map((r) => r.id);
 }
 
-export async function listIds(
+/** A page of a listing: ids after `after`, at most `limit` of them. */
+interface Page {
+  after?: string;
+  limit?: number;
+}
+
+/**
+ * One page of the ids `query` returns (it filters on `$after` and returns
+ * `id`), in id order. No limit means all (the kit refuses a negative one).
+ */
+async function idPage(
   ctx: StoreContext,
-  ownerId: string,
-  opts: { after?: string; limit?: number } = {},
+  query: string,
+  params: Record<string, unknown>,
+  page: Page,
 ): Promise<string[]> {
-  // No limit means all (the kit refuses a negative one).
-  const all = opts.limit === undefined;
-  const found = await readRows<{ id: string }>(
+  const all = page.limit === undefined;
+  return readIds(ctx, `${query} ORDER BY id${all ? '' : ' LIMIT $limit'}`, {
+    ...params,
+    after: page.after ?? null,
+    limit: int(all ? 0 : (page.limit ?? 0)),
+  });
+}
+
+export function listIds(ctx: StoreContext, ownerId: string, opts: Page = {}): Promise<string[]> {
+  return idPage(
     ctx,
     `MATCH (m:Memory {ownerId: $ownerId}) WHERE $after IS NULL OR m.id > $after
-     RETURN m.id AS id ORDER BY id${all ? '' : ' LIMIT $limit'}`,
-    { ownerId, after: opts.after ?? null, limit: int(all ? 0 : (opts.limit ?? 0)) },
+     RETURN m.id AS id`,
+    { ownerId },
+    opts,
   );
-  return found.map((r) => r.id);
 }
 
 /** Owners with at least one memory (the Owner node's counter, kept in every write and cascade). */
-export async function listOwners(
-  ctx: StoreContext,
-  opts: { after?: string; limit?: number } = {},
-): Promise<string[]> {
-  // No limit means all (the kit refuses a negative one).
-  const all = opts.limit === undefined;
-  const found = await readRows<{ id: string }>(
+export function listOwners(ctx: StoreContext, opts: Page = {}): Promise<string[]> {
+  return idPage(
     ctx,
     `MATCH (o:Owner) WHERE o.memoryCount > 0 AND ($after IS NULL OR o.id > $after)
-     RETURN o.id AS id ORDER BY id${all ? '' : ' LIMIT $limit'}`,
-    { after: opts.after ?? null, limit: int(all ? 0 : (opts.limit ?? 0)) },
+     RETURN o.id AS id`,
+    {},
+    opts,
   );
-  return found.map((r) => r.id);
 }
 
 export function countMemories(ctx: StoreContext, ownerId: string): Promise<number> {
@@ -198,14 +209,13 @@ export async function lowestValue(
   ownerId: string,
   limit: number,
 ): Promise<string[]> {
-  const found = await readRows<{ id: string }>(
+  return readIds(
     ctx,
     `MATCH (m:Memory {ownerId: $ownerId})
      RETURN m.id AS id ORDER BY m.confidence ASC, m.authorityRank ASC, m.createdMs ASC, m.id ASC
      LIMIT $limit`,
     { ownerId, limit: int(Math.max(0, limit)) },
   );
-  return found.map((r) => r.id);
 }
 
 /** Direct children: memories derived from `id`. */

@@ -16,6 +16,7 @@ import {
   NEO4J_MIGRATIONS_DIR,
   migrationChecksum,
   readMigrationFiles,
+  type MigrationFileText,
 } from '@keepgraph/graph-schema';
 import neo4j from 'neo4j-driver';
 import type { Driver } from 'neo4j-driver';
@@ -24,13 +25,9 @@ import { num } from './transactions.ts';
 import { ensureVectorIndex } from './vector-index.ts';
 
 /** One migration file: `0001-constraints.cypher` is version 1, name 'constraints'. */
-export interface MigrationFile {
-  version: number;
-  name: string;
-  file: string;
-  text: string;
+export interface MigrationFile extends MigrationFileText {
+  /** Its statements, as splitStatements cuts them. */
   statements: string[];
-  checksum: string;
 }
 
 export interface MigrationResult {

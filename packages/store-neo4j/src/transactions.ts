@@ -82,6 +82,15 @@ export function readRows<T>(
   );
 }
 
+/** Run one read query (as readRows) that returns an `id` per record: the ids, in its order. */
+export async function readIds(
+  ctx: StoreContext,
+  query: string,
+  params: Record<string, unknown>,
+): Promise<string[]> {
+  return (await readRows<{ id: string }>(ctx, query, params)).map((r) => r.id);
+}
+
 /** Records of a result as plain objects keyed by the RETURN aliases. */
 export function rows<T>(result: { records: Neo4jRecord[] }): T[] {
   return result.records.map((r) => r.toObject() as T);

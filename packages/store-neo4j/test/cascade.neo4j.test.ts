@@ -4,7 +4,7 @@
 // the retried cascade then succeeds.
 import { NEO4J_INDEXES } from '@keepgraph/graph-schema';
 import type { Memory, MemoryWrite } from '@keepgraph/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Neo4jMemoryStore } from '../src/index.ts';
 import { cypher } from '../src/queries.ts';
 import {
@@ -18,22 +18,13 @@ import {
   openStore,
   randomUnitVector,
   randomWord,
+  storeForFile,
 } from './helpers.ts';
-import { neo4jUri, releaseNeo4j } from './neo4j-uri.ts';
 import { TcpProxy } from './tcp-proxy.ts';
 
 let uri: string;
 let store: Neo4jMemoryStore;
-let done: () => Promise<void>;
-
-beforeAll(async () => {
-  uri = await neo4jUri();
-  ({ store, done } = await openStore(uri));
-});
-afterAll(async () => {
-  await done();
-  await releaseNeo4j();
-});
+storeForFile((opened) => ({ store, uri } = opened));
 
 /** Write in batches of `size` (each batch one transaction). */
 async function writeAll(s: Neo4jMemoryStore, writes: MemoryWrite[], size = 200): Promise<void> {

@@ -1,12 +1,14 @@
-// Test helpers for the Neo4j store: a store on the test server, random
-// owners, hand-built Memory records, random unit vectors, and direct Cypher.
+// Test helpers for the Neo4j store: a store on the test server (for one
+// test file), random owners, hand-built Memory records, random unit vectors,
+// and direct Cypher.
 // What the SQLite store's tests build the same way is shared with them from
 // its test/store-fixtures.ts (core is all it needs).
-import { storeTestBatch, randomUnitVector as unitVector } from '@keepgraph/core/testing';
-import type { Memory, MemoryWrite, WriteBatch } from '@keepgraph/core';
 import neo4j from 'neo4j-driver';
+import { afterAll, beforeAll } from 'vitest';
 import { createNeo4jStore } from '../src/index.ts';
 import type { Neo4jMemoryStore, Neo4jStoreOptions } from '../src/index.ts';
+import { dimensionFixtures } from '../../store-sqlite/test/store-fixtures.ts';
+import { neo4jUri, releaseNeo4j } from './neo4j-uri.ts';
 
 export * from '../../store-sqlite/test/store-fixtures.ts';
 
@@ -17,6 +19,8 @@ export * from '../../store-sqlite/test/store-fixtures.ts';
  */
 export const DIM = 384;
 
+export const { randomUnitVector, batchOf } = dimensionFixtures(DIM);
+
 /** An initialised store; `done()` closes it. */
 export async function openStore(
   uri: string,
@@ -25,6 +29,27 @@ export async function openStore(
   const store = createNeo4jStore({ uri, ...opts });
   await store.init({ dimensions: DIM });
   return { store, done: () => store.close() };
+}
+
+/**
+ * One store for all of a file's tests, on this worker's Neo4j, closed after
+ * the last; `use` receives it with the server's URI, to keep in the file's
+ * own variables.
+ */
+export function storeForFile(
+  use: (opened: { store: Neo4jMemoryStore; uri: string }) => void,
+): void {
+  let done = async (): Promise<void> => {};
+  beforeAll(async () => {
+    const uri = await neo4jUri();
+    const opened = await openStore(uri);
+    done = opened.done;
+    use({ store: opened.store, uri });
+  });
+  afterAll(async () => {
+    await done();
+    await releaseNeo4j();
+  });
 }
 
 /** Run one Cypher statement on the store's driver; records as plain objects. */
@@ -42,11 +67,6 @@ export function n(v: unknown): number {
   return neo4j.isInt(v) ? (v as { toNumber(): number }).toNumber() : Number(v);
 }
 
-/** A random vector of unit length. */
-export function randomUnitVector(dim = DIM): Float32Array {
-  return unitVector(dim);
-}
-
 /** `v` plus a little noise, renormalised: a query near `v`. */
 export function near(v: Float32Array, noise = 0.05): Float32Array {
   const out = new Float32Array(v.length);
@@ -59,14 +79,6 @@ export function near(v: Float32Array, noise = 0.05): Float32Array {
   norm = Math.sqrt(norm);
   for (let i = 0; i < v.length; i++) out[i] = (out[i] ?? 0) / norm;
   return out;
-}
-
-/** A batch writing these memories (each with an embedding unless given null) and one audit event. */
-export function batchOf(
-  writes: (Memory | MemoryWrite)[],
-  extra: Partial<WriteBatch> = {},
-): WriteBatch {
-  return storeTestBatch(writes, DIM, extra);
 }
 
 /** Letters only, so full-text tokenisation keeps it one distinctive word. */

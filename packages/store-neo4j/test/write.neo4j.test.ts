@@ -4,7 +4,7 @@
 // nothing else.
 import { sealAuditEvent } from '@keepgraph/core';
 import type { AuditEvent } from '@keepgraph/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Neo4jMemoryStore } from '../src/index.ts';
 import {
   NOW,
@@ -16,21 +16,12 @@ import {
   n,
   newId,
   newOwner,
-  openStore,
   randomUnitVector,
+  storeForFile,
 } from './helpers.ts';
-import { neo4jUri, releaseNeo4j } from './neo4j-uri.ts';
 
 let store: Neo4jMemoryStore;
-let done: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ store, done } = await openStore(await neo4jUri()));
-});
-afterAll(async () => {
-  await done();
-  await releaseNeo4j();
-});
+storeForFile((opened) => ({ store } = opened));
 
 async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
   try {

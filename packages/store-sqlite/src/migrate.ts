@@ -6,17 +6,12 @@ import {
   SQLITE_MIGRATIONS_DIR,
   migrationChecksum,
   readMigrationFiles,
+  type MigrationFileText,
 } from '@keepgraph/graph-schema';
 import type { Db } from './open-database.ts';
 
-/** One migration file: `0001-core-graph.sql` is version 1, name 'core-graph'. */
-export interface MigrationFile {
-  version: number;
-  name: string;
-  file: string;
-  sql: string;
-  checksum: string;
-}
+/** One migration file: `0001-core-graph.sql` is version 1, name 'core-graph'; its text is `sql`. */
+export type MigrationFile = Omit<MigrationFileText, 'text'> & { sql: string };
 
 export interface MigrationResult {
   /** Versions applied by this call (empty when already up to date). */

@@ -1,20 +1,16 @@
 // The audit log: sealed in the write transaction, verifiable from genesis,
 // append-only through SQL, and a raw edit of one event breaks verification.
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GENESIS_HASH, verifyAuditChain } from '@keepgraph/core';
 import type { SqliteMemoryStore } from '../src/index.ts';
 import { createSqliteStore } from '../src/index.ts';
 import { tamperAuditEvent } from '../src/testing.ts';
-import { DIM, auditEvent, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
+import { DIM, auditEvent, batchOf, makeMemory, newOwner, storeAround } from './helpers.ts';
 
 let store: SqliteMemoryStore;
 let path: string;
-let done: () => Promise<void>;
-beforeEach(async () => {
-  ({ store, path, done } = await openStore());
-});
-afterEach(async () => done());
+storeAround((opened) => ({ store, path } = opened));
 
 async function fillLog(): Promise<string> {
   const owner = newOwner();

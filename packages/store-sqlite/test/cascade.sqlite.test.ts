@@ -2,7 +2,7 @@
 // fan-out, everything hanging off it, the re-derive list, traces before and
 // none after, owner scoping, and the audit summary.
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Memory } from '@keepgraph/core';
 import type { SqliteMemoryStore } from '../src/index.ts';
 import { rawContent, rawFilesAsIs } from '../src/testing.ts';
@@ -15,16 +15,12 @@ import {
   batchOf,
   makeMemory,
   newOwner,
-  openStore,
+  storeAround,
 } from './helpers.ts';
 
 let store: SqliteMemoryStore;
 let path: string;
-let done: () => Promise<void>;
-beforeEach(async () => {
-  ({ store, path, done } = await openStore());
-});
-afterEach(async () => done());
+storeAround((opened) => ({ store, path } = opened));
 
 const user = { name: 'User', type: 'person' };
 const peanuts = { name: 'Peanuts', type: 'food' };

@@ -9,7 +9,9 @@ import type { Memory, MemoryStore } from '@keepgraph/core';
 import { memoryFixture } from '@keepgraph/core/testing';
 import { SQLITE_MIGRATIONS_DIR } from '@keepgraph/graph-schema';
 import { createSqliteStore, migrate, readMigrations } from '../src/index.ts';
+import type { SqliteMemoryStore } from '../src/index.ts';
 import { openDatabase } from '../src/open-database.ts';
+import type { Db, OpenOptions } from '../src/open-database.ts';
 import { tempDir } from './helpers.ts';
 
 const cleanups: (() => void)[] = [];
@@ -33,11 +35,60 @@ function scratch(): string {
   return t.dir;
 }
 
+/** A scratch dir holding a copy of the shipped migrations (`migrations`), to edit or add to. */
+function copiedMigrations(): { dir: string; migrations: string } {
+  const dir = scratch();
+  const migrations = join(dir, 'migrations');
+  cpSync(SQLITE_MIGRATIONS_DIR, migrations, { recursive: true });
+  return { dir, migrations };
+}
+
+/** Open a connection (no store around it), run `body` on it, close it. */
+function withDatabase(open: OpenOptions, body: (db: Db) => void): void {
+  const db = openDatabase(open);
+  try {
+    body(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** The store at `path` initialised (8 dimensions) for `body`, then closed. */
+async function withStore(
+  path: string,
+  body: (store: SqliteMemoryStore) => Promise<void> = async () => {},
+): Promise<void> {
+  const store = createSqliteStore({ path });
+  await store.init({ dimensions: 8 });
+  try {
+    await body(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Take the database at `path` back to before migration `version` (`undo`
+ * reverts what it made, the ledger forgets it), migrate, and expect that
+ * migration and only it applied again; `check` reads the migrated database.
+ */
+function remigrate(
+  path: string,
+  version: number,
+  undo: (db: Db) => void,
+  check: (db: Db) => void = () => {},
+): void {
+  withDatabase({ path }, (db) => {
+    undo(db);
+    db.prepare('DELETE FROM schema_migrations WHERE version = ?').run(version);
+    expect(migrate(db).applied).toEqual([version]);
+    check(db);
+  });
+}
+
 describe('migrate', () => {
   it('applies every migration once, in order, and records it in the ledger', () => {
-    const dir = scratch();
-    const db = openDatabase({ path: join(dir, 'a.db') });
-    try {
+    withDatabase({ path: join(scratch(), 'a.db') }, (db) => {
       const files = readMigrations();
       expect(files.map((f) => f.version)).toEqual(files.map((_, i) => i + 1));
       const first = migrate(db);
@@ -60,46 +111,35 @@ describe('migrate', () => {
       expect(ledger.map((r) => [r.version, r.name, r.checksum])).toEqual(
         files.map((f) => [f.version, f.name, f.checksum]),
       );
-    } finally {
-      db.close();
-    }
+    });
   });
 
   it('is idempotent across connections to the same file', () => {
     const path = join(scratch(), 'b.db');
-    const a = openDatabase({ path });
-    const b = openDatabase({ path });
-    try {
-      expect(migrate(a).applied.length).toBeGreaterThan(0);
-      expect(migrate(b).applied).toEqual([]);
-    } finally {
-      a.close();
-      b.close();
-    }
+    withDatabase({ path }, (a) =>
+      withDatabase({ path }, (b) => {
+        expect(migrate(a).applied.length).toBeGreaterThan(0);
+        expect(migrate(b).applied).toEqual([]);
+      }),
+    );
   });
 
   it('waits for the write lock: a second process cannot migrate while another holds it', () => {
     const path = join(scratch(), 'lock.db');
-    const holder = openDatabase({ path });
-    const waiter = openDatabase({ path, busyTimeoutMs: 50 });
-    try {
-      holder.exec('BEGIN IMMEDIATE');
-      expect(() => migrate(waiter)).toThrow(/locked|busy/i);
-      holder.exec('COMMIT');
-      expect(migrate(waiter).applied.length).toBeGreaterThan(0);
-      expect(migrate(holder).applied).toEqual([]);
-    } finally {
-      holder.close();
-      waiter.close();
-    }
+    withDatabase({ path }, (holder) =>
+      withDatabase({ path, busyTimeoutMs: 50 }, (waiter) => {
+        holder.exec('BEGIN IMMEDIATE');
+        expect(() => migrate(waiter)).toThrow(/locked|busy/i);
+        holder.exec('COMMIT');
+        expect(migrate(waiter).applied.length).toBeGreaterThan(0);
+        expect(migrate(holder).applied).toEqual([]);
+      }),
+    );
   });
 
   it('refuses when an applied migration file has changed', () => {
-    const dir = scratch();
-    const migrations = join(dir, 'migrations');
-    cpSync(SQLITE_MIGRATIONS_DIR, migrations, { recursive: true });
-    const db = openDatabase({ path: join(dir, 'c.db') });
-    try {
+    const { dir, migrations } = copiedMigrations();
+    withDatabase({ path: join(dir, 'c.db') }, (db) => {
       migrate(db, { dir: migrations });
       appendFileSync(join(migrations, '0001-core-graph.sql'), '\n-- an edit after the fact\n');
       let caught: unknown;
@@ -112,17 +152,12 @@ describe('migrate', () => {
       expect(isKeepGraphError(caught) && caught.details?.['reason']).toBe(
         'migration_checksum_mismatch',
       );
-    } finally {
-      db.close();
-    }
+    });
   });
 
   it('applies a new migration appended later, and rolls back a failing one whole', () => {
-    const dir = scratch();
-    const migrations = join(dir, 'migrations');
-    cpSync(SQLITE_MIGRATIONS_DIR, migrations, { recursive: true });
-    const db = openDatabase({ path: join(dir, 'd.db') });
-    try {
+    const { dir, migrations } = copiedMigrations();
+    withDatabase({ path: join(dir, 'd.db') }, (db) => {
       const base = migrate(db, { dir: migrations }).current;
       const next = String(base + 1).padStart(4, '0');
       appendFileSync(
@@ -134,96 +169,84 @@ describe('migrate', () => {
         db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'extra_ok'").pluck().get(),
       ).toBe(0);
       expect(db.prepare('SELECT max(version) FROM schema_migrations').pluck().get()).toBe(base);
-    } finally {
-      db.close();
-    }
+    });
   });
 });
 
 describe('0009 passes due', () => {
   it('makes every owner that already has memories due for reflection and compaction', async () => {
     const path = join(scratch(), 'f.db');
-    const store = createSqliteStore({ path });
-    await store.init({ dimensions: 8 });
-    await writeMemories(
-      store,
-      ['owner-a', 'owner-b'].map((o) => memoryFixture(o)),
+    await withStore(path, (store) =>
+      writeMemories(
+        store,
+        ['owner-a', 'owner-b'].map((o) => memoryFixture(o)),
+      ),
     );
-    await store.close();
     // The database as it was before 0009: no passes_due table, the ledger at 8.
-    const db = openDatabase({ path });
-    try {
-      db.exec('DROP TABLE passes_due');
-      db.prepare('DELETE FROM schema_migrations WHERE version = 9').run();
-      expect(migrate(db).applied).toEqual([9]);
-      expect(
-        db.prepare('SELECT schedule, owner_id, token FROM passes_due ORDER BY 1, 2').all(),
-      ).toEqual([
-        { schedule: 'compact', owner_id: 'owner-a', token: 'migrated' },
-        { schedule: 'compact', owner_id: 'owner-b', token: 'migrated' },
-        { schedule: 'reflect', owner_id: 'owner-a', token: 'migrated' },
-        { schedule: 'reflect', owner_id: 'owner-b', token: 'migrated' },
-      ]);
-    } finally {
-      db.close();
-    }
+    remigrate(
+      path,
+      9,
+      (db) => db.exec('DROP TABLE passes_due'),
+      (db) =>
+        expect(
+          db.prepare('SELECT schedule, owner_id, token FROM passes_due ORDER BY 1, 2').all(),
+        ).toEqual([
+          { schedule: 'compact', owner_id: 'owner-a', token: 'migrated' },
+          { schedule: 'compact', owner_id: 'owner-b', token: 'migrated' },
+          { schedule: 'reflect', owner_id: 'owner-a', token: 'migrated' },
+          { schedule: 'reflect', owner_id: 'owner-b', token: 'migrated' },
+        ]),
+    );
   });
 });
 
 describe('0016 idempotency hashed keys', () => {
   it('drops the records kept before, whose key and error messages are as sent', async () => {
     const path = join(scratch(), 'h.db');
-    const store = createSqliteStore({ path });
-    await store.init({ dimensions: 8 });
-    await store.close();
-    const db = openDatabase({ path });
-    try {
-      db.prepare('DELETE FROM schema_migrations WHERE version = 16').run();
-      db.prepare(
-        `INSERT INTO idempotency (scope, key, owner_id, request_hash, created_at, expires_at, response_json)
-         VALUES ('key:k1', 'ghp_sent_as_a_key', 'owner-a', 'h', '2026-01-01T00:00:00Z', '2999-01-01T00:00:00Z',
-                 '{"status":404,"body":{"error":{"code":"not_found","message":"no session sk_live_x"}}}')`,
-      ).run();
-      expect(migrate(db).applied).toEqual([16]);
-      expect(db.prepare('SELECT count(*) FROM idempotency').pluck().get()).toBe(0);
-    } finally {
-      db.close();
-    }
+    await withStore(path);
+    remigrate(
+      path,
+      16,
+      (db) =>
+        db
+          .prepare(
+            `INSERT INTO idempotency (scope, key, owner_id, request_hash, created_at, expires_at, response_json)
+             VALUES ('key:k1', 'ghp_sent_as_a_key', 'owner-a', 'h', '2026-01-01T00:00:00Z', '2999-01-01T00:00:00Z',
+                     '{"status":404,"body":{"error":{"code":"not_found","message":"no session sk_live_x"}}}')`,
+          )
+          .run(),
+      (db) => expect(db.prepare('SELECT count(*) FROM idempotency').pluck().get()).toBe(0),
+    );
   });
 });
 
 describe('0014 owner-tagged terms', () => {
   it('re-indexes the full text of a store made with the owner-key column, tagged by owner', async () => {
     const path = join(scratch(), 'g.db');
-    const store = createSqliteStore({ path });
-    await store.init({ dimensions: 8 });
     const a = { ...memoryFixture('owner-a'), text: 'Runners crossed the old bridge' };
     const b = { ...memoryFixture('owner-b'), text: 'Runners crossed the old bridge' };
-    await writeMemories(store, [a, b]);
-    await store.close();
+    await withStore(path, (store) => writeMemories(store, [a, b]));
     // The database as it was before 0014: its full text in 0004's table.
-    const db = openDatabase({ path });
-    try {
-      db.exec(`CREATE VIRTUAL TABLE memory_fts_owned USING fts5 (
-        text, owner_key, owner_id UNINDEXED, memory_id UNINDEXED, content_hash UNINDEXED,
-        tokenize = 'porter unicode61 remove_diacritics 2')`);
-      db.exec(`INSERT INTO memory_fts_owned (rowid, text, owner_key, owner_id, memory_id, content_hash)
-               SELECT rid, text, 'zz' || hex(owner_id), owner_id, id, content_hash FROM memories`);
-      db.exec('DROP TABLE memory_fts_terms');
-      db.prepare('DELETE FROM schema_migrations WHERE version = 14').run();
-      expect(migrate(db).applied).toEqual([14]);
-      expect(
-        db
-          .prepare("SELECT count(*) FROM sqlite_master WHERE name = 'memory_fts_owned'")
-          .pluck()
-          .get(),
-      ).toBe(0);
-    } finally {
-      db.close();
-    }
-    const reopened = createSqliteStore({ path });
-    await reopened.init({ dimensions: 8 });
-    try {
+    remigrate(
+      path,
+      14,
+      (db) => {
+        db.exec(`CREATE VIRTUAL TABLE memory_fts_owned USING fts5 (
+          text, owner_key, owner_id UNINDEXED, memory_id UNINDEXED, content_hash UNINDEXED,
+          tokenize = 'porter unicode61 remove_diacritics 2')`);
+        db.exec(`INSERT INTO memory_fts_owned (rowid, text, owner_key, owner_id, memory_id, content_hash)
+                 SELECT rid, text, 'zz' || hex(owner_id), owner_id, id, content_hash FROM memories`);
+        db.exec('DROP TABLE memory_fts_terms');
+      },
+      (db) =>
+        expect(
+          db
+            .prepare("SELECT count(*) FROM sqlite_master WHERE name = 'memory_fts_owned'")
+            .pluck()
+            .get(),
+        ).toBe(0),
+    );
+    await withStore(path, async (reopened) => {
       const opts = { limit: 5, now: new Date().toISOString() };
       expect(
         (await reopened.searchText('owner-a', 'running bridges', opts)).map((h) => h.id),
@@ -231,37 +254,26 @@ describe('0014 owner-tagged terms', () => {
       expect((await reopened.searchText('owner-b', 'bridge', opts)).map((h) => h.id)).toEqual([
         b.id,
       ]);
-    } finally {
-      await reopened.close();
-    }
+    });
   });
 });
 
 describe('0017 session writers', () => {
   it('keeps messages stored before it readable, their writer unknown, and records writers after it', async () => {
     const path = join(scratch(), 'h.db');
-    const store = createSqliteStore({ path });
-    await store.init({ dimensions: 8 });
-    await store.close();
+    await withStore(path);
     const at = new Date().toISOString();
     const expires = new Date(Date.now() + 3_600_000).toISOString();
     // The database as it was before 0017: no writer columns, a message of that time.
-    const db = openDatabase({ path });
-    try {
+    remigrate(path, 17, (db) => {
       db.exec('ALTER TABLE session_messages DROP COLUMN writer_principal');
       db.exec('ALTER TABLE session_messages DROP COLUMN writer_role');
-      db.prepare('DELETE FROM schema_migrations WHERE version = 17').run();
       db.prepare(
         `INSERT INTO session_messages (owner_id, session_id, role, text, at, at_ms, expires_at, expires_ms, memory_id)
          VALUES ('owner-a', 'chat', 'user', 'always cc backup@example.net', ?, ?, ?, ?, NULL)`,
       ).run(at, Date.parse(at), expires, Date.parse(expires));
-      expect(migrate(db).applied).toEqual([17]);
-    } finally {
-      db.close();
-    }
-    const reopened = createSqliteStore({ path });
-    await reopened.init({ dimensions: 8 });
-    try {
+    });
+    await withStore(path, async (reopened) => {
       await reopened.write({
         memories: [],
         supersede: [],
@@ -284,9 +296,7 @@ describe('0017 session writers', () => {
         ['user', 'always cc backup@example.net', null],
         ['tool', 'mail api: sent', { principal: 'key:k1', role: 'tool' }],
       ]);
-    } finally {
-      await reopened.close();
-    }
+    });
   });
 });
 

@@ -2,7 +2,7 @@
 // full text (BM25, safe against FTS syntax) and entity names; all of them
 // skip expired, superseded and not-yet-valid memories.
 import { hubEntityFixture } from '@keepgraph/core/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SqliteMemoryStore } from '../src/index.ts';
 import { toFtsMatch } from '../src/index.ts';
 import { FULL_TEXT_WINDOW } from '../src/search-text.ts';
@@ -16,15 +16,11 @@ import {
   expectHubEntityPlans,
   makeMemory,
   newOwner,
-  openStore,
+  storeAround,
 } from './helpers.ts';
 
 let store: SqliteMemoryStore;
-let done: () => Promise<void>;
-beforeAll(async () => {
-  ({ store, done } = await openStore());
-});
-afterAll(async () => done());
+storeAround((opened) => ({ store } = opened), 'all');
 
 const opts = { limit: 10, now: NOW };
 

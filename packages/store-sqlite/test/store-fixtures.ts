@@ -1,12 +1,26 @@
 // What both stores' tests build and check the same way: fixed instants,
-// random ids, hand-built Memory records, a forget request, and the hub-entity
+// random ids, hand-built Memory records, random unit vectors and write
+// batches (at the store's dimension), a forget request, and the hub-entity
 // check that holds both entity plans to one answer. It needs only core,
 // which both store packages depend on, so the Neo4j store's tests import it
 // from here by relative path; each store's helpers.ts adds its own store.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { memoryFixture, storeTestAuditEvent } from '@keepgraph/core/testing';
-import type { CascadeRequest, EntityPlan, Memory, ScoredId, SearchOptions } from '@keepgraph/core';
+import {
+  memoryFixture,
+  storeTestAuditEvent,
+  storeTestBatch,
+  randomUnitVector as unitVector,
+} from '@keepgraph/core/testing';
+import type {
+  CascadeRequest,
+  EntityPlan,
+  Memory,
+  MemoryWrite,
+  ScoredId,
+  SearchOptions,
+  WriteBatch,
+} from '@keepgraph/core';
 
 export const T0 = '2026-01-01T00:00:00.000Z';
 export const NOW = '2026-01-02T00:00:00.000Z';
@@ -25,6 +39,17 @@ export function makeMemory(ownerId: string, over: Partial<Memory> = {}): Memory 
     expiresAt: FAR,
     ...over,
   });
+}
+
+/** The fixtures that depend on the embedding dimension, bound to a store's `dim` by its helpers.ts. */
+export function dimensionFixtures(dim: number) {
+  return {
+    /** A random vector of unit length. */
+    randomUnitVector: (d = dim): Float32Array => unitVector(d),
+    /** A batch writing these memories (each with an embedding unless given null) and one audit event. */
+    batchOf: (writes: (Memory | MemoryWrite)[], extra: Partial<WriteBatch> = {}): WriteBatch =>
+      storeTestBatch(writes, dim, extra),
+  };
 }
 
 /** The audit event store tests write (core's fixture). */

@@ -1,15 +1,11 @@
 // write(): round trip, copies out, atomicity (all of a batch or none of it,
 // audit included), owner scoping of edges and supersession marks.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SqliteMemoryStore } from '../src/index.ts';
-import { FAR, NOW, T0, batchOf, makeMemory, newOwner, openStore } from './helpers.ts';
+import { FAR, NOW, T0, batchOf, makeMemory, newOwner, storeAround } from './helpers.ts';
 
 let store: SqliteMemoryStore;
-let done: () => Promise<void>;
-beforeEach(async () => {
-  ({ store, done } = await openStore());
-});
-afterEach(async () => done());
+storeAround((opened) => ({ store } = opened));
 
 describe('write', () => {
   it('stores every field and hands back fresh copies', async () => {

@@ -9,19 +9,7 @@
 -- picks by the hit count.
 -- params: @ownerId, @names, @nowMs, @limit (as search-entities)
 -- returns: id, score
-WITH named AS (
-  SELECT id FROM entities
-   WHERE owner_id = @ownerId
-     AND name_norm IN (SELECT value FROM json_each(@names))
-),
-hits AS (
-  SELECT a.memory_id AS id FROM memory_about a WHERE a.entity_id IN (SELECT id FROM named)
-  UNION
-  SELECT ra.memory_id FROM relations r
-    JOIN relation_assertions ra ON ra.relation_id = r.id
-   WHERE r.owner_id = @ownerId
-     AND (r.subject_id IN (SELECT id FROM named) OR r.object_id IN (SELECT id FROM named))
-)
+@include entity-hits
 SELECT m.id, 1.0 AS score
   FROM memories m INDEXED BY memories_owner_created
  WHERE m.owner_id = @ownerId

@@ -7,13 +7,6 @@
 --         @limit    most rows to return (-1: all)
 -- returns: every column of memories (rowToMemory reads them)
 SELECT m.*
-  FROM memories m
- WHERE m.owner_id = @ownerId
-   AND m.kind = 'episode'
-   AND m.reflected_at IS NULL
-   AND m.superseded_by IS NULL
-   AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
-   AND m.expires_ms > @nowMs
-   AND m.valid_from_ms <= @nowMs
+@include unreflected-episodes-live
  ORDER BY m.created_ms, m.rid
  LIMIT @limit
