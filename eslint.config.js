@@ -5,6 +5,28 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** @keepgraph/core and its subpaths (packages/core/package.json `exports`). */
+const CORE_ENTRY_POINTS = ['', '/ports', '/policy', '/jobs', '/backup', '/testing'].map(
+  (sub) => `@keepgraph/core${sub}`,
+);
+
+/** The core functions that decide what a write or a cascade produces. */
+const STORE_DECISIONS = [
+  'STORE_RULES',
+  'checkKeyExpectation',
+  'checkWriteBatch',
+  'checkEmbeddingUpdates',
+  'checkQueryVector',
+  'outboxRecordedAt',
+  'sealAuditEvent',
+  'storedAuditForm',
+  'GENESIS_HASH',
+  'contentHash',
+  'cascadeReceipt',
+  'cascadeAuditEvents',
+  'rederiveJob',
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -54,28 +76,13 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [
-            {
-              name: '@keepgraph/core',
-              importNames: [
-                'STORE_RULES',
-                'checkKeyExpectation',
-                'checkWriteBatch',
-                'checkEmbeddingUpdates',
-                'checkQueryVector',
-                'outboxRecordedAt',
-                'sealAuditEvent',
-                'storedAuditForm',
-                'GENESIS_HASH',
-                'contentHash',
-                'cascadeReceipt',
-                'cascadeAuditEvents',
-                'rederiveJob',
-              ],
-              message:
-                'a store applies the rules its context holds (ctx.rules, ports/store-rules.ts); the store kit checks shapes',
-            },
-          ],
+          // Every entry point of core: a deciding function may be re-exported from any.
+          paths: CORE_ENTRY_POINTS.map((name) => ({
+            name,
+            importNames: STORE_DECISIONS,
+            message:
+              'a store applies the rules its context holds (ctx.rules, ports/store-rules.ts); the store kit checks shapes',
+          })),
         },
       ],
     },

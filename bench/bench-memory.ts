@@ -5,16 +5,18 @@
 import {
   MemoryInputSchema,
   createEngine,
-  defaultPolicy,
-  systemClock,
-  type Clock,
-  type Embedder,
   type Engine,
   type Memory,
   type MemoryInput,
+} from '@keepgraph/core';
+import { defaultPolicy } from '@keepgraph/core/policy';
+import {
+  systemClock,
+  type Clock,
+  type Embedder,
   type MemoryStore,
   type MemoryWrite,
-} from '@keepgraph/core';
+} from '@keepgraph/core/ports';
 import { memoryFixture } from '@keepgraph/core/testing';
 
 export function benchMemory(

@@ -8,7 +8,8 @@
 // lower-casing and dropping stop words; otherwise joining them loses what one
 // of them says.
 import { parseArgs } from 'node:util';
-import { carriesAllOf, cosine, embeddingText, seededRandom, wordOverlap } from '@keepgraph/core';
+import { carriesAllOf, cosine, embeddingText, wordOverlap } from '@keepgraph/core/jobs';
+import { seededRandom } from '@keepgraph/core/testing';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { DATASET_FLAGS, flaggedDataset } from './lib/dataset-flags.ts';
 import { machineInfo } from './machine.ts';

@@ -17,16 +17,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  DEFAULT_POLICY_PATH,
-  createEngine,
-  isCompactionSummary,
-  isLiveAt,
-  loadPolicyFile,
-  systemClock,
-  type Caller,
-  type Engine,
-} from '@keepgraph/core';
+import { createEngine, isLiveAt, type Caller, type Engine } from '@keepgraph/core';
+import { isCompactionSummary } from '@keepgraph/core/jobs';
+import { DEFAULT_POLICY_PATH, loadPolicyFile } from '@keepgraph/core/policy';
+import { systemClock } from '@keepgraph/core/ports';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import {

@@ -10,7 +10,7 @@
 // search is per owner and cannot see them; full text and entity counts can).
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { MemoryStore, MemoryWrite } from '@keepgraph/core';
+import type { MemoryStore, MemoryWrite } from '@keepgraph/core/ports';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';

@@ -5,7 +5,12 @@
 //   pnpm -s tsx bench/gate-false-refusals.ts --dataset ../shared/datasets/locomo-dev.json
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_POLICY_PATH, evaluateWrite, loadPolicyFile, storedFields } from '@keepgraph/core';
+import {
+  DEFAULT_POLICY_PATH,
+  evaluateWrite,
+  loadPolicyFile,
+  storedFields,
+} from '@keepgraph/core/policy';
 import { loadDataset } from '@keepgraph/cli/retrieval-eval';
 
 const { values } = parseArgs({ options: { dataset: { type: 'string' } } });

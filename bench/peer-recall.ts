@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { embeddingText } from '@keepgraph/core';
+import { embeddingText } from '@keepgraph/core/jobs';
 import {
   checkResultsFile,
   evalOwnerId,

@@ -7,7 +7,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Caller, type Embedder, type MemoryStore } from '@keepgraph/core';
+import { type Caller } from '@keepgraph/core';
+import { type Embedder, type MemoryStore } from '@keepgraph/core/ports';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';

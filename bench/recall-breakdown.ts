@@ -13,7 +13,8 @@
 // Prints a table of p50 / p95 per call, and the recall's own, on stdout.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Caller, Embedder, MemoryStore, MemoryWrite } from '@keepgraph/core';
+import type { Caller } from '@keepgraph/core';
+import type { Embedder, MemoryStore, MemoryWrite } from '@keepgraph/core/ports';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';

@@ -15,12 +15,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  passesDue,
-  startInProcessBackground,
-  type Caller,
-  type MemoryWrite,
-} from '@keepgraph/core';
+import { type Caller } from '@keepgraph/core';
+import { passesDue, startInProcessBackground } from '@keepgraph/core/jobs';
+import { type MemoryWrite } from '@keepgraph/core/ports';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { benchEngine, benchMemory, jitter } from './bench-memory.ts';

@@ -2,7 +2,7 @@
 // two runs (or two stores) see the same texts. Varied enough that full-text
 // and vector indexes do real work; not meant for quality measurement. The
 // vocabulary is shared with the workload generator (bench/workload/).
-import { seededRandom } from '@keepgraph/core';
+import { seededRandom } from '@keepgraph/core/testing';
 
 export const PEOPLE = [
   'Alex',

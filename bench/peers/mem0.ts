@@ -22,7 +22,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Embedder } from '@keepgraph/core';
+import type { Embedder } from '@keepgraph/core/ports';
 
 export interface PeerHit {
   id: string;

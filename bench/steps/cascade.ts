@@ -5,7 +5,8 @@
 // the same owner; then engine.forget(root) is timed, and afterwards
 // engine.verifyForgotten must find no trace of any deleted id or content
 // hash, and the unrelated memories must all still be there.
-import type { Caller, MemoryWrite } from '@keepgraph/core';
+import type { Caller } from '@keepgraph/core';
+import type { MemoryWrite } from '@keepgraph/core/ports';
 import { jitter, workloadMemory, writeInBatches } from '../bench-memory.ts';
 import { rng } from '../synthetic.ts';
 import { chainSize, derivedChain, generateWorkload } from '../workload/generator.ts';

@@ -16,7 +16,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type Clock, type Embedder, type Engine, type MemoryStore } from '@keepgraph/core';
+import { type Engine } from '@keepgraph/core';
+import { type Clock, type Embedder, type MemoryStore } from '@keepgraph/core/ports';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createNeo4jStore, type Neo4jMemoryStore } from '@keepgraph/store-neo4j';
 import { benchEngine } from '../bench-memory.ts';

@@ -5,13 +5,8 @@
 // the in-process runner or a BullMQ worker calls it: engine.expireDue in
 // rounds of 1,000 until nothing is due). Afterwards nothing may be due and every live memory must
 // still be there.
-import {
-  ManualClock,
-  createProcessors,
-  createStatementExtractor,
-  expireJob,
-  type MemoryWrite,
-} from '@keepgraph/core';
+import { createProcessors, createStatementExtractor, expireJob } from '@keepgraph/core/jobs';
+import { ManualClock, type MemoryWrite } from '@keepgraph/core/ports';
 import { jitter, workloadMemory, writeInBatches } from '../bench-memory.ts';
 import { rng } from '../synthetic.ts';
 import { generateWorkload } from '../workload/generator.ts';

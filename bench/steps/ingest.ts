@@ -5,13 +5,8 @@
 // same embeddings, one store transaction per batch). Refusals are compared
 // with the generator's labels. To show where ingest time goes, the gate
 // alone and the store write alone are timed on the same records too.
-import {
-  MemoryInputSchema,
-  defaultPolicy,
-  evaluateWrite,
-  type Caller,
-  type Memory,
-} from '@keepgraph/core';
+import { MemoryInputSchema, type Caller, type Memory } from '@keepgraph/core';
+import { defaultPolicy, evaluateWrite } from '@keepgraph/core/policy';
 import {
   generateWorkload,
   recordEmbeddingText,

@@ -12,7 +12,8 @@
 //           owners, as many as issue 17 asks of it);
 //   single: one owner, measured at 10k and 100k (the "100k memories in one
 //           owner" target; 1M in one owner is past the default policy cap).
-import type { Caller, Embedder, Engine, MemoryStore } from '@keepgraph/core';
+import type { Caller, Engine } from '@keepgraph/core';
+import type { Embedder, MemoryStore } from '@keepgraph/core/ports';
 import { jitter, workloadMemory } from '../bench-memory.ts';
 import { rng, syntheticQueries } from '../synthetic.ts';
 import { generateWorkload, type WorkloadRecord } from '../workload/generator.ts';

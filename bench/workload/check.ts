@@ -3,13 +3,8 @@
 // stored record of the same owner, and the default policy gate does to each
 // labelled record exactly what its label says (all sensitive records, and a
 // sample of the rest).
-import {
-  MemoryInputSchema,
-  defaultPolicy,
-  evaluateWrite,
-  ROLE_DEFAULT_AUTHORITY,
-  type Authority,
-} from '@keepgraph/core';
+import { MemoryInputSchema, ROLE_DEFAULT_AUTHORITY, type Authority } from '@keepgraph/core';
+import { defaultPolicy, evaluateWrite } from '@keepgraph/core/policy';
 import type { WorkloadRecord } from './generator.ts';
 
 export interface CheckReport {

@@ -8,12 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  ManualClock,
-  startInProcessBackground,
-  isCompactionSummary,
-  type Policy,
-} from '@keepgraph/core';
+import { startInProcessBackground, isCompactionSummary } from '@keepgraph/core/jobs';
+import { type Policy } from '@keepgraph/core/policy';
+import { ManualClock } from '@keepgraph/core/ports';
 import { createOpenAiExtractor } from '@keepgraph/extractor-openai';
 import { claimsCompletion, startFakeChatServer } from '@keepgraph/extractor-openai/testing';
 import { createSqliteStore } from '@keepgraph/store-sqlite';

@@ -10,14 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  compact,
-  isCompactionSummary,
-  systemClock,
-  type Engine,
-  type MemoryStore,
-  type WriteBatch,
-} from '@keepgraph/core';
+import { type Engine } from '@keepgraph/core';
+import { compact, isCompactionSummary } from '@keepgraph/core/jobs';
+import { systemClock, type MemoryStore, type WriteBatch } from '@keepgraph/core/ports';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { isFinalJobError } from '@keepgraph/workers';

@@ -3,7 +3,8 @@
 // and the relation edges with their asserting memories' texts. Two runs of
 // the same work on different owners (or stores) compare equal when they
 // derived the same things from the same sources.
-import type { Memory, MemoryStore } from '@keepgraph/core';
+import type { Memory } from '@keepgraph/core';
+import type { MemoryStore } from '@keepgraph/core/ports';
 
 export interface MemorySnapshot {
   kind: string;

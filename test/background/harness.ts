@@ -8,21 +8,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
+import { createEngine, type Caller, type Engine } from '@keepgraph/core';
+import { expireJob, scheduledJobs, startInProcessBackground } from '@keepgraph/core/jobs';
+import { defaultPolicy, type Policy } from '@keepgraph/core/policy';
 import {
   ManualClock,
-  createEngine,
-  defaultPolicy,
-  expireJob,
-  scheduledJobs,
-  startInProcessBackground,
-  type Caller,
   type Clock,
   type Embedder,
-  type Engine,
   type Extractor,
   type MemoryStore,
-  type Policy,
-} from '@keepgraph/core';
+} from '@keepgraph/core/ports';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';

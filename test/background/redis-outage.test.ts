@@ -10,13 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  defaultPolicy,
-  isKeepGraphError,
-  systemClock,
-  type MemoryStore,
-  type WriteBatch,
-} from '@keepgraph/core';
+import { isKeepGraphError } from '@keepgraph/core';
+import { defaultPolicy } from '@keepgraph/core/policy';
+import { systemClock, type MemoryStore, type WriteBatch } from '@keepgraph/core/ports';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { startWorkerProcess } from '@keepgraph/workers';
 import { testRedis } from '@keepgraph/workers/testing';

@@ -2,6 +2,7 @@
 // with the in-process runner, server with BullMQ workers): the seed's
 // reflection, compaction and its rebuild, and expiry on schedule.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Memory } from '@keepgraph/core';
 import {
   compactJob,
   fanOutScheduledPass,
@@ -10,8 +11,7 @@ import {
   isContextSummary,
   textInContext,
   TURN_CONTEXT_MAX_CHARS,
-  type Memory,
-} from '@keepgraph/core';
+} from '@keepgraph/core/jobs';
 import {
   operator,
   settleConsolidation,

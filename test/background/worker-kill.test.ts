@@ -15,14 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import {
-  createStatementExtractor,
-  startInProcessBackground,
-  systemClock,
-  type Engine,
-  type MemoryInput,
-  type MemoryStore,
-} from '@keepgraph/core';
+import { type Engine, type MemoryInput } from '@keepgraph/core';
+import { createStatementExtractor, startInProcessBackground } from '@keepgraph/core/jobs';
+import { systemClock, type MemoryStore } from '@keepgraph/core/ports';
 import { redisConnection } from '@keepgraph/runtime';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { createOpenAiExtractor } from '@keepgraph/extractor-openai';

@@ -4,7 +4,7 @@
 // never across two streams.
 import { describe, expect, it } from 'vitest';
 import { findNeedles, needleScanner } from './find-needles.ts';
-import { seededRandom } from '@keepgraph/core';
+import { seededRandom } from '@keepgraph/core/testing';
 
 // Needles of different lengths, two sharing a long prefix (one hash bucket),
 // one of multi-byte UTF-8.

@@ -4,7 +4,7 @@
 // have come from the one request that sent it). Formats follow each issuer's
 // documentation; each value has a `needle`: the part that must never be
 // stored (the random body of a token, the password in a sentence).
-import { seededRandom } from '@keepgraph/core';
+import { seededRandom } from '@keepgraph/core/testing';
 
 export interface SensitiveValue {
   kind: string;

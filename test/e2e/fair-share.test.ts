@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_POLICY_PATH } from '@keepgraph/core';
+import { DEFAULT_POLICY_PATH } from '@keepgraph/core/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_READ_FLUSH_MS } from '@keepgraph/core';
+import { DEFAULT_READ_FLUSH_MS } from '@keepgraph/core/ports';
 import { operatorCall, scratchKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv } from './stores.ts';
 import { STORE_KINDS } from '@keepgraph/runtime';

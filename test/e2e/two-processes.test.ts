@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MemoryStore } from '@keepgraph/core';
+import type { MemoryStore } from '@keepgraph/core/ports';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';

@@ -28,7 +28,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { KeepGraphClient } from '@keepgraph/client';
-import { JOB_NAMES, type MemoryStore } from '@keepgraph/core';
+import { JOB_NAMES, type MemoryStore } from '@keepgraph/core/ports';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { redisConnection } from '@keepgraph/runtime';
 import { credentials, personalData, type SensitiveValue } from '../corpus/sensitive-values.ts';

@@ -9,16 +9,9 @@
 // so the outbox relay reports the outage, keeps the jobs in the outbox and
 // can be stopped. The workers, not this, are the side that waits for Redis.
 import { Queue, isRedisInstance, type ConnectionOptions } from 'bullmq';
-import {
-  JOB_NAMES,
-  isKeepGraphError,
-  percentileOf,
-  type Job,
-  type JobName,
-  type JobQueue,
-  type QueueMetrics,
-  type QueueMetricsSource,
-} from '@keepgraph/core';
+import { isKeepGraphError } from '@keepgraph/core';
+import { percentileOf, type QueueMetrics, type QueueMetricsSource } from '@keepgraph/core/jobs';
+import { JOB_NAMES, type Job, type JobName, type JobQueue } from '@keepgraph/core/ports';
 import { withDeadline } from './deadlines.ts';
 import { queueUnavailable, redisLiveness, type RedisLiveness } from './redis-liveness.ts';
 

@@ -12,16 +12,9 @@ import {
   type Job as BullJob,
 } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
-import {
-  ALL_OWNERS,
-  JOB_NAMES,
-  JOB_TYPES,
-  isKeepGraphError,
-  isRefusalCode,
-  type ErrorCode,
-  type JobName,
-  type Processors,
-} from '@keepgraph/core';
+import { isKeepGraphError, isRefusalCode, type ErrorCode } from '@keepgraph/core';
+import { ALL_OWNERS, JOB_TYPES, type Processors } from '@keepgraph/core/jobs';
+import { JOB_NAMES, type JobName } from '@keepgraph/core/ports';
 import type { JobData } from './bullmq-job-queue.ts';
 import { ownerLock, type OwnerLock } from './owner-lock.ts';
 

@@ -3,13 +3,9 @@
 // owner, at the periods the policy gives. Upserting is idempotent, so every
 // worker process may install them at start. Like an enqueue, installing
 // fails within the queue's timeout when Redis is unreachable.
-import {
-  JOB_TYPES,
-  SCHEDULED_JOBS,
-  scheduleEveryMs,
-  type JobName,
-  type Policy,
-} from '@keepgraph/core';
+import { JOB_TYPES, SCHEDULED_JOBS, scheduleEveryMs } from '@keepgraph/core/jobs';
+import { type Policy } from '@keepgraph/core/policy';
+import { type JobName } from '@keepgraph/core/ports';
 import type { BullMqJobQueue } from './bullmq-job-queue.ts';
 
 /**

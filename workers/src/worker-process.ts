@@ -6,17 +6,16 @@
 // step of closing has a deadline, so a Redis that is gone cannot hold the
 // process for ever; what misses it is logged and left behind.
 import type { ConnectionOptions } from 'bullmq';
+import { type Engine } from '@keepgraph/core';
 import {
   ALL_OWNERS,
   createProcessors,
   reembedJob,
   createStatementExtractor,
   startRelay,
-  type Engine,
-  type Extractor,
-  type JobName,
   type Relay,
-} from '@keepgraph/core';
+} from '@keepgraph/core/jobs';
+import { type Extractor, type JobName } from '@keepgraph/core/ports';
 import { BullMqJobQueue } from './bullmq-job-queue.ts';
 import { startWorkers, type RunningWorkers } from './bullmq-workers.ts';
 import { DEFAULT_CLOSE_TIMEOUT_MS, closeWithin } from './deadlines.ts';

@@ -8,7 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker, type Job as BullJob } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { JOB_NAMES, defaultPolicy, type Job } from '@keepgraph/core';
+import { defaultPolicy } from '@keepgraph/core/policy';
+import { JOB_NAMES, type Job } from '@keepgraph/core/ports';
 import {
   BullMqJobQueue,
   DEFAULT_PRODUCER_TIMEOUT_MS,

@@ -5,7 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { UnrecoverableError, type Job as BullJob } from 'bullmq';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { JOB_NAMES, KeepGraphError, type Job, type JobName, type Processor } from '@keepgraph/core';
+import { KeepGraphError } from '@keepgraph/core';
+import { type Processor } from '@keepgraph/core/jobs';
+import { JOB_NAMES, type Job, type JobName } from '@keepgraph/core/ports';
 import {
   BullMqJobQueue,
   isFinalJobError,

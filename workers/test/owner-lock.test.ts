@@ -3,7 +3,8 @@
 // run side by side; a held owner's job waits without spending an attempt.
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { JOB_NAMES, type Job, type Processors } from '@keepgraph/core';
+import { type Processors } from '@keepgraph/core/jobs';
+import { JOB_NAMES, type Job } from '@keepgraph/core/ports';
 import { BullMqJobQueue, startWorkers, type RunningWorkers } from '../src/index.ts';
 
 const connection = { url: inject('redisUrl') };

@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
-import { defaultPolicy, type Engine, type OutboxEntry, type Policy } from '@keepgraph/core';
+import { type Engine } from '@keepgraph/core';
+import { defaultPolicy, type Policy } from '@keepgraph/core/policy';
+import { type OutboxEntry } from '@keepgraph/core/ports';
 import { DEFAULT_PRODUCER_TIMEOUT_MS, startWorkerProcess } from '../src/index.ts';
 
 /** An engine whose store counts the relay's reads of the outbox; `hang` makes them never answer. */

@@ -3,7 +3,6 @@
 import type {
   AuditEvent,
   DeletionPreview,
-  DeletionReceipt,
   ExpiryRun,
   ForgottenCheck,
   Kpis,
@@ -12,6 +11,7 @@ import type {
   RecallHit,
   SerializedGraph,
 } from '@keepgraph/core';
+import type { DeletionReceipt } from '@keepgraph/core/ports';
 
 /** Origin in one short bracket: session, turn, source, tool, extractor. */
 export function formatOrigin(o: OriginInput & { writtenBy?: string }): string {

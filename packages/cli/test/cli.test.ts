@@ -363,7 +363,7 @@ describe('keepgraph worker', { timeout: 180_000 }, () => {
   it('purges expired memories on its schedule and stops cleanly on SIGTERM', async () => {
     // A policy whose kv TTL may be as short as one second, so the test waits seconds, not minutes.
     const policyFile = join(dataDir, 'short-ttl-policy.yaml');
-    const { DEFAULT_POLICY_PATH } = await import('@keepgraph/core');
+    const { DEFAULT_POLICY_PATH } = await import('@keepgraph/core/policy');
     const yaml = await readFile(DEFAULT_POLICY_PATH, 'utf8');
     const short = yaml.replace(
       'ttl: { default: 365d, min: 60s, max: 3650d }',

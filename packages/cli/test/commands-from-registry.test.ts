@@ -4,14 +4,9 @@
 // start the processes whose requests and jobs do.
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
-import {
-  USE_CASES,
-  createEngine,
-  defaultPolicy,
-  systemClock,
-  type Embedder,
-  type MemoryStore,
-} from '@keepgraph/core';
+import { USE_CASES, createEngine } from '@keepgraph/core';
+import { defaultPolicy } from '@keepgraph/core/policy';
+import { systemClock, type Embedder, type MemoryStore } from '@keepgraph/core/ports';
 import { buildProgram, NOT_USE_CASE_COMMANDS } from '../src/program.ts';
 import { declaredUseCases, engineLimitedTo } from '../src/context.ts';
 import type { Io } from '../src/io.ts';

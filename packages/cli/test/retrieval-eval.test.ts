@@ -12,7 +12,7 @@ import type { Io } from '../src/io.ts';
 import { runCli } from '../src/run.ts';
 import { checkResultsFile } from '../src/retrieval-eval/check.ts';
 import { evalOwnerId, padWithUnretrieved } from '../src/retrieval-eval/run-eval.ts';
-import { defaultPolicy, evaluateStoredFields } from '@keepgraph/core';
+import { defaultPolicy, evaluateStoredFields } from '@keepgraph/core/policy';
 import { parseDataset, type Dataset } from '../src/retrieval-eval/dataset.ts';
 import { formatResults, type ResultLine } from '../src/retrieval-eval/results.ts';
 import { percentile, scoreResults } from '../src/retrieval-eval/score.ts';

@@ -8,7 +8,6 @@
 import type {
   CorrectionInput,
   DeletionPreview,
-  DeletionReceipt,
   ImportReport,
   MemoryFilter,
   MemoryInput,
@@ -18,6 +17,7 @@ import type {
   Engine,
   Caller,
 } from '@keepgraph/core';
+import type { DeletionReceipt } from '@keepgraph/core/ports';
 import { EXPOSED, type ExposedName } from './exposed.generated.ts';
 import type { Out, RouteName } from './routes.ts';
 import {

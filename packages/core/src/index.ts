@@ -1,28 +1,19 @@
-// Public surface of @keepgraph/core: records, errors, audit, ports, policy,
-// ranking and the engine. Adapters import from here only.
+// @keepgraph/core: the engine, its use-cases and what their callers see
+// (records, errors, audit events, answers' schemas, the registry and its
+// exposures). The parts other packages implement or run are subpaths:
+//   @keepgraph/core/ports    what a store, an embedder, a clock, a job queue
+//                            or an extractor implements, and the store kit
+//   @keepgraph/core/policy   the policy file, its schema and the write gate
+//   @keepgraph/core/jobs     background jobs: registry, processors, relay,
+//                            triggers and scheduled passes
+//   @keepgraph/core/backup   backup formats and restore
+//   @keepgraph/core/testing  fixtures and a seeded random for tests and benchmarks
 export * from './domain/errors.ts';
 export * from './domain/record.ts';
 export * from './domain/audit.ts';
 export * from './domain/recall-config.ts';
 export * from './domain/rank.ts';
-export * from './domain/derived-kinds.ts';
-export * from './domain/indexed-text.ts';
-export * from './domain/query-terms.ts';
 export * from './domain/render-context.ts';
-export * from './ports/memory-store.ts';
-export * from './ports/store-checks.ts';
-export * from './ports/entity-plan.ts';
-export * from './ports/cascade-audit.ts';
-export * from './ports/store-kit.ts';
-export * from './ports/store-operations.ts';
-export * from './ports/store-migrations.ts';
-export * from './ports/store-rules.ts';
-export * from './ports/read-journal.ts';
-export * from './ports/embedder.ts';
-export * from './ports/clock.ts';
-export * from './ports/job-queue.ts';
-export * from './ports/extractor.ts';
-export * from './policy/index.ts';
 export * from './idempotency.ts';
 export * from './services/deps.ts';
 export * from './services/write.ts';
@@ -30,7 +21,6 @@ export * from './services/cascade.ts';
 export * from './use-cases/remember.ts';
 export * from './use-cases/correct.ts';
 export * from './use-cases/recall.ts';
-export * from './use-cases/inspect.ts';
 export * from './use-cases/inspect.ts';
 export * from './use-cases/read-log.ts';
 export * from './use-cases/forget.ts';
@@ -51,26 +41,4 @@ export * from './use-cases/registry.ts';
 export * from './use-cases/exposure.ts';
 export * from './use-cases/owner-stats.ts';
 export * from './use-cases/authorization-table.ts';
-export * from './domain/job-ids.ts';
-export * from './jobs/job-registry.ts';
-export * from './jobs/queue-metrics.ts';
-export * from './jobs/statement-extractor.ts';
-export * from './jobs/group-episodes.ts';
-export * from './jobs/derived-writes.ts';
-export * from './jobs/reflect.ts';
-export * from './jobs/compact.ts';
-export * from './domain/word-overlap.ts';
-export * from './jobs/context-keys.ts';
-export * from './services/turn-context.ts';
-export * from './jobs/processors.ts';
-export * from './services/scheduled-pass.ts';
-export * from './services/triggers.ts';
-export * from './jobs/relay.ts';
-export * from './jobs/in-process-runner.ts';
-export * from './jobs/background.ts';
-export * from './domain/seeded-random.ts';
 export * from './domain/liveness.ts';
-export * from './backup/backup-format.ts';
-export * from './backup/backup-jsonl.ts';
-export * from './backup/store-source.ts';
-export * from './backup/restore.ts';

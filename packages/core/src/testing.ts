@@ -226,3 +226,4 @@ export function bindingProbes() {
     ),
   };
 }
+export * from './domain/seeded-random.ts';

@@ -7,15 +7,13 @@ import {
   ROLES,
   USE_CASES,
   createEngine,
-  defaultPolicy,
   isKeepGraphError,
-  systemClock,
-  type Embedder,
-  type MemoryStore,
   type UseCaseName,
   httpBinding,
   type ExposedUseCase,
 } from '@keepgraph/core';
+import { defaultPolicy } from '@keepgraph/core/policy';
+import { systemClock, type Embedder, type MemoryStore } from '@keepgraph/core/ports';
 
 const untouchable = <T extends object>(what: string) =>
   new Proxy({} as T, {

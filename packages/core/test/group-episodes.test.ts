@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clustersOf, groupBySimilarity, similarityGraph } from '../src/index.ts';
+import { clustersOf, groupBySimilarity, similarityGraph } from '../src/jobs/index.ts';
 import { randomUnitVector } from '../src/testing.ts';
 import { seededRandom } from '../src/domain/seeded-random.ts';
 

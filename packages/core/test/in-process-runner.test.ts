@@ -1,7 +1,8 @@
 // The in-process runner's own behaviour, with small processors (the real
 // processors run in test/background against real stores).
 import { describe, expect, it } from 'vitest';
-import { InProcessJobRunner, JOB_NAMES, type Job, type Processors } from '../src/index.ts';
+import { InProcessJobRunner, type Processors } from '../src/jobs/index.ts';
+import { JOB_NAMES, type Job } from '../src/ports/index.ts';
 
 function processors(run: (job: Job) => Promise<void>): Processors {
   return Object.fromEntries(
@@ -9,7 +10,12 @@ function processors(run: (job: Job) => Promise<void>): Processors {
   ) as unknown as Processors;
 }
 
-const job = (id: string, name: Job['name'] = 'reflect'): Job => ({ name, id, ownerId: 'o', payload: {} });
+const job = (id: string, name: Job['name'] = 'reflect'): Job => ({
+  name,
+  id,
+  ownerId: 'o',
+  payload: {},
+});
 
 describe('InProcessJobRunner', () => {
   it('runs a job id once however often it is enqueued', async () => {

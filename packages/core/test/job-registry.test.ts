@@ -3,23 +3,22 @@
 // the schedules come from the policy, and a payload that does not fit is a
 // final invalid_input rather than a crash inside a processor.
 import { describe, expect, it } from 'vitest';
+import { isKeepGraphError } from '@keepgraph/core';
 import {
   ALL_OWNERS,
-  JOB_NAMES,
   JOB_TYPES,
   SCHEDULED_JOBS,
   compactJob,
-  defaultPolicy,
   expireJob,
-  isKeepGraphError,
   jobPayload,
   rederiveJob,
   reembedJob,
   reflectJob,
   scheduledJobs,
   startupJobs,
-  type Job,
-} from '@keepgraph/core';
+} from '@keepgraph/core/jobs';
+import { defaultPolicy } from '@keepgraph/core/policy';
+import { JOB_NAMES, type Job } from '@keepgraph/core/ports';
 
 const T = '2026-12-01T00:00:00.000Z';
 const produced: Job[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimKey, createStatementExtractor, isNegativeFeedback } from '../src/index.ts';
+import { claimKey, createStatementExtractor, isNegativeFeedback } from '../src/jobs/index.ts';
 
 const extract = (...texts: string[]) =>
   createStatementExtractor().extract({

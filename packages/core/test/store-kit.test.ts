@@ -4,17 +4,16 @@
 // on `cause`, and each port member runs its own operation with the context.
 // (Real stores are proven by the conformance suite.)
 import { describe, expect, it, vi } from 'vitest';
+import { KeepGraphError, isKeepGraphError } from '@keepgraph/core';
 import {
-  KeepGraphError,
   JOURNAL_FREE,
   KitStore,
   STORE_OPERATIONS,
-  isKeepGraphError,
   STORE_RULES,
   storeError,
   type StoreOperations,
   type StoreRules,
-} from '@keepgraph/core';
+} from '@keepgraph/core/ports';
 
 class DriverError extends Error {}
 

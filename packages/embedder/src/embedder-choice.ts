@@ -4,7 +4,7 @@
 // (policy, auth, APIs, crashes, fuzzing, deletion) run a spawned server
 // without loading an ONNX model, through the same setting a user has.
 
-import type { Embedder } from '@keepgraph/core';
+import type { Embedder } from '@keepgraph/core/ports';
 import { createHashingEmbedder } from './hashing-embedder.ts';
 import {
   TRANSFORMERS_MODEL_IDS,

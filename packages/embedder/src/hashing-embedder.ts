@@ -1,6 +1,6 @@
 // A deterministic fake Embedder for unit tests of code that only needs the port.
 
-import type { Embedder } from '@keepgraph/core';
+import type { Embedder } from '@keepgraph/core/ports';
 import { l2Normalize } from './vector-math.ts';
 
 /** FNV-1a, 32-bit: stable across runs and platforms, unlike any built-in hash. */

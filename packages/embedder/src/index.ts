@@ -1,6 +1,6 @@
 // @keepgraph/embedder: local text embeddings (transformers.js over ONNX) behind the core Embedder port.
 
-export type { EmbedPurpose, Embedder } from '@keepgraph/core';
+export type { EmbedPurpose, Embedder } from '@keepgraph/core/ports';
 export {
   createTransformersEmbedder,
   DEFAULT_MODEL_ID,

@@ -4,7 +4,8 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { KeepGraphError, type EmbedPurpose, type Embedder } from '@keepgraph/core';
+import { KeepGraphError } from '@keepgraph/core';
+import { type EmbedPurpose, type Embedder } from '@keepgraph/core/ports';
 import { embedInWorker, type WorkerModelSpec } from './model-host.ts';
 import { resolveModelsDir } from './models-dir.ts';
 

@@ -1,6 +1,6 @@
 // Configuration from the environment, read once at the edge (server or
 // worker start): which extractor, and where the OpenAI-compatible endpoint is.
-import type { Extractor } from '@keepgraph/core';
+import type { Extractor } from '@keepgraph/core/ports';
 import { createOpenAiExtractor } from './openai-extractor.ts';
 
 /** The variables {@link openAiExtractorFromEnv} reads. */

@@ -1,6 +1,6 @@
 // @keepgraph/extractor-openai: the Extractor port over an OpenAI-compatible chat-completions endpoint.
 
-export type { ExtractedClaim, ExtractionInput, Extractor } from '@keepgraph/core';
+export type { ExtractedClaim, ExtractionInput, Extractor } from '@keepgraph/core/ports';
 export { createOpenAiExtractor, EXTRACTOR_NAME, REPLY_FORMAT_NAME } from './openai-extractor.ts';
 export type { OpenAiExtractorOptions } from './openai-extractor.ts';
 export {

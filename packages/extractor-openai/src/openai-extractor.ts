@@ -3,7 +3,8 @@
 // strict structured outputs, and an all-or-nothing check of the reply.
 // Retrying is the caller's decision (reflection's), guided by `retryable`.
 import { z } from 'zod';
-import type { ExtractedClaim, ExtractionInput, Extractor, ExtractorInfo } from '@keepgraph/core';
+import type { ExtractorInfo } from '@keepgraph/core';
+import type { ExtractedClaim, ExtractionInput, Extractor } from '@keepgraph/core/ports';
 import pkg from '../package.json' with { type: 'json' };
 import { ExtractionRejected, isRetryableStatus } from './extraction-rejected.ts';
 import { PROMPT_VERSION, promptMessages } from './prompt.ts';

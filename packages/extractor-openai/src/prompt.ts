@@ -2,7 +2,8 @@
 // episodes as one JSON document in the user message. Episode text is data
 // (invariant 9): it is never spliced into the instructions, and its encoding
 // keeps it from closing the document early or posing as a new message.
-import { renderJsonAsData, type ExtractionInput } from '@keepgraph/core';
+import { renderJsonAsData } from '@keepgraph/core';
+import { type ExtractionInput } from '@keepgraph/core/ports';
 import { CLAIM_KINDS } from './reply-schema.ts';
 
 /**

@@ -3,13 +3,8 @@
 // and the mapping to core's ExtractedClaim. Limits follow core's
 // MemoryInputSchema so that every accepted claim is writable as a memory.
 import { z } from 'zod';
-import {
-  ENTITY_TYPE,
-  EntityRefSchema,
-  MAX_TEXT_CHARS,
-  RelationInputSchema,
-  type ExtractedClaim,
-} from '@keepgraph/core';
+import { ENTITY_TYPE, EntityRefSchema, MAX_TEXT_CHARS, RelationInputSchema } from '@keepgraph/core';
+import { type ExtractedClaim } from '@keepgraph/core/ports';
 
 /**
  * Kinds the extractor may produce. Not `episode` (what it reads), not `kv`

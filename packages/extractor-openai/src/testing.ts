@@ -9,7 +9,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { text } from 'node:stream/consumers';
-import type { ExtractionInput } from '@keepgraph/core';
+import type { ExtractionInput } from '@keepgraph/core/ports';
 import { EPISODES_CLOSE, EPISODES_OPEN } from './prompt.ts';
 
 /** One request the fake server received. */

@@ -2,7 +2,7 @@
 // the chat-completions wire format: what it sends, what it accepts, and how it
 // rejects (reason and retryable), without ever echoing episode text.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ExtractionInput } from '@keepgraph/core';
+import type { ExtractionInput } from '@keepgraph/core/ports';
 import pkg from '../package.json' with { type: 'json' };
 import {
   createOpenAiExtractor,

@@ -12,16 +12,14 @@
 import { chmod, mkdtemp, open, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { KeepGraphError, auditEvent, type Caller } from '@keepgraph/core';
 import {
-  KeepGraphError,
-  auditEvent,
   backupLines,
   storeBackupSource,
   type BackupCounts,
   type BackupHeader,
-  type Caller,
-  type MemoryStore,
-} from '@keepgraph/core';
+} from '@keepgraph/core/backup';
+import { type MemoryStore } from '@keepgraph/core/ports';
 import { SqliteMemoryStore, createSqliteStore, sealSqliteBackup } from '@keepgraph/store-sqlite';
 import type { EmbeddedRuntime } from './runtime.ts';
 

@@ -3,7 +3,7 @@
 // reads process.env; the runtime and the app receive plain values.
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_POLICY_PATH } from '@keepgraph/core';
+import { DEFAULT_POLICY_PATH } from '@keepgraph/core/policy';
 import { DEFAULT_MODEL_ID, MODEL_IDS, type ModelId } from '@keepgraph/embedder';
 
 /** Stores the server can open: the embedded SQLite file store, or Neo4j. */

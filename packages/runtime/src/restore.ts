@@ -16,20 +16,17 @@ import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile, chmod } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { KeepGraphError, newAuditSecret, type AuditEvent, type Caller } from '@keepgraph/core';
 import {
-  KeepGraphError,
   finishCopiedRestore,
-  newAuditSecret,
   isStoreEmpty,
   readBackupLines,
   restoreBackup,
   storeBackupSource,
-  type AuditEvent,
   type BackupHeader,
   type BackupSource,
-  type Caller,
   type RestoreReport,
-} from '@keepgraph/core';
+} from '@keepgraph/core/backup';
 import { databaseInUse, isSqliteFile, openSqliteBackup } from '@keepgraph/store-sqlite';
 import { openSqliteStore } from './backup.ts';
 import type { StoreSelection } from './config.ts';

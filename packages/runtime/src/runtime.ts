@@ -6,24 +6,27 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  DEFAULT_POLICY_PATH,
   KeepGraphError,
   createEngine,
   newAuditSecret,
   isKeepGraphError,
-  loadPolicyFile,
+  type Engine,
+  type Observer,
+} from '@keepgraph/core';
+import {
   startInProcessBackground,
   startRelay,
+  type InProcessBackground,
+  type QueueMetricsSource,
+} from '@keepgraph/core/jobs';
+import { DEFAULT_POLICY_PATH, loadPolicyFile } from '@keepgraph/core/policy';
+import {
   systemClock,
   type Clock,
   type Embedder,
-  type Engine,
   type MemoryStore,
   type Extractor,
-  type InProcessBackground,
-  type Observer,
-  type QueueMetricsSource,
-} from '@keepgraph/core';
+} from '@keepgraph/core/ports';
 import { BullMqJobQueue, closeWithin } from '@keepgraph/workers';
 import type { Queue } from 'bullmq';
 import { MODEL_IDS, createEmbedder, isModelId } from '@keepgraph/embedder';

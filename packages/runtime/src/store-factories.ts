@@ -5,7 +5,7 @@
 // row here (tsc refuses a kind of STORE_KINDS without one).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MemoryStore } from '@keepgraph/core';
+import type { MemoryStore } from '@keepgraph/core/ports';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import type { ServerConfig, StoreKind, StoreSelection } from './config.ts';

@@ -7,6 +7,7 @@
 // another history every deletion it records of a backed-up memory is
 // applied again, and its audit log and keys stay.
 import { afterEach, describe, expect, it } from 'vitest';
+import { type Memory } from '@keepgraph/core';
 import {
   backupLines,
   readBackupLines,
@@ -14,8 +15,7 @@ import {
   storeBackupSource,
   type BackedUpMemory,
   type BackupSource,
-  type Memory,
-} from '@keepgraph/core';
+} from '@keepgraph/core/backup';
 import { memoryFixture } from '@keepgraph/core/testing';
 import type { EmbeddedRuntime } from '@keepgraph/runtime';
 import { cleanUp, embedder, openScratch, operator, scratchDir } from './scratch.ts';

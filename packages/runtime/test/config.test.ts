@@ -2,7 +2,7 @@
 // lists every invalid setting by its variable name.
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY_PATH } from '@keepgraph/core';
+import { DEFAULT_POLICY_PATH } from '@keepgraph/core/policy';
 import { DEFAULT_MODEL_ID } from '@keepgraph/embedder';
 import { loadServerConfig, redisConnection, storeSelection } from '@keepgraph/runtime';
 
@@ -52,7 +52,12 @@ describe('loadServerConfig', () => {
   });
 
   it('selects Neo4j from KEEPGRAPH_STORE and NEO4J_* variables', () => {
-    const neo4j = { uri: 'bolt://db.internal:7687', user: 'neo4j', password: 's3cret', database: 'memories' };
+    const neo4j = {
+      uri: 'bolt://db.internal:7687',
+      user: 'neo4j',
+      password: 's3cret',
+      database: 'memories',
+    };
     const c = loadServerConfig({
       KEEPGRAPH_STORE: 'neo4j',
       NEO4J_URI: neo4j.uri,
@@ -67,8 +72,12 @@ describe('loadServerConfig', () => {
 
   it('refuses Neo4j without a URI, a malformed URI, and a user without a password', () => {
     expect(() => loadServerConfig({ KEEPGRAPH_STORE: 'neo4j' })).toThrow(/NEO4J_URI: is required/);
-    expect(() => loadServerConfig({ KEEPGRAPH_STORE: 'neo4j', NEO4J_URI: 'http://x' })).toThrow(/NEO4J_URI: must be a bolt/);
-    expect(() => loadServerConfig({ NEO4J_URI: 'bolt://x:1', NEO4J_USER: 'u' })).toThrow(/NEO4J_PASSWORD: is required/);
+    expect(() => loadServerConfig({ KEEPGRAPH_STORE: 'neo4j', NEO4J_URI: 'http://x' })).toThrow(
+      /NEO4J_URI: must be a bolt/,
+    );
+    expect(() => loadServerConfig({ NEO4J_URI: 'bolt://x:1', NEO4J_USER: 'u' })).toThrow(
+      /NEO4J_PASSWORD: is required/,
+    );
   });
 
   it('reads the environment, treating empty strings as unset', () => {
@@ -143,7 +152,9 @@ describe('loadServerConfig', () => {
       message = (e as Error).message;
     }
     expect(message).toContain('KEEPGRAPH_PORT');
-    expect(message).toMatch(/KEEPGRAPH_ROLE: no longer read: the role comes from the API key or JWT/);
+    expect(message).toMatch(
+      /KEEPGRAPH_ROLE: no longer read: the role comes from the API key or JWT/,
+    );
     expect(message).toMatch(/KEEPGRAPH_STORE: must be one of sqlite, neo4j \(got "mongo"\)/);
     expect(message).toContain('KEEPGRAPH_SWEEP_INTERVAL_MS');
     expect(message).toContain('KEEPGRAPH_MODEL');

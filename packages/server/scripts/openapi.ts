@@ -2,7 +2,8 @@
 // starting a server or opening a store: the routes, their schemas and the
 // named answer components are the app's, the engine behind it is never
 // called. The Python client's models are generated from it.
-import { defaultPolicy, type Engine } from '@keepgraph/core';
+import { type Engine } from '@keepgraph/core';
+import { defaultPolicy } from '@keepgraph/core/policy';
 import { buildApp } from '../src/app.ts';
 
 const engine = new Proxy({} as Engine, {

@@ -22,8 +22,8 @@ import {
   type Caller,
   type Credential,
   type Engine,
-  type QueueMetricsSource,
 } from '@keepgraph/core';
+import { type QueueMetricsSource } from '@keepgraph/core/jobs';
 import {
   authenticationPlugin,
   callerOfRequest,

@@ -2,7 +2,7 @@
 // app over its engine, listen, and close everything on SIGINT/SIGTERM. The
 // CLI's `keepgraph start` calls startServer with a validated config.
 import type { FastifyInstance } from 'fastify';
-import type { Extractor } from '@keepgraph/core';
+import type { Extractor } from '@keepgraph/core/ports';
 import { buildApp } from './app.ts';
 import { storeSelection, type ServerConfig } from '@keepgraph/runtime';
 import { ensureOperatorKey, openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';

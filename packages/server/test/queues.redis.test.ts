@@ -4,7 +4,7 @@
 // server without a job runner says so instead of failing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { JOB_NAMES } from '@keepgraph/core';
+import { JOB_NAMES } from '@keepgraph/core/ports';
 import type { EmbeddedRuntime } from '@keepgraph/runtime';
 import { buildApp } from '../src/app.ts';
 import { BULL_BOARD_PATH } from '../src/plugins/bull-board.ts';

@@ -5,13 +5,8 @@
 // is tested is the binding, not the use-case.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import {
-  KeepGraphError,
-  USE_CASES,
-  defaultPolicy,
-  type Engine,
-  type UseCaseName,
-} from '@keepgraph/core';
+import { KeepGraphError, USE_CASES, type Engine, type UseCaseName } from '@keepgraph/core';
+import { defaultPolicy } from '@keepgraph/core/policy';
 import { buildApp } from '../src/app.ts';
 import { NOT_USE_CASE_ROUTES } from '../src/routes/operate.ts';
 
@@ -38,7 +33,10 @@ const routes: SeenRoute[] = [];
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  app = buildApp({ engine, auth: { trustedCaller: { role: 'operator', owners: 'all', principal: 'test' } } });
+  app = buildApp({
+    engine,
+    auth: { trustedCaller: { role: 'operator', owners: 'all', principal: 'test' } },
+  });
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) {
       if (method === 'HEAD') continue;
@@ -52,8 +50,7 @@ afterAll(() => app.close());
 const v1 = () => routes.filter((r) => r.url.startsWith('/v1/'));
 
 /** A URL for a route pattern: every parameter filled ("1" fits ids and seqs alike). */
-const concrete = (pattern: string) =>
-  pattern.replace(/::|:\w+/g, (m) => (m === '::' ? ':' : '1'));
+const concrete = (pattern: string) => pattern.replace(/::|:\w+/g, (m) => (m === '::' ? ':' : '1'));
 
 // One body every route accepts far enough to reach the engine: each route
 // takes the fields it reads; the engine would validate them.

@@ -5,19 +5,20 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe } from 'vitest';
 import {
-  ManualClock,
   createEngine,
-  defaultPolicy,
   type Caller,
-  type Embedder,
   type Engine,
   type Memory,
   type MemoryInput,
+} from '@keepgraph/core';
+import { defaultPolicy, type Policy } from '@keepgraph/core/policy';
+import {
+  ManualClock,
+  type Embedder,
   type MemoryStore,
   type OutboxEntry,
-  type Policy,
   type WriteBatch,
-} from '@keepgraph/core';
+} from '@keepgraph/core/ports';
 import { auditEventFixture, randomUnitVector } from '@keepgraph/core/testing';
 
 /** A store instance under test plus the store-specific probes the suite needs. */

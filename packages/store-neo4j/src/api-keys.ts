@@ -1,7 +1,8 @@
 // API keys (the ApiKeys concern): one (:ApiKey) node each, the key's hash
 // and never the key; each change in one write transaction with its audit
 // event.
-import type { ApiKeyRecord, AuditEventInput, Role } from '@keepgraph/core';
+import type { AuditEventInput, Role } from '@keepgraph/core';
+import type { ApiKeyRecord } from '@keepgraph/core/ports';
 import { appendAuditEvents } from './audit-log.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, readRows, rows } from './transactions.ts';

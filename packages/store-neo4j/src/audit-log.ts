@@ -1,7 +1,8 @@
 // Appends to and reads the hash-chained audit log. Appending happens inside
 // the caller's write transaction: the chain head is locked, read and moved
 // in that transaction, so concurrent writers cannot fork the chain.
-import type { AuditEvent, AuditEventInput, StoreRules } from '@keepgraph/core';
+import type { AuditEvent, AuditEventInput } from '@keepgraph/core';
+import type { StoreRules } from '@keepgraph/core/ports';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readRows, rows } from './transactions.ts';

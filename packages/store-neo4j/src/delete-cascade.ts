@@ -7,7 +7,8 @@
 // transaction (lock the owner, compute the closure, delete it, record jobs
 // and audit); the optional onCascadeStep hook runs between them so a test
 // can break the connection mid-way and prove that nothing is half-deleted.
-import type { CascadeRequest, CascadeReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
+import type { MemoryKind } from '@keepgraph/core';
+import type { CascadeRequest, CascadeReceipt, RederiveEntry } from '@keepgraph/core/ports';
 import { appendAuditEvents } from './audit-log.ts';
 import { recordJobs } from './outbox.ts';
 import { cypher } from './queries.ts';

@@ -1,7 +1,7 @@
 // Re-embedding after a model change: which of an owner's memories carry a
 // vector from another model, and the atomic swap of vectors for new ones.
 import { KeepGraphError } from '@keepgraph/core';
-import type { EmbeddingUpdate } from '@keepgraph/core';
+import type { EmbeddingUpdate } from '@keepgraph/core/ports';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, num, readIds, readRows } from './transactions.ts';

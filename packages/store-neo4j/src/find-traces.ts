@@ -10,7 +10,7 @@
 // The vector index cannot be probed without the deleted vector; its entries
 // are derived from Memory.embedding in the same transaction, so the Memory
 // probe (and the store tests, which query the index with the vector) cover it.
-import type { Trace } from '@keepgraph/core';
+import type { Trace } from '@keepgraph/core/ports';
 import { NEO4J_INDEXES } from '@keepgraph/graph-schema';
 import { ownerKey } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';

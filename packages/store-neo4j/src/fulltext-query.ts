@@ -8,7 +8,7 @@
 // 33, and asking for "what", "did" and "does" as well matched most of an
 // owner's turns and ranked them apart from SQLite's (locomo-dev on Neo4j
 // 2.8 points of R@5 below SQLite, bench/README).
-import { queryTerms } from '@keepgraph/core';
+import { queryTerms } from '@keepgraph/core/ports';
 
 /**
  * `ownerKey:<key> AND (text:"t1" OR text:"t2" ...)`, or null when the query

@@ -3,7 +3,7 @@
 // MERGE under the unique id constraint: of many concurrent claims one
 // finds the key free, the others read the winner's record. Scope and key
 // arrive as core's keyed hashes, and the answer as core keeps it (KeptAnswer).
-import type { IdempotencyRecord, KeptAnswer } from '@keepgraph/core';
+import type { IdempotencyRecord, KeptAnswer } from '@keepgraph/core/ports';
 import type { StoreContext } from './store-context.ts';
 import { inWrite } from './transactions.ts';
 

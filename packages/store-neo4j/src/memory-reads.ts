@@ -4,13 +4,13 @@
 // index statistics lag, every index looks empty, and a plan cached then may
 // start from all of the owner's memories instead (seen in the cascade,
 // bench/README, thirteenth session).
+import type { Memory } from '@keepgraph/core';
 import type {
   DerivedEdge,
   ExpiryCandidate,
-  Memory,
   SessionPredecessor,
   SessionSuccessor,
-} from '@keepgraph/core';
+} from '@keepgraph/core/ports';
 import { MEMORY_PROJECTION, propsToMemory, toMs } from './record-mapping.ts';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';

@@ -6,12 +6,12 @@
 // migration is not atomic: its statements must be idempotent (IF NOT
 // EXISTS), and a file that failed half-way is simply re-run in full.
 import { randomUUID } from 'node:crypto';
+import { KeepGraphError } from '@keepgraph/core';
 import {
-  KeepGraphError,
   checkMigrationLedger,
   readMigrationsOrRefuse,
   type LedgerRow,
-} from '@keepgraph/core';
+} from '@keepgraph/core/ports';
 import {
   NEO4J_MIGRATIONS_DIR,
   migrationChecksum,

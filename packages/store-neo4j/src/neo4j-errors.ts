@@ -2,7 +2,8 @@
 // callers (HTTP, workers) branch on codes and never on Neo4j messages. The
 // Neo4j status stays on `cause` for logs; a caller's response never names it.
 // The kit (core's store-kit.ts) handles what every driver shares.
-import { storeError, toStoreError as kitStoreError, type KeepGraphError } from '@keepgraph/core';
+import { type KeepGraphError } from '@keepgraph/core';
+import { storeError, toStoreError as kitStoreError } from '@keepgraph/core/ports';
 import { Neo4jError } from 'neo4j-driver';
 
 /** Neo4j status codes that mean "a uniqueness constraint refused the write". */

@@ -4,8 +4,8 @@
 // initialises the schema and maps errors at the boundary.
 import { enableTcpNoDelayForDriverSockets } from './tcp-no-delay.ts';
 import { RecentSizes } from './recent-sizes.ts';
+import { KeepGraphError } from '@keepgraph/core';
 import {
-  KeepGraphError,
   KitStore,
   type KitOptions,
   type StoreOperations,
@@ -13,7 +13,7 @@ import {
   type ScoredId,
   type SearchOptions,
   type StoreRules,
-} from '@keepgraph/core';
+} from '@keepgraph/core/ports';
 import neo4j from 'neo4j-driver';
 import type { Driver } from 'neo4j-driver';
 import * as apiKeys from './api-keys.ts';

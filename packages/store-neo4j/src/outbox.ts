@@ -3,7 +3,7 @@
 // oldest first by the relay and deleted once the queue has them. Entries
 // hold ids only and hang off no memory: deleting memories or a whole owner
 // leaves them, and the job finds out for itself that what it names is gone.
-import { outboxEntry, type Job, type OutboxEntry } from '@keepgraph/core';
+import { outboxEntry, type Job, type OutboxEntry } from '@keepgraph/core/ports';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { inWrite, int, readRows } from './transactions.ts';

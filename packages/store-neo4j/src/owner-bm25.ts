@@ -16,7 +16,7 @@
 // PorterStemFilter implements too). Where the two differ on a word, Lucene
 // still decides what matches; this decides only the order.
 import { stemmer } from 'stemmer';
-import { queryTerms, searchWords } from '@keepgraph/core';
+import { queryTerms, searchWords } from '@keepgraph/core/ports';
 
 /** Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET): never indexed. */
 const STOP_WORDS = new Set(

@@ -2,7 +2,8 @@
 // internal reflectedAt property, never part of a returned Memory) and which
 // live episodes still wait for it; and compaction's read, the newest live
 // source memories.
-import type { Memory, WriteBatch } from '@keepgraph/core';
+import type { Memory } from '@keepgraph/core';
+import type { WriteBatch } from '@keepgraph/core/ports';
 import { cypher } from './queries.ts';
 import { propsToMemory, toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';

@@ -1,7 +1,7 @@
 // The scheduled passes' bookkeeping (migration 0009): which owners each
 // schedule still has to visit, as (:PassDue) nodes. Writes make owners due
 // and passes clear them, both inside the caller's write transaction.
-import type { PassDue, WriteBatch } from '@keepgraph/core';
+import type { PassDue, WriteBatch } from '@keepgraph/core/ports';
 import type { StoreContext } from './store-context.ts';
 import { int, readRows } from './transactions.ts';
 import type { Tx } from './transactions.ts';

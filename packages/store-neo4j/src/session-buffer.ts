@@ -1,16 +1,15 @@
 // The session buffer (short-term memory) and the read log: small owner-
 // scoped nodes written outside the big write batch.
+import type { AuditEventInput, Role } from '@keepgraph/core';
 import type {
-  AuditEventInput,
   OwnerResidue,
   ReadLogEntry,
   ReadLogQuery,
-  Role,
   SessionMessage,
   SessionScope,
   SessionSummary,
   SessionWriter,
-} from '@keepgraph/core';
+} from '@keepgraph/core/ports';
 import { appendAuditEvents } from './audit-log.ts';
 import { toMs } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';

@@ -1,6 +1,6 @@
 // What the store's operation modules share: the driver, the database name,
 // the vector dimension fixed at init(), and the tuning options.
-import type { StoreRules } from '@keepgraph/core';
+import type { StoreRules } from '@keepgraph/core/ports';
 import type { Driver } from 'neo4j-driver';
 import type { RecentSizes } from './recent-sizes.ts';
 import type { Reachability } from './retry.ts';

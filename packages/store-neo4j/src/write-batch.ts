@@ -3,7 +3,7 @@
 // and reflected episodes, appends session messages, records the triggered
 // jobs in the outbox and seals the audit events. Any throw rolls it all
 // back (nothing written, no job, no audit event).
-import type { SessionMessage, StoreRules, WriteBatch } from '@keepgraph/core';
+import type { SessionMessage, StoreRules, WriteBatch } from '@keepgraph/core/ports';
 import { appendAuditEvents } from './audit-log.ts';
 import { linkDerivedFrom, linkMemories, linkSupersedes } from './graph-links.ts';
 import { recordJobs } from './outbox.ts';

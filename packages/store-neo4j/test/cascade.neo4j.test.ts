@@ -3,7 +3,8 @@
 // in the middle of the cascade transaction leaves everything in place, and
 // the retried cascade then succeeds.
 import { NEO4J_INDEXES } from '@keepgraph/graph-schema';
-import type { Memory, MemoryWrite } from '@keepgraph/core';
+import type { Memory } from '@keepgraph/core';
+import type { MemoryWrite } from '@keepgraph/core/ports';
 import { describe, expect, it } from 'vitest';
 import type { Neo4jMemoryStore } from '../src/index.ts';
 import { cypher } from '../src/queries.ts';

@@ -6,7 +6,7 @@
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { rawContent, tamperAuditEvent } from '@keepgraph/store-neo4j/testing';
-import type { Embedder } from '@keepgraph/core';
+import type { Embedder } from '@keepgraph/core/ports';
 import { runMemoryStoreConformance } from '@keepgraph/store-conformance';
 import { neo4jAuth, neo4jUri } from '../../../test/services.ts';
 

@@ -2,7 +2,7 @@
 // recall on both vector paths (exact scoring and the oversampled ANN
 // index), liveness filters apply, full-text queries are owner-scoped
 // and never read as Lucene syntax, and both entity plans give one answer.
-import type { MemoryWrite } from '@keepgraph/core';
+import type { MemoryWrite } from '@keepgraph/core/ports';
 import { hubEntityFixture } from '@keepgraph/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Neo4jMemoryStore } from '../src/index.ts';

@@ -1,6 +1,7 @@
 // API keys (the ApiKeys concern): one row each, the key's hash and never the
 // key; each change in one transaction with its audit event.
-import type { ApiKeyRecord, AuditEventInput, Role } from '@keepgraph/core';
+import type { AuditEventInput, Role } from '@keepgraph/core';
+import type { ApiKeyRecord } from '@keepgraph/core/ports';
 import { appendAuditEvents } from './audit-log.ts';
 import type { StoreContext } from './store-context.ts';
 

@@ -14,7 +14,7 @@
 // again on a timer while another connection keeps it from completing.
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { STORE_OPERATIONS, type StoreOperations } from '@keepgraph/core';
+import { STORE_OPERATIONS, type StoreOperations } from '@keepgraph/core/ports';
 import type { Db } from './open-database.ts';
 import type { StoreContext } from './store-context.ts';
 

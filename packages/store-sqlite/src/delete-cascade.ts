@@ -4,7 +4,8 @@
 // and session-buffer copies; record a rederive job in the outbox for each
 // derived memory that keeps surviving sources; audit it; return the receipt
 // (invariant 7).
-import type { CascadeRequest, CascadeReceipt, MemoryKind, RederiveEntry } from '@keepgraph/core';
+import type { MemoryKind } from '@keepgraph/core';
+import type { CascadeRequest, CascadeReceipt, RederiveEntry } from '@keepgraph/core/ports';
 import { appendAuditEvents } from './audit-log.ts';
 import { addOwnerTextRows, tokensOfRows } from './full-text-statistics.ts';
 import { recordJobs } from './outbox.ts';

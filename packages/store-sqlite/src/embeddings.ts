@@ -1,6 +1,6 @@
 // Re-embedding after a model change: which of an owner's memories carry a
 // vector from another model, and the atomic swap of vectors for new ones.
-import type { EmbeddingUpdate } from '@keepgraph/core';
+import type { EmbeddingUpdate } from '@keepgraph/core/ports';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
 import { VectorChanges } from './vector-index/owner-indexes.ts';

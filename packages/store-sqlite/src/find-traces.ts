@@ -7,7 +7,7 @@
 // the audit log, and each entry is removed once the relay has handed it to
 // the queue; reporting them would make every cascade with a re-derivation
 // look unfinished until the relay ran.
-import type { Trace } from '@keepgraph/core';
+import type { Trace } from '@keepgraph/core/ports';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
 

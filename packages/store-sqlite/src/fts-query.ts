@@ -2,7 +2,7 @@
 // User text is never passed through as FTS syntax: core's queryTerms keeps
 // letters and digits only, and each term is quoted, so `"`, `*`, `NEAR(`,
 // `OR` or `col:` are only ever words.
-import { queryTerms } from '@keepgraph/core';
+import { queryTerms } from '@keepgraph/core/ports';
 import { ownerTag } from './owner-terms.ts';
 
 /**

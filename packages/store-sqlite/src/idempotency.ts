@@ -2,7 +2,7 @@
 // Idempotency-Key), claimed in one IMMEDIATE transaction so that of many
 // processes racing for a key exactly one inserts it. Scope and key arrive
 // as core's keyed hashes, and the answer as core keeps it (KeptAnswer).
-import type { IdempotencyRecord, KeptAnswer } from '@keepgraph/core';
+import type { IdempotencyRecord, KeptAnswer } from '@keepgraph/core/ports';
 import type { StoreContext } from './store-context.ts';
 
 interface Row {

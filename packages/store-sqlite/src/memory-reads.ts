@@ -1,12 +1,12 @@
 // Owner-scoped lookups of memories: by id, by key, by source, listings and
 // the orderings used by cap eviction and the expiry sweeper.
+import type { Memory } from '@keepgraph/core';
 import type {
   DerivedEdge,
   ExpiryCandidate,
-  Memory,
   SessionPredecessor,
   SessionSuccessor,
-} from '@keepgraph/core';
+} from '@keepgraph/core/ports';
 import { rowToMemory, toMs } from './row-mapping.ts';
 import type { MemoryRow } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';

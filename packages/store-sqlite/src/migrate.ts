@@ -1,7 +1,11 @@
 // Applies the numbered SQLite migrations of graph-schema/sqlite in order,
 // under a write lock, recording each in the schema_migrations ledger. An
 // applied file whose checksum changed is refused: migrations are append-only.
-import { checkMigrationLedger, readMigrationsOrRefuse, type LedgerRow } from '@keepgraph/core';
+import {
+  checkMigrationLedger,
+  readMigrationsOrRefuse,
+  type LedgerRow,
+} from '@keepgraph/core/ports';
 import {
   SQLITE_MIGRATIONS_DIR,
   migrationChecksum,

@@ -19,7 +19,7 @@
 // share term statistics: every search still joins on memories.owner_id.
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { SEARCH_WORD } from '@keepgraph/core';
+import { SEARCH_WORD } from '@keepgraph/core/ports';
 
 const LETTERS = 'bcdfghjkmnpqrtvw';
 const TAG_BYTES = 6;

@@ -2,7 +2,8 @@
 // internal reflected_at marker, never part of a returned Memory) and which
 // live episodes still wait for it; and compaction's read, the newest live
 // source memories.
-import type { Memory, WriteBatch } from '@keepgraph/core';
+import type { Memory } from '@keepgraph/core';
+import type { WriteBatch } from '@keepgraph/core/ports';
 import { rowToMemory, toMs } from './row-mapping.ts';
 import type { MemoryRow } from './row-mapping.ts';
 import type { Statements } from './queries.ts';

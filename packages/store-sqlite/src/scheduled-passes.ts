@@ -1,7 +1,7 @@
 // The scheduled passes' bookkeeping (migration 0009): which owners each
 // schedule still has to visit. Writes make owners due and passes clear them,
 // both inside the caller's write transaction.
-import type { PassDue, WriteBatch } from '@keepgraph/core';
+import type { PassDue, WriteBatch } from '@keepgraph/core/ports';
 import type { Statements } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 

@@ -9,7 +9,7 @@
 // length and the table's statistics), and the row is scored again with the
 // owner's row count and average length: the score FTS5 would give were the
 // owner alone in the table.
-import type { ScoredId, SearchOptions } from '@keepgraph/core';
+import type { ScoredId, SearchOptions } from '@keepgraph/core/ports';
 import { toFtsPhrases } from './fts-query.ts';
 import {
   bm25Idf,

@@ -8,7 +8,8 @@
 // operator.key (a credential, never carried: its hash is in the database).
 import { existsSync, openSync, readSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { KeepGraphError, type BackupHeader } from '@keepgraph/core';
+import { KeepGraphError } from '@keepgraph/core';
+import { type BackupHeader } from '@keepgraph/core/backup';
 import { openDatabase } from './open-database.ts';
 
 /** The table a backup file keeps its header in; a restore drops it. */

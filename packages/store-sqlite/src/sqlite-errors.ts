@@ -3,7 +3,8 @@
 // SQLite code stays on `cause` for logs; a caller's response never names it.
 // The kit (core's store-kit.ts) handles what every driver shares.
 import Database from 'better-sqlite3';
-import { storeError, toStoreError as kitStoreError, type KeepGraphError } from '@keepgraph/core';
+import { type KeepGraphError } from '@keepgraph/core';
+import { storeError, toStoreError as kitStoreError } from '@keepgraph/core/ports';
 
 /** A SQLite error as a KeepGraphError, or null when no code applies. */
 export function sqliteDriverError(e: unknown): KeepGraphError | null {

@@ -2,8 +2,9 @@
 // the graph as tables, the sqlite-vec vector index and the FTS5 index. The
 // operations live in their own modules; this class opens, initialises and
 // closes the connection and maps errors at the boundary.
-import { KeepGraphError, KitStore, type KitOptions, type StoreOperations } from '@keepgraph/core';
-import type { EntityPlan, ScoredId, SearchOptions, StoreRules } from '@keepgraph/core';
+import { KeepGraphError } from '@keepgraph/core';
+import { KitStore, type KitOptions, type StoreOperations } from '@keepgraph/core/ports';
+import type { EntityPlan, ScoredId, SearchOptions, StoreRules } from '@keepgraph/core/ports';
 import * as apiKeys from './api-keys.ts';
 import { appendAuditEvents, listAuditEvents } from './audit-log.ts';
 import { deleteCascade } from './delete-cascade.ts';

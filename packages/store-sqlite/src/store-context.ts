@@ -1,6 +1,6 @@
 // What the store's operation modules share: the connection, its prepared
 // statements, and the vector dimension fixed at init().
-import type { StoreRules } from '@keepgraph/core';
+import type { StoreRules } from '@keepgraph/core/ports';
 import type { Db } from './open-database.ts';
 import type { Statements } from './queries.ts';
 import type { OwnerVectorIndexes } from './vector-index/owner-indexes.ts';

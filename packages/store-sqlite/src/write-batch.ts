@@ -3,7 +3,7 @@
 // reflected episodes, appends session messages, records the triggered jobs
 // in the outbox and seals the audit events. Any throw rolls it all back,
 // so a failed write leaves no job behind.
-import type { MemoryWrite, WriteBatch } from '@keepgraph/core';
+import type { MemoryWrite, WriteBatch } from '@keepgraph/core/ports';
 import { appendAuditEvents } from './audit-log.ts';
 import { addOwnerTextRows, tokensOfRows } from './full-text-statistics.ts';
 import { linkDerivedFrom, linkEntities, linkSources } from './graph-links.ts';

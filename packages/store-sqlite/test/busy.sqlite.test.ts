@@ -8,7 +8,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isKeepGraphError } from '@keepgraph/core';
-import type { StoreOperations } from '@keepgraph/core';
+import type { StoreOperations } from '@keepgraph/core/ports';
 import { waitingOutLocks } from '../src/busy-wait.ts';
 import { createSqliteStore, type SqliteMemoryStore } from '../src/index.ts';
 import { openDatabase, type Db } from '../src/open-database.ts';

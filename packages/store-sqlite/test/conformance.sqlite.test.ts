@@ -8,7 +8,7 @@ import { afterAll } from 'vitest';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { rawFilesAsIs, tamperAuditEvent } from '@keepgraph/store-sqlite/testing';
-import type { Embedder } from '@keepgraph/core';
+import type { Embedder } from '@keepgraph/core/ports';
 import { runMemoryStoreConformance } from '@keepgraph/store-conformance';
 
 const dir = mkdtempSync(join(tmpdir(), 'kg-conformance-sqlite-'));

@@ -12,15 +12,15 @@ import {
   storeTestBatch,
   randomUnitVector as unitVector,
 } from '@keepgraph/core/testing';
+import type { Memory } from '@keepgraph/core';
 import type {
   CascadeRequest,
   EntityPlan,
-  Memory,
   MemoryWrite,
   ScoredId,
   SearchOptions,
   WriteBatch,
-} from '@keepgraph/core';
+} from '@keepgraph/core/ports';
 
 export const T0 = '2026-01-01T00:00:00.000Z';
 export const NOW = '2026-01-02T00:00:00.000Z';

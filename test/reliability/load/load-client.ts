@@ -9,7 +9,7 @@
 // prints its tally (LoadClientTally, JSON) as the last line of stdout.
 import { readFileSync } from 'node:fs';
 import { KeepGraphClient, isKeepGraphError } from '@keepgraph/client';
-import { seededRandom } from '@keepgraph/core';
+import { seededRandom } from '@keepgraph/core/testing';
 
 export interface LoadOwner {
   id: string;

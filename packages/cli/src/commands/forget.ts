@@ -4,7 +4,8 @@
 // content hashes in every store, index and cache. `--dry-run` lists what
 // would go and deletes nothing.
 import type { Command } from 'commander';
-import type { DeletionPreview, DeletionReceipt } from '@keepgraph/core';
+import type { DeletionPreview } from '@keepgraph/core';
+import type { DeletionReceipt } from '@keepgraph/core/ports';
 import { globalOptions, runsUseCases, withRuntime, type LocalRuntime } from '../context.ts';
 import { EXIT, CliExit } from '../exit.ts';
 import { formatPreview, formatReceipt, formatVerification } from '../format.ts';

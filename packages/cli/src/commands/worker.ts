@@ -5,7 +5,7 @@
 // jobs and lets running ones finish. Embedded mode needs none of this:
 // `keepgraph start` runs the same processors in-process.
 import type { Command } from 'commander';
-import { JOB_NAMES, type JobName } from '@keepgraph/core';
+import { JOB_NAMES, type JobName } from '@keepgraph/core/ports';
 import { globalOptions } from '../context.ts';
 import { CliExit, EXIT } from '../exit.ts';
 import type { Io } from '../io.ts';
@@ -20,16 +20,17 @@ interface WorkerFlags {
 export function registerWorker(program: Command, io: Io): void {
   program
     .command('worker')
-    .description(
-      'run background jobs from Redis (server mode: KEEPGRAPH_REDIS_URL) until stopped',
-    )
+    .description('run background jobs from Redis (server mode: KEEPGRAPH_REDIS_URL) until stopped')
     .option('--concurrency <n>', 'jobs at once per queue (default 1)', intOption(1, 64))
     .option(
       '--lock-ms <ms>',
       "how long a job's lock lasts before a dead worker's job is taken over (default 30000)",
       intOption(1000, 3_600_000),
     )
-    .option('--no-schedules', 'do not install the repeatable schedules (expiry, reflection, compaction)')
+    .option(
+      '--no-schedules',
+      'do not install the repeatable schedules (expiry, reflection, compaction)',
+    )
     .action(async (f: WorkerFlags, cmd: Command) => {
       const g = globalOptions(cmd);
       const { loadServerConfig, openEmbeddedRuntime, redisConnection, storeSelection } =
@@ -64,7 +65,9 @@ export function registerWorker(program: Command, io: Io): void {
         prefix: config.redisPrefix,
         ...(extractor ? { extractor } : {}),
         ...(concurrency ? { concurrency } : {}),
-        ...(f.lockMs ? { lockDurationMs: f.lockMs, stalledIntervalMs: Math.max(500, f.lockMs / 2) } : {}),
+        ...(f.lockMs
+          ? { lockDurationMs: f.lockMs, stalledIntervalMs: Math.max(500, f.lockMs / 2) }
+          : {}),
         schedules: f.schedules,
         ...(config.sweepIntervalMs ? { expiryEveryMs: config.sweepIntervalMs } : {}),
         log: (line) => io.err(`worker: ${line}`),

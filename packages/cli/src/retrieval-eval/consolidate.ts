@@ -4,13 +4,8 @@
 // `keepgraph start` runs (same relay, runner and processors; no timers, so
 // nothing starts while questions are being asked).
 import { performance } from 'node:perf_hooks';
-import {
-  compactJob,
-  isLiveAt,
-  reflectJob,
-  startInProcessBackground,
-  type Engine,
-} from '@keepgraph/core';
+import { isLiveAt, type Engine } from '@keepgraph/core';
+import { compactJob, reflectJob, startInProcessBackground } from '@keepgraph/core/jobs';
 
 /** What consolidating one owner did. */
 export interface ConsolidationSummary {

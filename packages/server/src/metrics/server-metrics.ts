@@ -30,12 +30,11 @@ import {
   type Kpis,
   type Observation,
   type Observer,
-  type QueueMetrics,
-  type QueueMetricsSource,
   type RememberManyResult,
   type SessionAppendResult,
   type UseCaseObservation,
 } from '@keepgraph/core';
+import { type QueueMetrics, type QueueMetricsSource } from '@keepgraph/core/jobs';
 import { FinishedJobsReader } from './finished-jobs.ts';
 
 /** Every metric's name starts with this. */

@@ -1,7 +1,8 @@
 // Deletion routes: forget ids, forget a whole owner, revoke a source (the
 // first and the last with a dry run), and verify that what was forgotten
 // cannot be found anywhere.
-import { DeletionReceiptSchema, ForgottenCheckSchema } from '@keepgraph/core';
+import { ForgottenCheckSchema } from '@keepgraph/core';
+import { DeletionReceiptSchema } from '@keepgraph/core/ports';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
 import { routeFamily, useCaseRoute } from './use-case-route.ts';

@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import {
   CorrectionResultSchema,
-  DeletionReceiptSchema,
   ExportPageSchema,
   ImportReportSchema,
   KeepGraphError,
@@ -13,6 +12,7 @@ import {
   RememberResultSchema,
   SerializedGraphSchema,
 } from '@keepgraph/core';
+import { DeletionReceiptSchema } from '@keepgraph/core/ports';
 import * as req from '../schemas/requests.ts';
 import { definedOnly, routeFamily, useCaseRoute } from './use-case-route.ts';
 

@@ -12,8 +12,8 @@ import {
   ExpiryRunSchema,
   KpisSchema,
   requireRole,
-  type QueueMetricsSource,
 } from '@keepgraph/core';
+import { type QueueMetricsSource } from '@keepgraph/core/jobs';
 import * as req from '../schemas/requests.ts';
 import * as res from '../schemas/responses.ts';
 import type { RouteOptions } from './context.ts';

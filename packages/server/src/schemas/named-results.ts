@@ -5,12 +5,10 @@
 import { z } from 'zod';
 import {
   CorrectionResultSchema,
-  DeletionReceiptSchema,
   ForgottenCheckSchema,
   ImportReportSchema,
   MemoryPageSchema,
   MemorySchema,
-  MessageWriterSchema,
   ReadLogPageSchema,
   RecallResultSchema,
   RememberManyResultSchema,
@@ -21,7 +19,6 @@ import {
   SessionDeletionSchema,
   SessionForgettingSchema,
   SessionMessagesSchema,
-  SessionSummarySchema,
   StoredOriginSchema,
   USE_CASES,
   WhoAmISchema,
@@ -29,6 +26,11 @@ import {
   unwrapSchema,
   type ExposedUseCase,
 } from '@keepgraph/core';
+import {
+  DeletionReceiptSchema,
+  MessageWriterSchema,
+  SessionSummarySchema,
+} from '@keepgraph/core/ports';
 import * as res from './responses.ts';
 
 export const NAMED_RESULTS = z.registry<{ id: string }>();

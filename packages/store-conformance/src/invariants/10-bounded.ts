@@ -1,7 +1,7 @@
 // Invariant 10, bounded: per-owner caps on records and on the session buffer;
 // over the cap the lowest-value memories go through the cascade, audited `cap`.
 import { expect, it } from 'vitest';
-import { REFLECTION_CALLER, derivedInput, writeDerived } from '@keepgraph/core';
+import { REFLECTION_CALLER, derivedInput, writeDerived } from '@keepgraph/core/jobs';
 import { conformanceSuite, derived, episode, operator, user } from '../harness.ts';
 
 export const boundedSuite = conformanceSuite(

@@ -6,7 +6,7 @@
 // test's own random owners. (What background jobs read and mark:
 // 13b-job-bookkeeping.ts.)
 import { expect, it } from 'vitest';
-import { compactJob, reembedJob, reflectJob } from '@keepgraph/core';
+import { compactJob, reembedJob, reflectJob } from '@keepgraph/core/jobs';
 import { auditEventFixture, memoryFixture, randomUnitVector } from '@keepgraph/core/testing';
 import {
   batchOf,

@@ -5,7 +5,8 @@
 // Stores are shared between tests, so every assertion keeps to the test's
 // own random owners.
 import { describe, expect, it } from 'vitest';
-import { compactJob, type Memory } from '@keepgraph/core';
+import { type Memory } from '@keepgraph/core';
+import { compactJob } from '@keepgraph/core/jobs';
 import { memoryFixture, randomUnitVector } from '@keepgraph/core/testing';
 import { batchOf, conformanceSuite, expectCode, ownersWithJobs, putMemories } from '../harness.ts';
 

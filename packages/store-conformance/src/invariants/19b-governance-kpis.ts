@@ -3,7 +3,8 @@
 // timed from its request to its commit), and a daily series that moves with
 // writes, refusals, deletions, reads and on-schedule expiry.
 import { expect, it } from 'vitest';
-import { createEngine, type Clock } from '@keepgraph/core';
+import { createEngine } from '@keepgraph/core';
+import { type Clock } from '@keepgraph/core/ports';
 import { conformanceSuite, episode, expectCode, fact, operator, user } from '../harness.ts';
 
 // Built at run time, so this file holds no literal secret for scanners.

@@ -7,7 +7,8 @@
 // look only at their own owners.
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { compactJob, type PassDue } from '@keepgraph/core';
+import { compactJob } from '@keepgraph/core/jobs';
+import { type PassDue } from '@keepgraph/core/ports';
 import { memoryFixture } from '@keepgraph/core/testing';
 import {
   batchOf,

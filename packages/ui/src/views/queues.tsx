@@ -1,7 +1,7 @@
 // Queues for operators: the job runner's figures (GET /v1/queues, the one
 // route under /v1 that is not a use-case, so it is read with fetch), and a
 // link to Bull Board where the jobs run on BullMQ.
-import type { QueueMetrics } from '@keepgraph/core';
+import type { QueueMetrics } from '@keepgraph/core/jobs';
 import { useLoad, useSession } from '../api.ts';
 import { duration } from '../format.ts';
 import { Table } from '../components/table.tsx';

@@ -2,7 +2,7 @@
 // itself: its queues, its health. (The audit log, KPIs, the read log and
 // expiry runs are core's answers: AuditEventSchema, KpisSchema, ….)
 import { z } from 'zod';
-import { QueueMetricsSchema } from '@keepgraph/core';
+import { QueueMetricsSchema } from '@keepgraph/core/jobs';
 
 export const QueuesOut = z.object({
   configured: z

@@ -3,7 +3,8 @@
 // and list pages and import reports are core's: ExportPageSchema,
 // MemoryPageSchema, ImportReportSchema.)
 import { z } from 'zod';
-import { MemorySchema, SessionSummarySchema } from '@keepgraph/core';
+import { MemorySchema } from '@keepgraph/core';
+import { SessionSummarySchema } from '@keepgraph/core/ports';
 
 export const SessionsOut = z.object({
   ownerId: z.string(),
