@@ -1,9 +1,9 @@
 // Reads over the entity graph and the operator aggregates: relation edges
 // with the memories asserting them, and the store-wide counts.
+import { toMs } from '@keepgraph/core/ports';
 import type { RelationEdge, StoreCounts } from '@keepgraph/core/ports';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
-import { toMs } from './record-mapping.ts';
 import { num, readRows } from './transactions.ts';
 
 interface RelationRow {

@@ -4,6 +4,7 @@
 // index statistics lag, every index looks empty, and a plan cached then may
 // start from all of the owner's memories instead (seen in the cascade,
 // bench/README, thirteenth session).
+import { toMs } from '@keepgraph/core/ports';
 import type { Memory } from '@keepgraph/core';
 import type {
   DerivedEdge,
@@ -11,7 +12,7 @@ import type {
   SessionPredecessor,
   SessionSuccessor,
 } from '@keepgraph/core/ports';
-import { MEMORY_PROJECTION, propsToMemory, toMs } from './record-mapping.ts';
+import { MEMORY_PROJECTION, propsToMemory } from './record-mapping.ts';
 import { cypher } from './queries.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readIds, readRows } from './transactions.ts';

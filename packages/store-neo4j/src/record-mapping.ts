@@ -3,21 +3,11 @@
 // nested fields are JSON strings, lists of strings are list properties.
 // Nodes are parsed into fresh objects on every read, so callers can never
 // reach stored data through a returned Memory (invariant 5, "copies out").
+import { toMs } from '@keepgraph/core/ports';
 import { createHash } from 'node:crypto';
 import { AUTHORITY_RANK } from '@keepgraph/core';
 import type { Memory } from '@keepgraph/core';
 import { num } from './transactions.ts';
-
-/**
- * Epoch milliseconds of an ISO time. Comparisons run on these numbers, so a
- * time written with an offset (+02:00) compares correctly with one in UTC.
- */
-export function toMs(iso: string, field = 'time'): number {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms))
-    throw new RangeError(`${field} is not a valid ISO time: ${JSON.stringify(iso)}`);
-  return ms;
-}
 
 /**
  * The owner's token in the full-text index: a hash, so it is one Lucene

@@ -2,10 +2,11 @@
 // internal reflectedAt property, never part of a returned Memory) and which
 // live episodes still wait for it; and compaction's read, the newest live
 // source memories.
+import { toMs } from '@keepgraph/core/ports';
 import type { Memory } from '@keepgraph/core';
 import type { WriteBatch } from '@keepgraph/core/ports';
 import { cypher } from './queries.ts';
-import { propsToMemory, toMs } from './record-mapping.ts';
+import { propsToMemory } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readRows } from './transactions.ts';
 import type { Tx } from './transactions.ts';

@@ -1,14 +1,14 @@
 // The three candidate searches of recall: vector (cosine), full text (BM25)
 // and entity names. Each is scoped to one owner and returns live memories
 // only: not expired, not superseded, already valid (invariant 6).
-import { entityPlanFor } from '@keepgraph/core/ports';
+import { entityPlanFor, toMs } from '@keepgraph/core/ports';
 import type { EntityPlan, ScoredId, SearchOptions } from '@keepgraph/core/ports';
 import { NEO4J_INDEXES, normalizeEntityName } from '@keepgraph/graph-schema';
 import { toLuceneQuery } from './fulltext-query.ts';
 import { scorePool } from './owner-bm25.ts';
 import { cypher } from './queries.ts';
 import type { StoreSizes } from './recent-sizes.ts';
-import { ownerKey, toMs } from './record-mapping.ts';
+import { ownerKey } from './record-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { int, num, readRows } from './transactions.ts';
 

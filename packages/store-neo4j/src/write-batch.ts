@@ -3,12 +3,13 @@
 // and reflected episodes, appends session messages, records the triggered
 // jobs in the outbox and seals the audit events. Any throw rolls it all
 // back (nothing written, no job, no audit event).
+import { toMs } from '@keepgraph/core/ports';
 import type { SessionMessage, StoreRules, WriteBatch } from '@keepgraph/core/ports';
 import { appendAuditEvents } from './audit-log.ts';
 import { linkDerivedFrom, linkMemories, linkSupersedes } from './graph-links.ts';
 import { recordJobs } from './outbox.ts';
 import { cypher } from './queries.ts';
-import { memoryToProps, toMs } from './record-mapping.ts';
+import { memoryToProps } from './record-mapping.ts';
 import { markReflected } from './reflection.ts';
 import { recordPasses } from './scheduled-passes.ts';
 import type { StoreContext } from './store-context.ts';

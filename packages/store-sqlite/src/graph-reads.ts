@@ -1,7 +1,7 @@
 // Reads over the entity graph and the operator aggregates: relation edges
 // with the memories asserting them, and the store-wide counts.
+import { toMs } from '@keepgraph/core/ports';
 import type { RelationEdge, StoreCounts } from '@keepgraph/core/ports';
-import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 
 interface RelationRow {

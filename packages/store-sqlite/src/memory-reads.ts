@@ -1,5 +1,6 @@
 // Owner-scoped lookups of memories: by id, by key, by source, listings and
 // the orderings used by cap eviction and the expiry sweeper.
+import { toMs } from '@keepgraph/core/ports';
 import type { Memory } from '@keepgraph/core';
 import type {
   DerivedEdge,
@@ -7,7 +8,7 @@ import type {
   SessionPredecessor,
   SessionSuccessor,
 } from '@keepgraph/core/ports';
-import { rowToMemory, toMs } from './row-mapping.ts';
+import { rowToMemory } from './row-mapping.ts';
 import type { MemoryRow } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 

@@ -2,9 +2,10 @@
 // internal reflected_at marker, never part of a returned Memory) and which
 // live episodes still wait for it; and compaction's read, the newest live
 // source memories.
+import { toMs } from '@keepgraph/core/ports';
 import type { Memory } from '@keepgraph/core';
 import type { WriteBatch } from '@keepgraph/core/ports';
-import { rowToMemory, toMs } from './row-mapping.ts';
+import { rowToMemory } from './row-mapping.ts';
 import type { MemoryRow } from './row-mapping.ts';
 import type { Statements } from './queries.ts';
 import type { StoreContext } from './store-context.ts';

@@ -1,6 +1,7 @@
 // Converts between Memory records and rows of the memories table. Rows are
 // parsed into fresh objects on every read, so callers can never reach the
 // stored data through a returned Memory (invariant 5, "copies out").
+import { toMs } from '@keepgraph/core/ports';
 import { AUTHORITY_RANK } from '@keepgraph/core';
 import type { Memory } from '@keepgraph/core';
 
@@ -42,17 +43,6 @@ export interface MemoryRow {
 
 /** Named parameters for queries/insert-memory.sql. */
 export type MemoryParams = Omit<MemoryRow, 'rid'>;
-
-/**
- * Epoch milliseconds of an ISO time. Comparisons run on these numbers, so a
- * time written with an offset (+02:00) compares correctly with one in UTC.
- */
-export function toMs(iso: string, field = 'time'): number {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms))
-    throw new RangeError(`${field} is not a valid ISO time: ${JSON.stringify(iso)}`);
-  return ms;
-}
 
 /** The row to insert for a memory. */
 export function memoryToParams(m: Memory): MemoryParams {

@@ -9,6 +9,7 @@
 // length and the table's statistics), and the row is scored again with the
 // owner's row count and average length: the score FTS5 would give were the
 // owner alone in the table.
+import { toMs } from '@keepgraph/core/ports';
 import type { ScoredId, SearchOptions } from '@keepgraph/core/ports';
 import { toFtsPhrases } from './fts-query.ts';
 import {
@@ -20,7 +21,6 @@ import {
   type TextStatistics,
 } from './full-text-statistics.ts';
 import { rowTokens } from './fts-row-tokens.ts';
-import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 
 /**

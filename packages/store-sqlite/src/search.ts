@@ -1,10 +1,9 @@
 // The three candidate searches of recall: vector (cosine), full text (BM25)
 // and entity names. Each is scoped to one owner and returns live memories
 // only: not expired, not superseded, already valid (invariant 6).
-import { entityPlanFor } from '@keepgraph/core/ports';
+import { entityPlanFor, toMs } from '@keepgraph/core/ports';
 import type { EntityPlan, ScoredId, SearchOptions } from '@keepgraph/core/ports';
 import { normalizeEntityName } from '@keepgraph/graph-schema';
-import { toMs } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 
 export { FULL_TEXT_WINDOW, searchText } from './search-text.ts';

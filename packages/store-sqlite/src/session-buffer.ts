@@ -1,5 +1,6 @@
 // The session buffer (short-term memory) and the read log: small owner-
 // scoped tables written outside the big write batch.
+import { toMs } from '@keepgraph/core/ports';
 import type { AuditEventInput, Role } from '@keepgraph/core';
 import type {
   OwnerResidue,
@@ -11,7 +12,6 @@ import type {
   SessionWriter,
 } from '@keepgraph/core/ports';
 import { appendAuditEvents } from './audit-log.ts';
-import { toMs } from './row-mapping.ts';
 import { deleteOwnerPasses } from './scheduled-passes.ts';
 import type { StoreContext } from './store-context.ts';
 

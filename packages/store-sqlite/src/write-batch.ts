@@ -3,6 +3,7 @@
 // reflected episodes, appends session messages, records the triggered jobs
 // in the outbox and seals the audit events. Any throw rolls it all back,
 // so a failed write leaves no job behind.
+import { toMs } from '@keepgraph/core/ports';
 import type { MemoryWrite, WriteBatch } from '@keepgraph/core/ports';
 import { appendAuditEvents } from './audit-log.ts';
 import { addOwnerTextRows, tokensOfRows } from './full-text-statistics.ts';
@@ -11,7 +12,7 @@ import { recordJobs } from './outbox.ts';
 import { ownerTaggedText } from './owner-terms.ts';
 import { markReflected } from './reflection.ts';
 import { recordPasses } from './scheduled-passes.ts';
-import { memoryToParams, toMs } from './row-mapping.ts';
+import { memoryToParams } from './row-mapping.ts';
 import type { StoreContext } from './store-context.ts';
 import { VECTOR_TABLE } from './vector-table.ts';
 import { VectorChanges } from './vector-index/owner-indexes.ts';

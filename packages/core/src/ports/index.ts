@@ -17,3 +17,4 @@ export * from './embedder.ts';
 export * from './clock.ts';
 export * from './job-queue.ts';
 export * from './extractor.ts';
+export * from './iso-time.ts';
