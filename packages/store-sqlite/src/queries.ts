@@ -25,15 +25,29 @@ function readSqlFiles(dir: string): Map<string, string> {
 }
 
 /**
- * `sql` with each `@include <name>` line replaced by the text of
- * `queries/fragments/<name>.sql`. An unknown fragment throws; a line left
+ * `sql` with each `@include <name>` replaced by the text of
+ * `queries/fragments/<name>.sql`, itself expanded. It stands last on its
+ * line, after a keyword or nothing (` WHERE @include live`). An unknown
+ * fragment throws, as does a fragment including itself; a line left
  * unexpanded would not even parse (`@include` reads as a parameter).
  */
-function expandIncludes(sql: string, fragments: Map<string, string>): string {
-  return sql.replace(/^@include ([a-z0-9-]+)[ \t]*$/gm, (_, name: string) => {
+function expandIncludes(
+  sql: string,
+  fragments: Map<string, string>,
+  within: string[] = [],
+): string {
+  return sql.replace(/^(.*?)@include ([a-z0-9-]+)[ \t]*$/gm, (_, before: string, name: string) => {
     const fragment = fragments.get(name);
     if (fragment === undefined) throw new Error(`no query fragment queries/fragments/${name}.sql`);
-    return fragment.trimEnd();
+    if (within.includes(name)) throw new Error(`query fragment ${name} includes itself`);
+    // The fragment's own comment lines go first, so the keyword before the
+    // include is followed by the fragment's first clause.
+    const lines = expandIncludes(fragment, fragments, [...within, name])
+      .trimEnd()
+      .split('\n');
+    const comments = lines.filter((l) => l.startsWith('--'));
+    const body = lines.filter((l) => !l.startsWith('--'));
+    return [...comments, `${before}${body.join('\n')}`].join('\n');
   });
 }
 

@@ -11,7 +11,4 @@ SELECT m.id, m.rid
   FROM memories m
  WHERE m.owner_id = @ownerId
    AND m.id IN (SELECT value FROM json_each(@ids))
-   AND m.superseded_by IS NULL
-   AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
-   AND m.expires_ms > @nowMs
-   AND m.valid_from_ms <= @nowMs
+   AND @include live

@@ -12,7 +12,4 @@ SELECT m.id, m.rid
   FROM memories m
  WHERE m.rid IN (SELECT value FROM json_each(@rids))
    AND +m.owner_id = @ownerId
-   AND m.superseded_by IS NULL
-   AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
-   AND m.expires_ms > @nowMs
-   AND m.valid_from_ms <= @nowMs
+   AND @include live

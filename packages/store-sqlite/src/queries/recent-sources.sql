@@ -14,10 +14,7 @@
 SELECT m.*
   FROM memories m INDEXED BY memories_owner_created
  WHERE m.owner_id = @ownerId
-   AND m.superseded_by IS NULL
-   AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
-   AND m.expires_ms > @nowMs
-   AND m.valid_from_ms <= @nowMs
+   AND @include live
    AND NOT EXISTS (SELECT 1 FROM derived_from d WHERE d.child_id = m.id)
  ORDER BY m.created_ms DESC, m.rid DESC
  LIMIT @limit

@@ -14,9 +14,6 @@ SELECT m.id, 1.0 AS score
   FROM memories m INDEXED BY memories_owner_created
  WHERE m.owner_id = @ownerId
    AND m.id IN (SELECT id FROM hits)
-   AND m.superseded_by IS NULL
-   AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
-   AND m.expires_ms > @nowMs
-   AND m.valid_from_ms <= @nowMs
+   AND @include live
  ORDER BY m.created_ms DESC, m.rid DESC
  LIMIT @limit

@@ -13,9 +13,6 @@
 SELECT m.id, 1.0 AS score
   FROM hits
   CROSS JOIN memories m ON m.id = hits.id AND m.owner_id = @ownerId
- WHERE m.superseded_by IS NULL
-   AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
-   AND m.expires_ms > @nowMs
-   AND m.valid_from_ms <= @nowMs
+ WHERE @include live
  ORDER BY m.created_ms DESC, m.rid DESC
  LIMIT @limit

@@ -20,9 +20,6 @@ SELECT m.id, -bm25(memory_fts_terms) AS score
  WHERE memory_fts_terms MATCH @match
    AND memory_fts_terms.rowid >= @minRid
    AND m.owner_id = @ownerId
-   AND m.superseded_by IS NULL
-   AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
-   AND m.expires_ms > @nowMs
-   AND m.valid_from_ms <= @nowMs
+   AND @include live
  ORDER BY score DESC, m.rid DESC
  LIMIT @limit

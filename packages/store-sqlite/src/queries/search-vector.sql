@@ -23,9 +23,6 @@ WITH knn AS (
 SELECT m.id, knn.distance
   FROM knn
   JOIN memories m ON m.id = knn.memory_id AND m.owner_id = @ownerId
- WHERE m.superseded_by IS NULL
-   AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
-   AND m.expires_ms > @nowMs
-   AND m.valid_from_ms <= @nowMs
+ WHERE @include live
  ORDER BY knn.distance, m.rid DESC
  LIMIT @limit

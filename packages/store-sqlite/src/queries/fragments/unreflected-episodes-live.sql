@@ -8,7 +8,4 @@
  WHERE m.owner_id = @ownerId
    AND m.kind = 'episode'
    AND m.reflected_at IS NULL
-   AND m.superseded_by IS NULL
-   AND (m.valid_to_ms IS NULL OR m.valid_to_ms > @nowMs)
-   AND m.expires_ms > @nowMs
-   AND m.valid_from_ms <= @nowMs
+   AND @include live
