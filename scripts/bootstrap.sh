@@ -20,7 +20,7 @@ if ! command -v make >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq build-essential python3 >/dev/null
 fi
 
-# Java 17 and Maven fetch the model jars and build the Neo4j test server.
+# Java 17 and Maven build the Neo4j test server.
 if ! command -v mvn >/dev/null 2>&1 || ! command -v java >/dev/null 2>&1; then
   echo "[bootstrap] installing Java 17 and Maven"
   apt-get update -qq && apt-get install -y -qq openjdk-17-jdk-headless maven >/dev/null

@@ -11,6 +11,7 @@ import { registerExport } from './commands/export.ts';
 import { registerExposed } from './commands/exposed.ts';
 import { registerList, registerSessions } from './commands/list.ts';
 import { registerMcp } from './commands/mcp.ts';
+import { registerModels } from './commands/models.ts';
 import { registerForget } from './commands/forget.ts';
 import { registerImport } from './commands/import.ts';
 import { registerKeys } from './commands/keys.ts';
@@ -44,11 +45,19 @@ Exit codes:
 /**
  * Commands that run no use-case: they start the long-running processes
  * (the HTTP server, a BullMQ worker) whose requests and jobs do, or work
- * on the whole store below the engine as its operator (backup, restore).
+ * on the whole store below the engine as its operator (backup, restore),
+ * or install the embedding models (models).
  * Every other command declares its use-cases (runsUseCases), which a test
  * checks.
  */
-export const NOT_USE_CASE_COMMANDS = ['start', 'worker', 'backup', 'restore'] as const;
+export const NOT_USE_CASE_COMMANDS = [
+  'start',
+  'worker',
+  'backup',
+  'restore',
+  'models list',
+  'models fetch',
+] as const;
 
 /** Build the `keepgraph` program. Errors surface as thrown exceptions (exitOverride). */
 export function buildProgram(io: Io): Command {
@@ -105,6 +114,7 @@ export function buildProgram(io: Io): Command {
   registerRestore(program, io);
   registerWorker(program, io);
   registerMcp(program, io);
+  registerModels(program, io);
   registerBench(program, io);
 
   return program;

@@ -11,4 +11,13 @@ export { createHashingEmbedder } from './hashing-embedder.ts';
 export { createEmbedder, HASHING_MODEL_ID, isModelId, MODEL_IDS } from './embedder-choice.ts';
 export type { ModelId } from './embedder-choice.ts';
 export { resolveModelsDir } from './models-dir.ts';
+export {
+  DEFAULT_MODEL_REPOSITORY,
+  MODEL_ARTIFACTS,
+  ModelInstallError,
+  installModel,
+  missingModelFiles,
+  modelCacheDir,
+} from './model-install.ts';
+export type { InstallOptions, ModelArtifact } from './model-install.ts';
 export { dot, l2Normalize } from './vector-math.ts';

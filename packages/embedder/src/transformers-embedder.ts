@@ -148,7 +148,7 @@ export async function createTransformersEmbedder(
   if (missing.length > 0) {
     throw new Error(
       `Embedding model '${modelId}' is not installed in ${modelsDir} (missing ${missing.join(', ')}). ` +
-        'Run `bash scripts/setup-models.sh` (set KEEPGRAPH_MODELS_DIR to install elsewhere).',
+        'Run `keepgraph models fetch` (in a checkout: `bash scripts/setup-models.sh`); KEEPGRAPH_MODELS_DIR names another folder.',
     );
   }
   const session = (threads: number | undefined): WorkerModelSpec => ({

