@@ -1,0 +1,177 @@
+// pnpm pack:keepgraph — the `keepgraph` command as an npm package a stranger
+// installs (`npm i -g keepgraph`, `npx keepgraph start`), made from this
+// workspace: the CLI and every workspace package it reaches are bundled into
+// dist/ as built JavaScript (esbuild, ES modules split by command, so
+// `--help` loads no server); the npm packages they import stay external and
+// become the package's dependencies, with the ranges the workspace's
+// manifests declare; the files the code reads beside itself (SQL queries,
+// migrations, the default policy, model configs, the UI's build, the model
+// worker) are copied under assets/ and found there. The tarball lands in
+// .tmp/packs/ (`--out DIR` for another folder).
+//
+// The workspace's own tests run against the sources; test/e2e/installed.test.ts
+// installs this tarball with plain npm into an empty folder and runs it.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { build, type Metafile, type Plugin } from 'esbuild';
+
+const root = resolve(import.meta.dirname, '..');
+const { values } = parseArgs({ options: { out: { type: 'string' } } });
+const OUT = resolve(values.out ?? join(root, '.tmp/packs'));
+const STAGE = join(OUT, 'keepgraph');
+
+/** Files and folders the bundled code reads next to its source, relative to the repo root. */
+const ASSETS = [
+  'graph-schema/sqlite',
+  'graph-schema/neo4j',
+  'packages/core/policy/default.yaml',
+  'packages/embedder/model-configs',
+  'packages/embedder/src/model-worker.mjs',
+  'packages/store-sqlite/src/queries',
+  'packages/store-neo4j/src/queries',
+  'packages/ui/dist',
+];
+
+interface Manifest {
+  name: string;
+  version: string;
+  description?: string;
+  dependencies?: Record<string, string>;
+}
+const readManifest = (p: string) => JSON.parse(readFileSync(p, 'utf8')) as Manifest;
+
+/** Every workspace package's manifest, by name. */
+function workspaceManifests(): Map<string, Manifest> {
+  const files = execFileSync('git', ['ls-files', '*package.json'], { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter((f) => f && !f.includes('node_modules') && f !== 'package.json');
+  return new Map(files.map((f) => [readManifest(join(root, f)).name, readManifest(join(root, f))]));
+}
+
+/**
+ * A workspace module's `import.meta.url` (and `.dirname`, `.filename`)
+ * point at its copy under assets/, where the files it reads beside itself
+ * are: the bundle's chunks sit in dist/, one folder down from assets/.
+ */
+const assetImportMeta: Plugin = {
+  name: 'asset-import-meta',
+  setup(b) {
+    b.onLoad({ filter: /\.(ts|tsx|mts|mjs|js)$/ }, (args) => {
+      if (args.path.includes('/node_modules/')) return undefined;
+      const source = readFileSync(args.path, 'utf8');
+      // The entry's own hashbang runs tsx; the banner gives the built one.
+      const text = source.replace(/^#!.*\n/, '');
+      if (text === source && !text.includes('import.meta')) return undefined;
+      const rel = relative(root, args.path);
+      const url = `new URL(${JSON.stringify(`../assets/${rel}`)}, import.meta.url)`;
+      const contents = text
+        .replaceAll('import.meta.url', `${url}.href`)
+        .replaceAll('import.meta.dirname', `__kgDirname(${url})`)
+        .replaceAll('import.meta.filename', `__kgFilename(${url})`);
+      const loader = args.path.endsWith('.tsx') ? 'tsx' : args.path.endsWith('ts') ? 'ts' : 'js';
+      return { contents, loader };
+    });
+  },
+};
+
+/** The npm packages a bundle imports: the package name of each external import. */
+function externalPackages(meta: Metafile): Set<string> {
+  const names = new Set<string>();
+  for (const out of Object.values(meta.outputs))
+    for (const imp of out.imports) {
+      if (!imp.external || imp.path.startsWith('node:') || imp.path.startsWith('.')) continue;
+      const parts = imp.path.split('/');
+      names.add(imp.path.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!);
+    }
+  return names;
+}
+
+async function packKeepgraph(): Promise<string> {
+  const manifests = workspaceManifests();
+  const cli = manifests.get('@keepgraph/cli')!;
+  rmSync(STAGE, { recursive: true, force: true });
+  mkdirSync(STAGE, { recursive: true });
+  if (!existsSync(join(root, 'packages/ui/dist/index.html')))
+    throw new Error('packages/ui/dist is missing: run `pnpm build:ui` first');
+
+  const result = await build({
+    entryPoints: { main: join(root, 'packages/cli/src/main.ts') },
+    outdir: join(STAGE, 'dist'),
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    // In chunks, each command's dependencies load with the command.
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    plugins: [
+      {
+        // Every npm package stays a package the installer resolves;
+        // workspace packages are not npm packages, so they are bundled.
+        name: 'external-npm-packages',
+        setup(b) {
+          b.onResolve({ filter: /^[^./]/ }, (args) =>
+            args.kind === 'entry-point' || args.path.startsWith('@keepgraph/')
+              ? undefined
+              : { path: args.path, external: true },
+          );
+        },
+      },
+      assetImportMeta,
+    ],
+    banner: {
+      js: [
+        '#!/usr/bin/env node',
+        "import { fileURLToPath as __kgPath } from 'node:url';",
+        "import { dirname as __kgDir } from 'node:path';",
+        'const __kgFilename = (u) => __kgPath(u);',
+        'const __kgDirname = (u) => __kgDir(__kgPath(u));',
+      ].join('\n'),
+    },
+    define: { 'process.env.KEEPGRAPH_PACKAGE_VERSION': JSON.stringify(cli.version) },
+    metafile: true,
+    logLevel: 'warning',
+  });
+
+  for (const a of ASSETS) cpSync(join(root, a), join(STAGE, 'assets', a), { recursive: true });
+
+  // Each external package with the range a workspace manifest declares for it.
+  const declared = new Map<string, string>();
+  for (const m of manifests.values())
+    for (const [dep, range] of Object.entries(m.dependencies ?? {}))
+      if (!range.startsWith('workspace:')) declared.set(dep, declared.get(dep) ?? range);
+  const dependencies: Record<string, string> = {};
+  for (const name of [...externalPackages(result.metafile)].sort()) {
+    const range = declared.get(name);
+    if (!range) throw new Error(`the bundle imports ${name}, which no workspace manifest declares`);
+    dependencies[name] = range;
+  }
+  // The model worker is loaded by path, not imported: its imports count too.
+  dependencies['@huggingface/transformers'] ??= declared.get('@huggingface/transformers')!;
+  const sortedDependencies = Object.fromEntries(
+    Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)),
+  );
+
+  const manifest = {
+    name: 'keepgraph',
+    version: cli.version,
+    description: cli.description,
+    // No licence has been chosen for KeepGraph yet: the field says so.
+    license: 'UNLICENSED',
+    type: 'module',
+    bin: { keepgraph: 'dist/main.mjs' },
+    engines: { node: '>=20.19' },
+    files: ['dist', 'assets', 'README.md'],
+    dependencies: sortedDependencies,
+  };
+  writeFileSync(join(STAGE, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  cpSync(join(root, 'packages/cli/README.md'), join(STAGE, 'README.md'));
+  execFileSync('pnpm', ['pack', '--pack-destination', OUT], { cwd: STAGE, stdio: 'ignore' });
+  return join(OUT, `keepgraph-${cli.version}.tgz`);
+}
+
+mkdirSync(dirname(STAGE), { recursive: true });
+const tarball = await packKeepgraph();
+console.log(tarball);
