@@ -42,12 +42,12 @@ interface Manifest {
 }
 const readManifest = (p: string) => JSON.parse(readFileSync(p, 'utf8')) as Manifest;
 
-/** Every workspace package's manifest, by name. */
+/** Every workspace package's manifest, by its folder (relative to the root). */
 function workspaceManifests(): Map<string, Manifest> {
   const files = execFileSync('git', ['ls-files', '*package.json'], { cwd: root, encoding: 'utf8' })
     .split('\n')
     .filter((f) => f && !f.includes('node_modules') && f !== 'package.json');
-  return new Map(files.map((f) => [readManifest(join(root, f)).name, readManifest(join(root, f))]));
+  return new Map(files.map((f) => [dirname(f), readManifest(join(root, f))]));
 }
 
 /**
@@ -90,7 +90,7 @@ function externalPackages(meta: Metafile): Set<string> {
 
 async function packKeepgraph(): Promise<string> {
   const manifests = workspaceManifests();
-  const cli = manifests.get('@keepgraph/cli')!;
+  const cli = manifests.get('packages/cli')!;
   rmSync(STAGE, { recursive: true, force: true });
   mkdirSync(STAGE, { recursive: true });
   if (!existsSync(join(root, 'packages/ui/dist/index.html')))
@@ -137,19 +137,24 @@ async function packKeepgraph(): Promise<string> {
 
   for (const a of ASSETS) cpSync(join(root, a), join(STAGE, 'assets', a), { recursive: true });
 
-  // Each external package with the range a workspace manifest declares for it.
-  const declared = new Map<string, string>();
-  for (const m of manifests.values())
-    for (const [dep, range] of Object.entries(m.dependencies ?? {}))
-      if (!range.startsWith('workspace:')) declared.set(dep, declared.get(dep) ?? range);
+  // Each external package at the version the workspace resolved for it (its
+  // lockfile's): a command is an application, so a stranger gets the
+  // versions its tests ran with, not whatever a range allows today.
+  const resolved = new Map<string, string>();
+  for (const [dir, m] of manifests)
+    for (const [dep, range] of Object.entries(m.dependencies ?? {})) {
+      if (range.startsWith('workspace:') || resolved.has(dep)) continue;
+      const installed = join(root, dir, 'node_modules', dep, 'package.json');
+      resolved.set(dep, readManifest(installed).version);
+    }
   const dependencies: Record<string, string> = {};
-  for (const name of [...externalPackages(result.metafile)].sort()) {
-    const range = declared.get(name);
-    if (!range) throw new Error(`the bundle imports ${name}, which no workspace manifest declares`);
-    dependencies[name] = range;
-  }
   // The model worker is loaded by path, not imported: its imports count too.
-  dependencies['@huggingface/transformers'] ??= declared.get('@huggingface/transformers')!;
+  for (const name of [...externalPackages(result.metafile), '@huggingface/transformers']) {
+    const version = resolved.get(name);
+    if (!version)
+      throw new Error(`the bundle imports ${name}, which no workspace manifest declares`);
+    dependencies[name] = version;
+  }
   const sortedDependencies = Object.fromEntries(
     Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)),
   );
