@@ -78,6 +78,11 @@ describe('keepgraph installed from its tarball with npm', () => {
       npm_config_better_sqlite3_binary_host: mirror.url,
       // The model goes to a cache folder of this test's own.
       XDG_CACHE_HOME: join(dir, 'cache'),
+      // Where node-gyp finds Node's headers when it must compile
+      // (scripts/installed-node22.sh sets it; absent on the test command's Node 20).
+      ...(process.env['npm_config_nodedir'] && {
+        npm_config_nodedir: process.env['npm_config_nodedir'],
+      }),
     };
     await writeFile(join(app, 'package.json'), '{ "name": "stranger", "private": true }\n');
     await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], {
