@@ -1,7 +1,7 @@
 // The layers of @keepgraph/core, checked by `pnpm lint` (madge there checks
 // file cycles only; a layer can run back up without any file cycle).
 //
-//   top        engine.ts, idempotency.ts, index.ts, testing.ts
+//   top        engine.ts, idempotency.ts, index.ts, registry.ts, testing.ts
 //   backup/    dump and restore, through services
 //   use-cases/ and jobs/   both call services, never each other
 //   services/  the write sequence, the cascade, the jobs a write triggers
@@ -9,7 +9,7 @@
 //
 // A module may import its own layer and the layers below it.
 const CORE = '^packages/core/src/';
-const TOP = `${CORE}(engine|idempotency|index|testing)\\.ts$`;
+const TOP = `${CORE}(engine|idempotency|index|registry|testing)\\.ts$`;
 const UPPER = `${CORE}(services|use-cases|jobs|backup)/`;
 
 module.exports = {

@@ -6,9 +6,15 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /** @keepgraph/core and its subpaths (packages/core/package.json `exports`). */
-const CORE_ENTRY_POINTS = ['', '/ports', '/policy', '/jobs', '/backup', '/testing'].map(
-  (sub) => `@keepgraph/core${sub}`,
-);
+const CORE_ENTRY_POINTS = [
+  '',
+  '/registry',
+  '/ports',
+  '/policy',
+  '/jobs',
+  '/backup',
+  '/testing',
+].map((sub) => `@keepgraph/core${sub}`);
 
 /** The core functions that decide what a write or a cascade produces. */
 const STORE_DECISIONS = [

@@ -6,13 +6,8 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { EmbeddedRuntime, StoreKind } from '@keepgraph/runtime';
-import {
-  KeepGraphError,
-  type Caller,
-  type Engine,
-  type Role,
-  type UseCaseName,
-} from '@keepgraph/core';
+import type { Caller, Engine } from '@keepgraph/core';
+import { KeepGraphError, type Role, type UseCaseName } from '@keepgraph/core/registry';
 import type { ModelId } from '@keepgraph/embedder';
 
 /** Options accepted before or after any command. */

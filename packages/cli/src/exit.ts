@@ -1,6 +1,6 @@
 // Exit codes and the one place that turns a thrown error into what the user
 // sees. Codes are mapped here, never by matching messages (STYLE habit 6).
-import { isKeepGraphError, isRefusalCode } from '@keepgraph/core';
+import { isKeepGraphError, isRefusalCode } from '@keepgraph/core/registry';
 import type { Io } from './io.ts';
 
 /** Process exit codes of the `keepgraph` command. */

@@ -4,6 +4,6 @@ export { buildProgram } from './program.ts';
 export { runCli } from './run.ts';
 export { EXIT, CliExit, reportError, type ExitCode } from './exit.ts';
 export { processIo, type Io } from './io.ts';
-export { formatImportSummary, importLines, type ImportSummary } from './commands/import.ts';
+export { formatImportSummary, importLines, type ImportSummary } from './commands/import-run.ts';
 export { exportMemories } from './commands/export.ts';
 export { sweepOnce } from './commands/operate.ts';

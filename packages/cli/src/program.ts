@@ -2,8 +2,8 @@
 // per command family. Building the program is side-effect free, so tests and
 // other tools can run it against their own Io.
 import { Command, Option } from 'commander';
-import { ROLES } from '@keepgraph/core';
-import { MODEL_IDS } from '@keepgraph/embedder';
+import { ROLES } from '@keepgraph/core/registry';
+import { MODEL_IDS } from '@keepgraph/embedder/model-ids';
 import { registerBackup, registerRestore } from './commands/backup.ts';
 import { registerBench } from './commands/bench-recall.ts';
 import { registerCorrect } from './commands/correct.ts';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BenchRecallReport } from '../src/commands/bench-recall.ts';
+import type { BenchRecallReport } from '../src/commands/bench-recall-run.ts';
 import type { Io } from '../src/io.ts';
 import { runCli } from '../src/run.ts';
 import { checkResultsFile } from '../src/retrieval-eval/check.ts';

@@ -28,7 +28,7 @@ import {
   type Preview,
   type UseCase,
 } from './use-cases/define.ts';
-import type { RecallOptions } from './use-cases/recall.ts';
+import type { RecallOptions } from './use-cases/recall-args.ts';
 import { USE_CASES, type UseCaseName } from './use-cases/registry.ts';
 
 /**

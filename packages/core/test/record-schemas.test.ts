@@ -12,9 +12,9 @@ import {
   isKeepGraphError,
   parseInput,
 } from '../src/index.ts';
-import { CorrectionSchema } from '../src/use-cases/correct.ts';
-import { CreateKeySchema } from '../src/use-cases/keys.ts';
-import { SessionAppendSchema } from '../src/use-cases/session.ts';
+import { CorrectionSchema } from '../src/use-cases/correct-args.ts';
+import { CreateKeySchema } from '../src/use-cases/keys-args.ts';
+import { SessionAppendSchema } from '../src/use-cases/session-args.ts';
 
 function code(schema: Parameters<typeof parseInput>[0], value: unknown): string | null {
   try {

@@ -10,26 +10,12 @@ import { installModel, missingModelFiles, type InstallOptions } from './model-in
 import { resolveModelsDir } from './models-dir.ts';
 import {
   DEFAULT_MODEL_ID,
+  HASHING_MODEL_ID,
   TRANSFORMERS_MODEL_IDS,
-  createTransformersEmbedder,
+  type ModelId,
   type TransformersModelId,
-} from './transformers-embedder.ts';
-
-/**
- * The hashing embedder at the real models' width (384), so a store written
- * with it keeps the same vector index shape. Not for recall that should
- * mean anything.
- */
-export const HASHING_MODEL_ID = 'hashing-384';
-
-export type ModelId = TransformersModelId | typeof HASHING_MODEL_ID;
-
-/** Every id {@link createEmbedder} accepts, for validating configuration. */
-export const MODEL_IDS: readonly ModelId[] = [...TRANSFORMERS_MODEL_IDS, HASHING_MODEL_ID];
-
-export function isModelId(id: string): id is ModelId {
-  return (MODEL_IDS as readonly string[]).includes(id);
-}
+} from './model-ids.ts';
+import { createTransformersEmbedder } from './transformers-embedder.ts';
 
 /** The embedder a model id names (the transformers.js options apply to real models only). */
 export async function createEmbedder(opts: {

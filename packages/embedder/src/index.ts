@@ -1,15 +1,18 @@
 // @keepgraph/embedder: local text embeddings (transformers.js over ONNX) behind the core Embedder port.
 
 export type { EmbedPurpose, Embedder } from '@keepgraph/core/ports';
+export { createTransformersEmbedder } from './transformers-embedder.ts';
+export type { TransformersEmbedderOptions } from './transformers-embedder.ts';
 export {
-  createTransformersEmbedder,
   DEFAULT_MODEL_ID,
+  HASHING_MODEL_ID,
+  isModelId,
+  MODEL_IDS,
   TRANSFORMERS_MODEL_IDS,
-} from './transformers-embedder.ts';
-export type { TransformersEmbedderOptions, TransformersModelId } from './transformers-embedder.ts';
+} from './model-ids.ts';
+export type { ModelId, TransformersModelId } from './model-ids.ts';
 export { createHashingEmbedder } from './hashing-embedder.ts';
-export { createEmbedder, HASHING_MODEL_ID, isModelId, MODEL_IDS } from './embedder-choice.ts';
-export type { ModelId } from './embedder-choice.ts';
+export { createEmbedder } from './embedder-choice.ts';
 export { resolveModelsDir } from './models-dir.ts';
 export {
   DEFAULT_MODEL_REPOSITORY,

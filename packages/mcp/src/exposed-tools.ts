@@ -13,7 +13,7 @@ import {
   renderJsonAsData,
   type ExposedUseCase,
   type UseCaseName,
-} from '@keepgraph/core';
+} from '@keepgraph/core/registry';
 import { HINTS, type ToolDef } from './tool-def.ts';
 
 /** One tool per exposed use-case whose row names an MCP tool. */

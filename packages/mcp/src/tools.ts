@@ -7,6 +7,9 @@
 // that carries memory text quotes it as data with its origin and authority
 // (invariant 9); the rest is JSON of ids, hashes and counts.
 import { z } from 'zod';
+// From core's registry entry, not its root: `keepgraph mcp` declares the
+// use-cases of this table when the CLI builds its commands (at every start,
+// `--help` included), which must not load the policy gate or the ranking.
 import {
   CorrectionSchema,
   ForgetSessionSchema,
@@ -20,9 +23,9 @@ import {
   renderSessionForPrompt,
   type Memory,
   type PromptMemory,
-  type SerializedGraph,
   type UseCaseName,
-} from '@keepgraph/core';
+} from '@keepgraph/core/registry';
+import type { SerializedGraph } from '@keepgraph/core';
 import { exposedTools } from './exposed-tools.ts';
 import { HINTS, type Args, type ToolDef } from './tool-def.ts';
 

@@ -5,10 +5,9 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_POLICY_PATH } from '@keepgraph/core/policy';
 import { DEFAULT_MODEL_ID, MODEL_IDS, type ModelId } from '@keepgraph/embedder';
+import { STORE_KINDS, type StoreKind } from './store-kinds.ts';
 
-/** Stores the server can open: the embedded SQLite file store, or Neo4j. */
-export const STORE_KINDS = ['sqlite', 'neo4j'] as const;
-export type StoreKind = (typeof STORE_KINDS)[number];
+export { STORE_KINDS, type StoreKind };
 
 /** Everything `startServer` needs, after defaults and validation. */
 export interface ServerConfig {

@@ -2,7 +2,7 @@
 // the old one (or, from a lower authority, is kept beside it as a conflict);
 // what was derived from the old version is re-derived from the new one.
 import { Option, type Command } from 'commander';
-import { AUTHORITIES, CORRECTION_REASONS, type CorrectionInput } from '@keepgraph/core';
+import { AUTHORITIES, CORRECTION_REASONS, type CorrectionInput } from '@keepgraph/core/registry';
 import { globalOptions, runsUseCases, withRuntime } from '../context.ts';
 import type { Io } from '../io.ts';
 import { intOption } from '../parse-options.ts';

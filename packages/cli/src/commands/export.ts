@@ -3,7 +3,8 @@
 import { once } from 'node:events';
 import { open, rm } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { KeepGraphError, checkOwner, type Caller, type Engine, type Memory } from '@keepgraph/core';
+import type { Caller, Engine } from '@keepgraph/core';
+import { KeepGraphError, checkOwner, type Memory } from '@keepgraph/core/registry';
 import { globalOptions, runsUseCases, userPath, withRuntime } from '../context.ts';
 import type { Io } from '../io.ts';
 

@@ -5,15 +5,15 @@
 // arguments are one JSON object (`--input`), as the HTTP query or body
 // carries them. The answer prints as JSON.
 import type { Command } from 'commander';
+import type { Caller } from '@keepgraph/core';
 import {
   KeepGraphError,
   USE_CASES,
   argumentsFrom,
   httpBinding,
-  type Caller,
   type ExposedUseCase,
   type UseCaseName,
-} from '@keepgraph/core';
+} from '@keepgraph/core/registry';
 import { globalOptions, runsUseCases, withRuntime } from '../context.ts';
 import type { Io } from '../io.ts';
 

@@ -1,7 +1,7 @@
 // The memory filters as flags, shared by `list` and `recall`/`why` (both
 // take core's MemoryFilter): one spelling of each flag, one translation.
 import type { Command } from 'commander';
-import { AUTHORITIES, MEMORY_KINDS, type MemoryFilter } from '@keepgraph/core';
+import { AUTHORITIES, MEMORY_KINDS, type MemoryFilter } from '@keepgraph/core/registry';
 
 export interface FilterFlags {
   kind?: string[];

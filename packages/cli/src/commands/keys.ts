@@ -4,7 +4,7 @@
 // store keeps only its hash.
 import type { Command } from 'commander';
 import type { ApiKeyInfo } from '@keepgraph/core';
-import { KeepGraphError, ROLES } from '@keepgraph/core';
+import { KeepGraphError, ROLES } from '@keepgraph/core/registry';
 import { globalOptions, runsUseCases, withRuntime } from '../context.ts';
 import type { Io } from '../io.ts';
 

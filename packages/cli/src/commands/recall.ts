@@ -2,7 +2,8 @@
 // with its origin and authority; `why` adds each hit's derivation tree down
 // to the episodes it grew from.
 import { Option, type Command } from 'commander';
-import { RECALL_RECIPE_NAMES, type RecallOptions, type WhyResult } from '@keepgraph/core';
+import type { WhyResult } from '@keepgraph/core';
+import { RECALL_RECIPE_NAMES, type RecallOptions } from '@keepgraph/core/registry';
 import { globalOptions, runsUseCases, withRuntime } from '../context.ts';
 import { formatHit, formatLineage } from '../format.ts';
 import type { Io } from '../io.ts';

@@ -9,7 +9,7 @@ import {
   isKeepGraphError,
   type MemoryInput,
   type OriginInput,
-} from '@keepgraph/core';
+} from '@keepgraph/core/registry';
 import { globalOptions, runsUseCases, withRuntime } from '../context.ts';
 import type { Io } from '../io.ts';
 import { intOption, numberOption } from '../parse-options.ts';

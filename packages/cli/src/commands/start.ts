@@ -2,7 +2,7 @@
 // directory until SIGINT/SIGTERM. The server owns its runtime and shutdown;
 // the roles of its callers come from its configuration, not from requests.
 import type { Command } from 'commander';
-import { KeepGraphError } from '@keepgraph/core';
+import { KeepGraphError } from '@keepgraph/core/registry';
 import type { ServerConfig } from '@keepgraph/runtime';
 import { globalOptions } from '../context.ts';
 import type { Io } from '../io.ts';

@@ -5,7 +5,7 @@
 // jobs and lets running ones finish. Embedded mode needs none of this:
 // `keepgraph start` runs the same processors in-process.
 import type { Command } from 'commander';
-import { JOB_NAMES, type JobName } from '@keepgraph/core/ports';
+import type { JobName } from '@keepgraph/core/ports';
 import { globalOptions } from '../context.ts';
 import { CliExit, EXIT } from '../exit.ts';
 import type { Io } from '../io.ts';
@@ -36,6 +36,7 @@ export function registerWorker(program: Command, io: Io): void {
       const { loadServerConfig, openEmbeddedRuntime, redisConnection, storeSelection } =
         await import('@keepgraph/runtime');
       const { startWorkerProcess } = await import('@keepgraph/workers');
+      const { JOB_NAMES } = await import('@keepgraph/core/ports');
       const { openAiExtractorFromEnv } = await import('@keepgraph/extractor-openai');
       const config = loadServerConfig(process.env, { dataDir: g.dataDir });
       if (config.redisUrl === undefined) {

@@ -13,6 +13,9 @@ export const RETRIEVERS = ['engine', 'bm25', 'vector'] as const;
 /** One of {@link RETRIEVERS}. */
 export type Retriever = (typeof RETRIEVERS)[number];
 
+/** The engine's recall serves at most this many results. */
+export const MAX_TOP_K = 100;
+
 /** Turns per rememberMany call: the import command's default batch. */
 export const INGEST_BATCH = 64;
 

@@ -11,28 +11,17 @@ import { triggeredJobs } from '../services/triggers.ts';
 import { passesDue } from '../services/scheduled-pass.ts';
 import { rederiveJob } from '../domain/job-ids.ts';
 import {
-  AUTHORITIES,
   AUTHORITY_RANK,
-  MAX_TEXT_CHARS,
   MemoryInputSchema,
   MemorySchema,
-  OriginSchema,
-  TagSchema,
   copyMemory,
-  isoTime,
-  storedText,
   type Memory,
   type ParsedMemoryInput,
 } from '../domain/record.ts';
 import { DeletionReceiptSchema, type DeletionReceipt } from '../ports/memory-store.ts';
-import {
-  IdSchema,
-  auditEvent,
-  parseInput,
-  type Caller,
-  type EngineDeps,
-} from '../services/deps.ts';
-import { OWNER_ID, arg, uncheckedArg, type ParsedArgs } from './define.ts';
+import { auditEvent, parseInput, type Caller, type EngineDeps } from '../services/deps.ts';
+import type { ParsedArgs } from './define.ts';
+import type { CorrectArgs, CorrectionSchema } from './correct-args.ts';
 import { cascade, evictOverCap } from '../services/cascade.ts';
 import {
   auditRefusal,
@@ -40,32 +29,6 @@ import {
   prepareWrite,
   writeDecidingAgain,
 } from '../services/write.ts';
-
-/**
- * Why a memory is corrected. A code, not free text: the audit log keeps ids,
- * hashes and codes, never words a user typed.
- */
-export const CORRECTION_REASONS = ['incorrect', 'outdated', 'incomplete', 'other'] as const;
-
-export const CorrectionSchema = z.strictObject({
-  /** The corrected claim. */
-  text: storedText(z.string().min(1).max(MAX_TEXT_CHARS)),
-  reason: z.enum(CORRECTION_REASONS),
-  /** The correction's authority: the caller's role's default unless given (never above it). */
-  authority: z.enum(AUTHORITIES).optional(),
-  /** Where the correction comes from; the old version's origin unless given. */
-  origin: OriginSchema.optional(),
-  tags: z.array(TagSchema).max(32).optional(),
-  /**
-   * What the correction rests on, besides the old version's sources: an
-   * agent's correction is inferred, so it names its evidence (the gate's
-   * `sources.requireDerivedFrom`).
-   */
-  derivedFrom: z.array(z.string().min(1).max(64)).max(10_000).optional(),
-  ttlSeconds: z.number().int().positive().optional(),
-  validFrom: isoTime.optional(),
-});
-export type CorrectionInput = z.input<typeof CorrectionSchema>;
 
 export const CorrectionResultSchema = z.object({
   /** The new version. */
@@ -86,12 +49,6 @@ export const CorrectionResultSchema = z.object({
   receipt: DeletionReceiptSchema.nullable().describe('The cascade that took them, if any'),
 });
 export type CorrectionResult = z.output<typeof CorrectionResultSchema>;
-
-export const CorrectArgs = [
-  arg('ownerId', OWNER_ID),
-  arg('id', IdSchema),
-  arg('correction', uncheckedArg(CorrectionSchema)),
-] as const;
 
 /** The old version's fields, with the correction's text, authority and origin. */
 function correctedInput(

@@ -171,6 +171,36 @@ export function defineUseCase<const A extends Args, R>(
 }
 
 /**
+ * Bodies of a use-case module that loads the policy gate or the ranking,
+ * for the registry's rows: each loads the module on its first call, so
+ * that reading the registry (the CLI building its commands, `--help`
+ * included) loads only the arguments' schemas (in the module's
+ * `-args.ts`). A process that runs an engine has the module loaded already
+ * (the package's root exports it), so a first call only waits for the
+ * import to resolve; later calls call the body itself.
+ */
+export function lazyBodies<M, const K extends keyof M>(
+  load: () => Promise<M>,
+  names: readonly K[],
+): Pick<M, K> {
+  let loading: Promise<M> | undefined;
+  const bodies = {} as Pick<M, K>;
+  for (const name of names) {
+    let body: ((...args: unknown[]) => unknown) | undefined;
+    const run = (...args: unknown[]): unknown => {
+      if (body) return body(...args);
+      loading ??= load();
+      return loading.then((m) => {
+        body = m[name] as (...args: unknown[]) => unknown;
+        return body(...args);
+      });
+    };
+    bodies[name] = run as M[K];
+  }
+  return bodies;
+}
+
+/**
  * Mark a use-case as reading only its caller: who it is, or the owners it
  * holds (see `UseCase.scope`). The body must never read past `caller.owners`.
  */

@@ -6,32 +6,12 @@
 import { z } from 'zod';
 import { parseImportLine } from '../domain/import-input.ts';
 import type { Caller, EngineDeps } from '../services/deps.ts';
-import { OWNER_ID, arg, uncheckedArg, type ParsedArgs } from './define.ts';
+import type { ParsedArgs } from './define.ts';
+import type { ImportArgs } from './import-args.ts';
 import { rememberMany } from './remember.ts';
 
-/** Lines one call takes at most (a file is sent in chunks). */
-export const MAX_IMPORT_LINES = 10_000;
 /** Lines written per batch (one embedding batch each). */
 const BATCH = 64;
-
-export const ImportSchema = z.strictObject({
-  lines: z.array(z.string().max(256 * 1024)).max(MAX_IMPORT_LINES),
-  /**
-   * The number of the first line, for the report (a chunk of a file).
-   * Default 1. Bounded so that every line's number is a safe integer.
-   */
-  firstLine: z
-    .number()
-    .int()
-    .min(1)
-    .max(Number.MAX_SAFE_INTEGER - MAX_IMPORT_LINES)
-    .default(1),
-});
-
-export const ImportArgs = [
-  arg('ownerId', OWNER_ID),
-  arg('input', uncheckedArg(ImportSchema)),
-] as const;
 
 /** What an import did. Blank lines count in the numbering, not in `lines`. */
 export const ImportReportSchema = z.object({

@@ -7,34 +7,10 @@ import { KeepGraphError } from '../domain/errors.ts';
 import { parseDuration } from '../policy/duration.ts';
 import { evaluateStoredFields, type StoredField } from '../policy/index.ts';
 import type { ApiKeyRecord } from '../ports/memory-store.ts';
-import { OwnerIdSchema, ROLES, identifierSchema, storedText } from '../domain/record.ts';
+import { ROLES } from '../domain/record.ts';
 import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
-import { arg, uncheckedArg, type ParsedArgs } from './define.ts';
-
-/** At most this many owners on one key; more is an all-owners key's job. */
-export const MAX_KEY_OWNERS = 1_000;
-
-export const CreateKeySchema = z
-  .strictObject({
-    name: storedText(z.string().trim().min(1).max(100), 'key name').describe(
-      'What the key is for, shown in lists',
-    ),
-    role: z.enum(ROLES),
-    owners: z
-      .union([z.literal('all'), z.array(OwnerIdSchema).min(1).max(MAX_KEY_OWNERS)])
-      .describe('"all", or the owner ids the key may act on'),
-    expiresIn: z
-      .string()
-      .optional()
-      .describe('How long the key lives (`90d`, `12h`); without it, until revoked'),
-  })
-  .refine((k) => k.role !== 'operator' || k.owners === 'all', {
-    message: 'an operator key acts on every owner: give owners "all"',
-    path: ['owners'],
-  });
-
-export const CreateKeyArgs = [arg('input', uncheckedArg(CreateKeySchema))] as const;
-export const RevokeKeyArgs = [arg('id', identifierSchema('key id'))] as const;
+import type { ParsedArgs } from './define.ts';
+import type { CreateKeyArgs, RevokeKeyArgs } from './keys-args.ts';
 
 /** A key as lists show it: never the key or its hash. */
 export const ApiKeyInfoSchema = z.object({

@@ -3,15 +3,9 @@
 // derived neighbours; the store filters expired and superseded memories at
 // query time; core fuses and rescores; every read served is logged.
 import { z } from 'zod';
-import {
-  RECALL_RECIPES,
-  RECALL_RECIPE_NAMES,
-  type RecallConfig,
-  type RecallRecipe,
-} from '../domain/recall-config.ts';
+import { RECALL_RECIPES, type RecallConfig } from '../domain/recall-config.ts';
 import {
   AUTHORITIES,
-  MEMORY_KINDS,
   MemorySchema,
   StoredOriginSchema,
   copyMemory,
@@ -27,35 +21,9 @@ import { queryTimeWindows } from '../domain/query-time.ts';
 import { SerializedGraphSchema, lineageGraph, type SerializedGraph } from './inspect.ts';
 import { PromptTextSchema, renderMemoriesForPrompt } from '../domain/render-context.ts';
 import { logServed, type Caller, type EngineDeps } from '../services/deps.ts';
-import { MemoryFilterSchema, matchesFilter } from './list.ts';
-import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
-
-export const RecallOptionsSchema = z.strictObject({
-  recipe: z.enum(RECALL_RECIPE_NAMES as [RecallRecipe, ...RecallRecipe[]]).default('default'),
-  topK: z.number().int().min(1).max(100).optional(),
-  minScore: z.number().min(0).max(1).optional(),
-  kinds: z.array(z.enum(MEMORY_KINDS)).min(1).optional(),
-  /** Evaluate validity at this instant instead of now (never in the future past expiry). */
-  asOf: z.iso.datetime({ offset: true }).optional(),
-  /**
-   * When the question is asked (default: asOf, else now). Relative dates in
-   * the query ("last week", "in June") and recency are read against it, as a
-   * person reading a transcript reads "yesterday" against the day it was
-   * said; unlike asOf it does not change which memories are live, so an
-   * agent replaying a conversation can ask as of the conversation's time.
-   */
-  askedAt: z.iso.datetime({ offset: true }).optional(),
-  sessionId: z.string().min(1).max(256).optional(),
-  /**
-   * listMemories' filters (tag, origin, time ranges, authority...): they
-   * narrow the candidates the searches found, so a rare filter may answer
-   * fewer than topK. Superseded versions are never recalled (invariant 6).
-   */
-  filter: MemoryFilterSchema.omit({ includeSuperseded: true }).optional(),
-});
-export type RecallOptions = z.input<typeof RecallOptionsSchema>;
-
-const QuerySchema = z.string().trim().min(1, 'query must not be blank').max(4000);
+import { matchesFilter } from './list.ts';
+import type { ParsedArgs } from './define.ts';
+import type { RecallArgs, RecallOptionsSchema } from './recall-args.ts';
 
 export const RecallHitSchema = z.object({
   memory: MemorySchema,
@@ -89,12 +57,6 @@ export function resolveRecallConfig(opts: z.output<typeof RecallOptionsSchema>):
     minScore: opts.minScore ?? base.minScore,
   };
 }
-
-export const RecallArgs = [
-  arg('ownerId', OWNER_ID),
-  arg('query', uncheckedArg(QuerySchema)),
-  optionalArg('options', RecallOptionsSchema.prefault({})),
-] as const;
 
 export async function recall(
   deps: EngineDeps,

@@ -1,14 +1,21 @@
 // Every use-case, one row each: the engine method's name, what the caller is
 // doing (as a refusal says it), the roles that may do it, its arguments and
-// its body (both beside the body, in the use-case's module). The engine is
-// derived from this table (engine.ts lists nothing by hand) and checks the
-// caller, the roles and the arguments before a body runs. A row with an
+// its body (both in the use-case's module, or the arguments beside it: see
+// below). The engine is derived from this table (engine.ts lists nothing by
+// hand) and checks the caller, the roles and the arguments before a body runs. A row with an
 // exposure (exposure.ts) is bound on HTTP, MCP, the CLI and both SDKs from
 // the row alone; the older rows' routes, tools and commands are written in
 // each interface, name the use-case they run, and tests check that they do.
-import { CorrectArgs, correctMemory } from './correct.ts';
+//
+// Reading the table loads no policy gate and no ranking (chrono-node, stop
+// words, secretlint...): the CLI builds its commands from it at every start,
+// `--help` included (@keepgraph/core/registry). A module whose bodies need
+// either keeps its arguments in a module of their own (remember-args.ts
+// beside remember.ts), and its rows reference the bodies through
+// lazyBodies (define.ts), loaded on their first call.
+import { CorrectArgs } from './correct-args.ts';
 import { ExportPageArgs, exportPage } from './export.ts';
-import { ImportArgs, importMemories } from './import.ts';
+import { ImportArgs } from './import-args.ts';
 import { ListMemoriesArgs, ListSessionsArgs, listMemories, listSessions } from './list.ts';
 import {
   ExpireArgs,
@@ -23,31 +30,12 @@ import {
   verifyForgotten,
 } from './forget.ts';
 import { AuditListArgs, KpisArgs, auditList, auditVerify, kpis } from './operate.ts';
-import { RecallArgs, recall, why } from './recall.ts';
+import { RecallArgs } from './recall-args.ts';
 import { KeyArgs, MemoryIdArgs, getByKey, getMemory, lineage } from './inspect.ts';
-import {
-  PutByKeyArgs,
-  RememberArgs,
-  RememberManyArgs,
-  putByKey,
-  remember,
-  rememberMany,
-} from './remember.ts';
-import {
-  DeleteSessionArgs,
-  SessionAppendArgs,
-  SessionContextArgs,
-  deleteSession,
-  sessionAppend,
-  sessionContext,
-} from './session.ts';
-import {
-  ForgetSessionArgs,
-  ReadSessionArgs,
-  forgetSession,
-  readSession,
-} from './session-forget.ts';
-import { CreateKeyArgs, RevokeKeyArgs, createKey, listKeys, revokeKey } from './keys.ts';
+import { PutByKeyArgs, RememberArgs, RememberManyArgs } from './remember-args.ts';
+import { DeleteSessionArgs, SessionAppendArgs, SessionContextArgs } from './session-args.ts';
+import { ForgetSessionArgs, ReadSessionArgs } from './session-forget-args.ts';
+import { CreateKeyArgs, RevokeKeyArgs } from './keys-args.ts';
 import { ReadLogArgs, readLog } from './read-log.ts';
 import { EntityGraphArgs, entityGraph, neighbours } from './graph.ts';
 import { ListOwnersArgs, listOwners, whoami } from './caller.ts';
@@ -61,10 +49,32 @@ import {
   PEOPLE,
   WRITERS,
   callerScoped,
+  lazyBodies,
   defineUseCase as uc,
 } from './define.ts';
 
 export { defineUseCase, type UseCase } from './define.ts';
+
+// The bodies that load the policy gate (writes, sessions, keys) or the ranking (recall).
+const { remember, rememberMany, putByKey } = lazyBodies(
+  () => import('./remember.ts'),
+  ['remember', 'rememberMany', 'putByKey'],
+);
+const { importMemories } = lazyBodies(() => import('./import.ts'), ['importMemories']);
+const { correctMemory } = lazyBodies(() => import('./correct.ts'), ['correctMemory']);
+const { recall, why } = lazyBodies(() => import('./recall.ts'), ['recall', 'why']);
+const { sessionAppend, sessionContext, deleteSession } = lazyBodies(
+  () => import('./session.ts'),
+  ['sessionAppend', 'sessionContext', 'deleteSession'],
+);
+const { readSession, forgetSession } = lazyBodies(
+  () => import('./session-forget.ts'),
+  ['readSession', 'forgetSession'],
+);
+const { createKey, listKeys, revokeKey } = lazyBodies(
+  () => import('./keys.ts'),
+  ['createKey', 'listKeys', 'revokeKey'],
+);
 
 // prettier-ignore
 export const USE_CASES = {

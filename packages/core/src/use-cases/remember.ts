@@ -8,7 +8,6 @@ import {
   MemoryInputSchema,
   MemorySchema,
   copyMemory,
-  type MemoryInput,
   type ParsedMemoryInput,
 } from '../domain/record.ts';
 import { z } from 'zod';
@@ -19,7 +18,8 @@ import {
   prepareWrite,
   writeDecidingAgain,
 } from '../services/write.ts';
-import { OWNER_ID, arg, uncheckedArg, type ParsedArgs } from './define.ts';
+import type { ParsedArgs } from './define.ts';
+import type { PutByKeyArgs, RememberArgs, RememberManyArgs } from './remember-args.ts';
 import { evictOverCap } from '../services/cascade.ts';
 import { embeddingText } from '../domain/indexed-text.ts';
 import { triggeredJobs } from '../services/triggers.ts';
@@ -47,11 +47,6 @@ export const RememberManyResultSchema = z.object({
 export type RememberManyResult = z.output<typeof RememberManyResultSchema>;
 
 /** Store one memory, or throw a KeepGraphError with a code (refusals are audited). */
-export const RememberArgs = [
-  arg('ownerId', OWNER_ID),
-  arg('input', uncheckedArg(MemoryInputSchema)),
-] as const;
-
 export async function remember(
   deps: EngineDeps,
   { ownerId, input }: ParsedArgs<typeof RememberArgs>,
@@ -98,17 +93,6 @@ export async function remember(
 /** The most memories one rememberMany call takes (every interface: HTTP, import, SDKs). */
 export const MAX_BATCH = 1000;
 
-export const PutByKeyArgs = [
-  arg('ownerId', OWNER_ID),
-  arg('key', z.custom<string>()),
-  // A memory input without its key; parsed as a whole memory below, so the
-  // key from the argument wins over one in the body.
-  arg(
-    'input',
-    uncheckedArg(z.custom<Omit<MemoryInput, 'key' | 'kind'> & { kind?: MemoryInput['kind'] }>()),
-  ),
-] as const;
-
 /** Put a value under (owner, key): a `kv` memory unless another kind is given. */
 export function putByKey(
   deps: EngineDeps,
@@ -126,12 +110,6 @@ export function putByKey(
  * an item may name an earlier one in derivedFrom only after it is stored:
  * split such batches.
  */
-export const RememberManyArgs = [
-  arg('ownerId', OWNER_ID),
-  // Each item is parsed on its own below, so one bad item fails alone.
-  arg('items', z.custom<readonly unknown[]>()),
-] as const;
-
 export async function rememberMany(
   deps: EngineDeps,
   { ownerId, items: raws }: ParsedArgs<typeof RememberManyArgs>,

@@ -5,13 +5,11 @@
 import { z } from 'zod';
 import { KeepGraphError } from '../domain/errors.ts';
 import { sessionCap } from '../policy/index.ts';
-import { identifierSchema } from '../domain/record.ts';
 import { DeletionReceiptSchema, MessageWriterSchema } from '../ports/memory-store.ts';
 import { auditEvent, type Caller, type EngineDeps } from '../services/deps.ts';
-import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
+import type { ParsedArgs } from './define.ts';
+import type { ForgetSessionArgs, ReadSessionArgs } from './session-forget-args.ts';
 import { cascade, derivedClosure } from '../services/cascade.ts';
-
-const SessionIdSchema = identifierSchema('session id');
 
 export const SessionMessagesSchema = z.object({
   ownerId: z.string(),
@@ -35,20 +33,6 @@ export const SessionMessagesSchema = z.object({
     .describe('Unexpired messages, oldest first'),
 });
 export type SessionMessages = z.output<typeof SessionMessagesSchema>;
-
-export const ReadSessionArgs = [
-  arg('ownerId', OWNER_ID),
-  arg('sessionId', SessionIdSchema),
-  optionalArg(
-    'options',
-    z
-      .strictObject({
-        /** The newest this many (the buffer holds at most the policy's cap). */
-        limit: z.number().int().min(1).max(10_000).optional(),
-      })
-      .prefault({}),
-  ),
-] as const;
 
 /** A session's messages, oldest first; not_found when it has none. */
 export async function readSession(
@@ -95,19 +79,6 @@ export const SessionForgettingSchema = z.object({
   receipt: DeletionReceiptSchema.nullable(),
 });
 export type SessionForgetting = z.output<typeof SessionForgettingSchema>;
-
-export const ForgetSessionSchema = z.strictObject({
-  /** List what would go and delete nothing. */
-  dryRun: z.boolean().default(false),
-});
-
-export const ForgetSessionArgs = [
-  arg('ownerId', OWNER_ID),
-  arg('sessionId', SessionIdSchema),
-  // Strict, and checked here whatever the interface: a misspelt dryRun must
-  // not delete a session.
-  optionalArg('options', uncheckedArg(ForgetSessionSchema.prefault({}))),
-] as const;
 
 export async function forgetSession(
   deps: EngineDeps,

@@ -10,35 +10,14 @@ import {
   type SessionMessage,
   type SessionWriter,
 } from '../ports/memory-store.ts';
-import { MESSAGE_ROLES, identifierSchema, storedText } from '../domain/record.ts';
 import { auditEvent, parseInput, type Caller, type EngineDeps } from '../services/deps.ts';
-import { OWNER_ID, arg, optionalArg, uncheckedArg, type ParsedArgs } from './define.ts';
+import type { ParsedArgs } from './define.ts';
+import type { DeleteSessionArgs, SessionAppendArgs, SessionContextArgs } from './session-args.ts';
 import { PromptTextSchema, renderContextForPrompt } from '../domain/render-context.ts';
-import { RecallOptionsSchema, RecallResultSchema, recall } from './recall.ts';
+import { RecallResultSchema, recall } from './recall.ts';
 import { remember } from './remember.ts';
 import { refusalEvent } from '../services/write.ts';
 import { MemoryInputSchema } from '../domain/record.ts';
-
-export const SessionAppendSchema = z.strictObject({
-  messages: z
-    .array(
-      z.strictObject({
-        role: z
-          .enum(MESSAGE_ROLES)
-          .describe(
-            'Who speaks. Each role is open to the caller roles of the policy (caps.sessionBuffer.messageRoles); by default user and assistant need a user or operator key, system an operator key, and tool and agent keys write tool messages only',
-          ),
-        text: storedText(z.string().trim().min(1).max(32_000)),
-      }),
-    )
-    .min(1)
-    .max(100),
-  /** Also keep user messages as long-term episodes (through the full write gate). */
-  remember: z.boolean().default(false),
-});
-export type SessionAppendInput = z.input<typeof SessionAppendSchema>;
-
-const SessionIdSchema = identifierSchema('session id');
 
 export const SessionAppendResultSchema = z.object({
   appended: z.number().int(),
@@ -46,12 +25,6 @@ export const SessionAppendResultSchema = z.object({
   rememberedIds: z.array(z.string()),
 });
 export type SessionAppendResult = z.output<typeof SessionAppendResultSchema>;
-
-export const SessionAppendArgs = [
-  arg('ownerId', OWNER_ID),
-  arg('sessionId', SessionIdSchema),
-  arg('input', uncheckedArg(SessionAppendSchema)),
-] as const;
 
 export async function sessionAppend(
   deps: EngineDeps,
@@ -190,14 +163,6 @@ export const SessionContextSchema = z.object({
 });
 export type SessionContext = z.output<typeof SessionContextSchema>;
 
-export const SessionContextArgs = [
-  arg('ownerId', OWNER_ID),
-  arg('sessionId', SessionIdSchema),
-  /** When given (and not blank), long-term memories are recalled for it. */
-  optionalArg('query', z.string().max(4000).optional()),
-  optionalArg('options', RecallOptionsSchema.prefault({})),
-] as const;
-
 export async function sessionContext(
   deps: EngineDeps,
   { ownerId, sessionId, query, options: opts }: ParsedArgs<typeof SessionContextArgs>,
@@ -237,29 +202,11 @@ export const SessionDeletionSchema = z.object({
 });
 export type SessionDeletion = z.output<typeof SessionDeletionSchema>;
 
-/** A message's seq, as a number or as the digits of a path segment. */
-const SeqSchema = z.union(
-  [
-    z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    z
-      .string()
-      .regex(/^\d{1,15}$/)
-      .transform(Number),
-  ],
-  { error: 'seq must be a whole number (a message seq from the session context)' },
-);
-
 /**
  * Delete a whole session from the buffer, or one message of it (`seq`). The
  * long-term memories kept from it stay: forgetting those is `forget`.
  * Audited as a deletion with the session id's keyed hash.
  */
-export const DeleteSessionArgs = [
-  arg('ownerId', OWNER_ID),
-  arg('sessionId', SessionIdSchema),
-  optionalArg('seq', SeqSchema.optional()),
-] as const;
-
 export async function deleteSession(
   deps: EngineDeps,
   { ownerId, sessionId, seq }: ParsedArgs<typeof DeleteSessionArgs>,
