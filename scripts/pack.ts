@@ -13,9 +13,10 @@
 // installs this tarball with plain npm into an empty folder and runs it.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { build, type Metafile, type Plugin } from 'esbuild';
+import type { Metafile } from 'esbuild';
+import { bundleCli } from './bundle-cli.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const { values } = parseArgs({ options: { out: { type: 'string' } } });
@@ -50,32 +51,6 @@ function workspaceManifests(): Map<string, Manifest> {
   return new Map(files.map((f) => [dirname(f), readManifest(join(root, f))]));
 }
 
-/**
- * A workspace module's `import.meta.url` (and `.dirname`, `.filename`)
- * point at its copy under assets/, where the files it reads beside itself
- * are: the bundle's chunks sit in dist/, one folder down from assets/.
- */
-const assetImportMeta: Plugin = {
-  name: 'asset-import-meta',
-  setup(b) {
-    b.onLoad({ filter: /\.(ts|tsx|mts|mjs|js)$/ }, (args) => {
-      if (args.path.includes('/node_modules/')) return undefined;
-      const source = readFileSync(args.path, 'utf8');
-      // The entry's own hashbang runs tsx; the banner gives the built one.
-      const text = source.replace(/^#!.*\n/, '');
-      if (text === source && !text.includes('import.meta')) return undefined;
-      const rel = relative(root, args.path);
-      const url = `new URL(${JSON.stringify(`../assets/${rel}`)}, import.meta.url)`;
-      const contents = text
-        .replaceAll('import.meta.url', `${url}.href`)
-        .replaceAll('import.meta.dirname', `__kgDirname(${url})`)
-        .replaceAll('import.meta.filename', `__kgFilename(${url})`);
-      const loader = args.path.endsWith('.tsx') ? 'tsx' : args.path.endsWith('ts') ? 'ts' : 'js';
-      return { contents, loader };
-    });
-  },
-};
-
 /** The npm packages a bundle imports: the package name of each external import. */
 function externalPackages(meta: Metafile): Set<string> {
   const names = new Set<string>();
@@ -96,44 +71,7 @@ async function packKeepgraph(): Promise<string> {
   if (!existsSync(join(root, 'packages/ui/dist/index.html')))
     throw new Error('packages/ui/dist is missing: run `pnpm build:ui` first');
 
-  const result = await build({
-    entryPoints: { main: join(root, 'packages/cli/src/main.ts') },
-    outdir: join(STAGE, 'dist'),
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    // In chunks, each command's dependencies load with the command.
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    plugins: [
-      {
-        // Every npm package stays a package the installer resolves;
-        // workspace packages are not npm packages, so they are bundled.
-        name: 'external-npm-packages',
-        setup(b) {
-          b.onResolve({ filter: /^[^./]/ }, (args) =>
-            args.kind === 'entry-point' || args.path.startsWith('@keepgraph/')
-              ? undefined
-              : { path: args.path, external: true },
-          );
-        },
-      },
-      assetImportMeta,
-    ],
-    banner: {
-      js: [
-        '#!/usr/bin/env node',
-        "import { fileURLToPath as __kgPath } from 'node:url';",
-        "import { dirname as __kgDir } from 'node:path';",
-        'const __kgFilename = (u) => __kgPath(u);',
-        'const __kgDirname = (u) => __kgDir(__kgPath(u));',
-      ].join('\n'),
-    },
-    define: { 'process.env.KEEPGRAPH_PACKAGE_VERSION': JSON.stringify(cli.version) },
-    metafile: true,
-    logLevel: 'warning',
-  });
+  const result = await bundleCli(join(STAGE, 'dist'), { version: cli.version });
 
   for (const a of ASSETS) cpSync(join(root, a), join(STAGE, 'assets', a), { recursive: true });
 

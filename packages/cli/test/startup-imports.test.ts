@@ -5,8 +5,8 @@
 // bundle as scripts/pack.ts builds it (ES modules split into chunks): the npm
 // packages main.mjs reaches through static imports, chunk by chunk, load at
 // every start.
-import { build, type Plugin } from 'esbuild';
 import { expect, it } from 'vitest';
+import { bundleCli } from '../../../scripts/bundle-cli.ts';
 
 /**
  * What building the program loads: commander; zod, for core's registry
@@ -16,18 +16,6 @@ import { expect, it } from 'vitest';
  */
 const AT_START = ['commander', 'unhomoglyph', 'zod'];
 
-/** As pack.ts: npm packages stay imports, workspace packages are bundled. */
-const externalNpmPackages: Plugin = {
-  name: 'external-npm-packages',
-  setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.kind === 'entry-point' || args.path.startsWith('@keepgraph/')
-        ? undefined
-        : { path: args.path, external: true },
-    );
-  },
-};
-
 const packageOf = (spec: string) =>
   spec
     .split('/')
@@ -35,21 +23,9 @@ const packageOf = (spec: string) =>
     .join('/');
 
 it('the built CLI loads only commander, zod and unhomoglyph before a command runs', async () => {
-  const { metafile } = await build({
-    entryPoints: { main: new URL('../src/main.ts', import.meta.url).pathname },
-    outdir: 'dist',
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-    plugins: [externalNpmPackages],
-  });
+  const { metafile } = await bundleCli('dist', { version: 'test', write: false });
   const outputs = metafile.outputs;
-  const main = Object.keys(outputs).find((o) => o.endsWith('main.js'))!;
+  const main = Object.keys(outputs).find((o) => o.endsWith('main.mjs'))!;
   const seen = new Set<string>();
   const packages = new Set<string>();
   const queue = [main];
