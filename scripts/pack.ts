@@ -12,7 +12,15 @@
 // The workspace's own tests run against the sources; test/e2e/installed.test.ts
 // installs this tarball with plain npm into an empty folder and runs it.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Metafile } from 'esbuild';
@@ -43,12 +51,28 @@ interface Manifest {
 }
 const readManifest = (p: string) => JSON.parse(readFileSync(p, 'utf8')) as Manifest;
 
-/** Every workspace package's manifest, by its folder (relative to the root). */
+/**
+ * Every workspace package's manifest, by its folder (relative to the root):
+ * the folders pnpm-workspace.yaml lists (`dir/*`: each folder in dir). Read
+ * from the files, not from git, so that it works where the tree has no
+ * repository (an image build's context).
+ */
 function workspaceManifests(): Map<string, Manifest> {
-  const files = execFileSync('git', ['ls-files', '*package.json'], { cwd: root, encoding: 'utf8' })
-    .split('\n')
-    .filter((f) => f && !f.includes('node_modules') && f !== 'package.json');
-  return new Map(files.map((f) => [dirname(f), readManifest(join(root, f))]));
+  const patterns = [
+    ...readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8').matchAll(/^\s*-\s*(\S+)\s*$/gm),
+  ].map((m) => m[1]!.replace(/^['"]|['"]$/g, ''));
+  const dirs = patterns.flatMap((p) =>
+    p.endsWith('/*')
+      ? readdirSync(join(root, p.slice(0, -2)), { withFileTypes: true })
+          .filter((d) => d.isDirectory())
+          .map((d) => `${p.slice(0, -2)}/${d.name}`)
+      : [p],
+  );
+  return new Map(
+    dirs
+      .filter((d) => existsSync(join(root, d, 'package.json')))
+      .map((d) => [d, readManifest(join(root, d, 'package.json'))]),
+  );
 }
 
 /** The npm packages a bundle imports: the package name of each external import. */
