@@ -23,6 +23,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ForgottenCheck, RecallResult, RememberResult } from '@keepgraph/core';
 import type { DeletionReceipt } from '@keepgraph/core/ports';
+import { listeningOn } from './keepgraph-process.ts';
 import { connectMcp } from './mcp-client.ts';
 
 const run = promisify(execFile);
@@ -112,28 +113,12 @@ describe('keepgraph installed from its tarball with npm', () => {
       ['--no-install', 'keepgraph', '--data', join(dir, 'data'), 'start', '--port', '0'],
       { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    let out = '';
-    let err = '';
-    server.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    base = await new Promise<string>((ok, fail) => {
-      const timer = setTimeout(
-        () => fail(new Error(`no listening line:\n${out}\n${err}`)),
-        120_000,
-      );
-      server!.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /KeepGraph listening on (http:\/\/\S+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          ok(m[1]!);
-        }
-      });
-      server!.on('exit', (code) => fail(new Error(`exited ${code}:\n${out}\n${err}`)));
-    });
+    const started = await listeningOn(server, 'installed keepgraph');
+    base = started.base;
     operatorKey = (await readFile(join(dir, 'data/operator.key'), 'utf8')).trim();
     const health = (await (await fetch(`${base}/healthz`)).json()) as Record<string, unknown>;
     expect(health).toMatchObject({ ok: true, store: 'sqlite', model: 'bge-small-en-v1.5-q' });
-    expect(err + out).toMatch(/model bge-small-en-v1\.5-q installed from .* into .*cache/);
+    expect(started.log()).toMatch(/model bge-small-en-v1\.5-q installed from .* into .*cache/);
   }, 180_000);
 
   it("runs the README's HTTP flow: a user key, a write, a recall, a forget proven", async () => {

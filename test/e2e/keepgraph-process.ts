@@ -24,6 +24,45 @@ export interface KeepGraphProcess {
   kill(): Promise<void>;
 }
 
+/**
+ * Wait for a spawned `keepgraph start` (this checkout's, a release's or an
+ * installed one) to say where it listens, collecting its output as it
+ * comes. One that exits first or says nothing within 90 s fails, and is
+ * killed: a server nobody will stop would go on relaying every owner's jobs.
+ */
+export async function listeningOn(
+  server: ChildProcess,
+  what = 'server',
+): Promise<{ base: string; log: () => string }> {
+  let out = '';
+  const collect = (d: Buffer) => {
+    out += d.toString();
+    if (process.env.KG_E2E_DEBUG) process.stderr.write(d);
+  };
+  server.stdout!.on('data', collect);
+  server.stderr!.on('data', collect);
+  const base = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${what} did not start:\n${out}`)), 90_000);
+    const poll = setInterval(() => {
+      const m = /listening on (http:\/\/[\d.:]+)/.exec(out);
+      if (m) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        ok(m[1]!);
+      }
+    }, 25);
+    server.once('exit', (code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      fail(new Error(`${what} exited with ${code}:\n${out}`));
+    });
+  }).catch((e: unknown) => {
+    server.kill('SIGKILL');
+    throw e;
+  });
+  return { base, log: () => out };
+}
+
 /** Start the server on a free port over `dataDir`; `env` adds to this process's environment. */
 export async function startKeepGraph(
   dataDir: string,
@@ -34,37 +73,11 @@ export async function startKeepGraph(
     keepgraphArgv('start', '--port', '0', '--data', dataDir),
     { cwd: root, env: keepgraphEnv(env), stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  let out = '';
-  const collect = (d: Buffer) => {
-    out += d.toString();
-    if (process.env.KG_E2E_DEBUG) process.stderr.write(d);
-  };
-  server.stdout!.on('data', collect);
-  server.stderr!.on('data', collect);
-  const base = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`server did not start:\n${out}`)), 90_000);
-    const poll = setInterval(() => {
-      const m = out.match(/listening on (http:\/\/[\d.:]+)/);
-      if (m) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        ok(m[1]!);
-      }
-    }, 25);
-    server.on('exit', (code) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      fail(new Error(`server exited with ${code}:\n${out}`));
-    });
-  }).catch((e: unknown) => {
-    // A server nobody will stop would go on relaying every owner's jobs.
-    server.kill('SIGKILL');
-    throw e;
-  });
+  const { base, log } = await listeningOn(server);
   let operatorKey: string;
   try {
     operatorKey =
-      /Operator key[^\n]*:\n\s+(kgk_\S+)/.exec(out)?.[1] ??
+      /Operator key[^\n]*:\n\s+(kgk_\S+)/.exec(log())?.[1] ??
       (existsSync(join(dataDir, 'operator.key'))
         ? readFileSync(join(dataDir, 'operator.key'), 'utf8').trim()
         : createKey(dataDir, env, ['--role', 'operator', '--all-owners', '--name', 'e2e operator'])
@@ -77,7 +90,7 @@ export async function startKeepGraph(
   return {
     base,
     operatorKey,
-    log: () => out,
+    log,
     async stop(opts: { graceMs?: number } = {}) {
       if (server.exitCode !== null || server.signalCode !== null) return;
       const exited = new Promise((r) => server.once('exit', r));

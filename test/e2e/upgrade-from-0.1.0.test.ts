@@ -31,7 +31,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '@keepgraph/runtime';
 import { keepgraphEnv } from '../keepgraph-cli.ts';
-import { operatorCall, startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import {
+  listeningOn,
+  operatorCall,
+  startKeepGraph,
+  type KeepGraphProcess,
+} from './keepgraph-process.ts';
 import { storeEnv, testNeo4jStore, type StoreName } from './stores.ts';
 
 /** Release 0.1.0. */
@@ -92,33 +97,8 @@ async function startRelease(
     ],
     { cwd: release, env: keepgraphEnv(env), stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  let out = '';
-  const collect = (d: Buffer) => {
-    out += d.toString();
-    if (process.env.KG_E2E_DEBUG) process.stderr.write(d);
-  };
-  server.stdout.on('data', collect);
-  server.stderr.on('data', collect);
   const exited = new Promise<void>((r) => server.once('exit', () => r()));
-  const base = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`release did not start:\n${out}`)), 90_000);
-    const poll = setInterval(() => {
-      const m = /listening on (http:\/\/[\d.:]+)/.exec(out);
-      if (m) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        ok(m[1]!);
-      }
-    }, 25);
-    server.once('exit', (code) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      fail(new Error(`release exited with ${code}:\n${out}`));
-    });
-  }).catch((e: unknown) => {
-    server.kill('SIGKILL');
-    throw e;
-  });
+  const { base, log } = await listeningOn(server, 'release');
   const stop = async () => {
     if (server.exitCode === null && server.signalCode === null) server.kill('SIGTERM');
     await exited;
@@ -127,12 +107,12 @@ async function startRelease(
   const keyFile = join(dataDir, 'operator.key');
   if (!existsSync(keyFile)) {
     await stop();
-    throw new Error(`release wrote no ${keyFile}:\n${out}`);
+    throw new Error(`release wrote no ${keyFile}:\n${log()}`);
   }
   return {
     base,
     operatorKey: readFileSync(keyFile, 'utf8').trim(),
-    log: () => out,
+    log,
     stop,
     async kill() {
       if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
