@@ -25,9 +25,18 @@ export function migrationChecksum(text: string): string {
   return createHash('sha256').update(text.replace(/\r\n/g, '\n')).digest('hex');
 }
 
+const migrationFileName = (extension: 'sql' | 'cypher') =>
+  new RegExp(`^(\\d{4})-([a-z0-9][a-z0-9-]*)\\.${extension}$`);
+
+/** The highest version among the `NNNN-name.<extension>` files of `dir` (0: none), read from their names alone. */
+export function highestMigrationVersion(dir: string, extension: 'sql' | 'cypher'): number {
+  const pattern = migrationFileName(extension);
+  return Math.max(0, ...readdirSync(dir).map((f) => Number(pattern.exec(f)?.[1] ?? 0)));
+}
+
 /** The `NNNN-name.<extension>` files of `dir`, by version. */
 export function readMigrationFiles(dir: string, extension: 'sql' | 'cypher'): MigrationFileText[] {
-  const pattern = new RegExp(`^(\\d{4})-([a-z0-9][a-z0-9-]*)\\.${extension}$`);
+  const pattern = migrationFileName(extension);
   const files: MigrationFileText[] = [];
   for (const entry of readdirSync(dir)) {
     const m = pattern.exec(entry);

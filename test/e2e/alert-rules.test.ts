@@ -11,6 +11,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { scratchKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
+import { SIGN_THRESHOLDS, warningSigns } from '../../packages/ui/src/warning-signs.ts';
+import { kpisFixture } from '@keepgraph/core/testing';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
@@ -115,5 +117,29 @@ describe('the Prometheus alert rules', () => {
           expect(carried.has(l), `${rule.alert} uses label ${l}`).toBe(true);
     }
     expect(rulesSeen).toHaveLength(6);
+  });
+
+  it("hold the thresholds the UI's overview raises its signs at, and name the same alerts", () => {
+    const t = SIGN_THRESHOLDS;
+    const expr = (alert: string) =>
+      rules.groups.flatMap((g) => g.rules).find((r) => r.alert === alert)!.expr;
+    expect(expr('KeepGraphMemoriesAgeWithoutDeletions')).toContain(
+      `> ${t.ageingShareOfWeek} * 7 * 86400`,
+    );
+    expect(expr('KeepGraphExpiryLate')).toContain(`_seconds > ${t.expiryLagSeconds}\n`);
+    expect(expr('KeepGraphRefusalSpike')).toContain(`> ${t.refusalShare}\n`);
+    expect(expr('KeepGraphRefusalSpike')).toContain(`[15m])) > ${t.refusalCount}`);
+    expect(expr('KeepGraphQueueBacklogGrowing')).toContain(`> ${t.queueWaiting}\n`);
+    // Each sign the overview shows is an alert of the file (the metrics
+    // source's own alert has no sign: the page reads the API, not a scrape).
+    const alerts = rules.groups.flatMap((g) => g.rules).map((r) => r.alert);
+    const signs = warningSigns({
+      kpis: kpisFixture(),
+      queues: [],
+      serverErrors: {},
+      now: new Date(),
+    });
+    expect(alerts).toEqual(expect.arrayContaining(signs.map((s) => s.alert)));
+    expect(signs).toHaveLength(alerts.length - 1);
   });
 });

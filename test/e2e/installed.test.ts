@@ -18,15 +18,25 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { transform } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ForgottenCheck, RecallResult, RememberResult } from '@keepgraph/core';
 import type { DeletionReceipt } from '@keepgraph/core/ports';
-import { listeningOn } from './keepgraph-process.ts';
-import { connectMcp } from './mcp-client.ts';
+import { KEEPGRAPH_VERSION, schemaVersions } from '@keepgraph/runtime/version';
+import { listeningOn, v1Fetch } from './keepgraph-process.ts';
+import { connectMcp, rememberThenRecall } from './mcp-client.ts';
 
 const run = promisify(execFile);
+
+/** The first TypeScript block of a package folder's README: what a stranger reads on the registry. */
+async function readmeExample(dir: string): Promise<string> {
+  const readme = await readFile(join(root, dir, 'README.md'), 'utf8');
+  const block = /```ts\n([\s\S]*?)```/.exec(readme);
+  if (!block) throw new Error(`${dir}/README.md has no TypeScript example`);
+  return block[1]!;
+}
 const root = resolve(import.meta.dirname, '../..');
 const SQLITE_DIR = join(root, 'packages/store-sqlite/node_modules/better-sqlite3');
 
@@ -69,12 +79,23 @@ describe('keepgraph installed from its tarball with npm', () => {
       ['--import', 'tsx', join(root, 'scripts/pack.ts'), '--out', join(dir, 'packs')],
       { cwd: root, encoding: 'utf8' },
     );
-    const tarball = stdout.trim().split('\n').at(-1)!;
+    // keepgraph, @keepgraph/client and @keepgraph/langgraph, one per line.
+    const tarballs = stdout.trim().split('\n');
+    expect(tarballs.map((t) => t.split('/').at(-1))).toEqual([
+      'keepgraph-0.1.0.tgz',
+      'keepgraph-client-0.1.0.tgz',
+      'keepgraph-langgraph-0.1.0.tgz',
+    ]);
     mirror = await betterSqliteMirror(dir);
     // Only what a stranger's shell has, plus the three settings named here.
     env = {
       PATH: process.env['PATH'],
       HOME: process.env['HOME'],
+      // The machine's own certificate authorities, where it has them (a
+      // proxy that re-signs TLS): the model's download goes through it.
+      ...(process.env['NODE_EXTRA_CA_CERTS'] && {
+        NODE_EXTRA_CA_CERTS: process.env['NODE_EXTRA_CA_CERTS'],
+      }),
       ONNXRUNTIME_NODE_INSTALL_CUDA: 'skip',
       npm_config_better_sqlite3_binary_host: mirror.url,
       // The model goes to a cache folder of this test's own.
@@ -86,7 +107,7 @@ describe('keepgraph installed from its tarball with npm', () => {
       }),
     };
     await writeFile(join(app, 'package.json'), '{ "name": "stranger", "private": true }\n');
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], {
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs], {
       cwd: app,
       env,
       encoding: 'utf8',
@@ -99,12 +120,13 @@ describe('keepgraph installed from its tarball with npm', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('answers --version with the package version', async () => {
+  it("answers --version with the package version and the stores' schema versions", async () => {
     const { stdout } = await keepgraph('--version');
     const pkg = JSON.parse(
       await readFile(join(app, 'node_modules/keepgraph/package.json'), 'utf8'),
     ) as { version: string };
-    expect(stdout.trim()).toBe(pkg.version);
+    const { sqlite, neo4j } = schemaVersions();
+    expect(stdout.trim()).toBe(`${pkg.version}\nschema: sqlite ${sqlite}, neo4j ${neo4j}`);
   });
 
   it('starts on the embedded default, installing the model into its cache on first run', async () => {
@@ -117,20 +139,19 @@ describe('keepgraph installed from its tarball with npm', () => {
     base = started.base;
     operatorKey = (await readFile(join(dir, 'data/operator.key'), 'utf8')).trim();
     const health = (await (await fetch(`${base}/healthz`)).json()) as Record<string, unknown>;
-    expect(health).toMatchObject({ ok: true, store: 'sqlite', model: 'bge-small-en-v1.5-q' });
+    expect(health).toEqual({
+      ok: true,
+      version: KEEPGRAPH_VERSION,
+      store: 'sqlite',
+      schemaVersion: schemaVersions().sqlite,
+      model: 'bge-small-en-v1.5-q',
+    });
     expect(started.log()).toMatch(/model bge-small-en-v1\.5-q installed from .* into .*cache/);
   }, 180_000);
 
   it("runs the README's HTTP flow: a user key, a write, a recall, a forget proven", async () => {
     const call = async <T>(key: string, method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${base}/v1${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          ...(body !== undefined && { 'content-type': 'application/json' }),
-        },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-      });
+      const res = await v1Fetch(base, key, method, path, body);
       expect(res.status, `${method} ${path}`).toBeLessThan(300);
       return (await res.json()) as T;
     };
@@ -196,4 +217,114 @@ describe('keepgraph installed from its tarball with npm', () => {
       await client.close();
     }
   });
+
+  it("typechecks a stranger's TypeScript against the installed libraries' declarations", async () => {
+    // Strict, resolving as Node does, and checking the packages' declaration
+    // files themselves (skipLibCheck off): a broken import in what we ship
+    // fails here, and `any` where an answer's type should be fails the checks.
+    await writeFile(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          skipLibCheck: false,
+          typeRoots: [join(root, 'node_modules/@types')],
+          types: ['node'],
+        },
+        files: ['client-example.mts', 'langgraph-example.mts', 'types.mts'],
+      }),
+    );
+    await writeFile(join(app, 'client-example.mts'), await readmeExample('packages/client'));
+    await writeFile(join(app, 'langgraph-example.mts'), await readmeExample('packages/langgraph'));
+    await writeFile(
+      join(app, 'types.mts'),
+      [
+        "import { KeepGraphClient, KeepGraphError, type Out } from '@keepgraph/client';",
+        "import type { BaseStore } from '@langchain/langgraph-checkpoint';",
+        "import { KeepGraphStore } from '@keepgraph/langgraph';",
+        'type IsAny<T> = 0 extends 1 & T ? true : false;',
+        "const kg = new KeepGraphClient({ baseUrl: 'http://127.0.0.1:1', apiKey: 'kgk_x' });",
+        'type Recalled = Awaited<ReturnType<typeof kg.recall>>;',
+        "type Text = Recalled['results'][number]['memory']['text'];",
+        "export const notAny: [IsAny<Recalled>, IsAny<Text>, IsAny<Out<'forget'>>, IsAny<KeepGraphError['code']>] =",
+        '  [false, false, false, false];',
+        "export const text: Text = 'a string';",
+        '// @ts-expect-error: not a kind of memory KeepGraph knows',
+        "void kg.remember('alex', { kind: 'nonsense', text: 'x' });",
+        "export const store: BaseStore = new KeepGraphStore({ baseUrl: 'http://127.0.0.1:1', apiKey: 'kgk_x' });",
+        '',
+      ].join('\n'),
+    );
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    const checked = await run(process.execPath, [tsc, '-p', app], {
+      cwd: app,
+      encoding: 'utf8',
+    }).catch((e: { stdout: string }) => ({ stdout: e.stdout, failed: true }));
+    expect(checked.stdout).toBe('');
+  }, 120_000);
+
+  it("runs the client's and the LangGraph store's README examples as plain JavaScript", async () => {
+    const { key } = (await (
+      await v1Fetch(base, operatorKey, 'POST', '/keys', {
+        name: 'libraries',
+        role: 'user',
+        owners: ['alex'],
+      })
+    ).json()) as { key: string };
+    const runExample = async (pkg: string) => {
+      // The README's TypeScript, its types stripped, run by node from the install folder.
+      const { code } = await transform(await readmeExample(pkg), { loader: 'ts', format: 'esm' });
+      const file = join(app, `${pkg.split('/').at(-1)}-example.mjs`);
+      await writeFile(file, code);
+      const { stdout } = await run(process.execPath, [file], {
+        cwd: app,
+        env: { ...env, KEEPGRAPH_URL: base, KEEPGRAPH_KEY: key },
+        encoding: 'utf8',
+      });
+      return stdout;
+    };
+    expect(await runExample('packages/client')).toBe(
+      'Alex prefers aisle seats on long flights user s1\n',
+    );
+    // The client's example forgot its memory: the store's recall finds the
+    // store's own value, with the authority and origin KeepGraph keeps.
+    expect(await runExample('packages/langgraph')).toMatch(
+      /^Alex prefers aisle seats on long flights user \{\s+sessionId: 'lg-1'/,
+    );
+  }, 120_000);
+
+  it("starts the README's npx MCP configuration, as written, on a data folder of its own", async () => {
+    const readme = await readFile(join(root, 'README.md'), 'utf8');
+    const npxConfig = [...readme.matchAll(/```json\n([\s\S]*?)```/g)]
+      .map(
+        (m) =>
+          JSON.parse(m[1]!) as {
+            mcpServers?: { keepgraph?: { command?: string; args?: string[] } };
+          },
+      )
+      .map((c) => c.mcpServers?.keepgraph)
+      .find((k) => k?.command === 'npx');
+    expect(npxConfig?.args).toContain('-y');
+    // Run from the install folder, npx finds the installed keepgraph and fetches nothing.
+    const client = await connectMcp(
+      new StdioClientTransport({
+        command: npxConfig!.command!,
+        args: npxConfig!.args!.map((a) => a.replace('/path/to/data', join(dir, 'mcp-data'))),
+        cwd: app,
+        env: env as Record<string, string>,
+        stderr: 'pipe',
+      }) as Transport,
+    );
+    try {
+      expect(
+        await rememberThenRecall(client, 'Alex flies from Lisbon', 'Where does Alex fly from?'),
+      ).toContain('Alex flies from Lisbon');
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
 });

@@ -208,6 +208,24 @@ export function createKey(
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are JSON read by shape
 type Json = any;
 
+/** One /v1 request to the server at `base` with a bearer key, a JSON body when given. */
+export function v1Fetch(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Response> {
+  return fetch(`${base}/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+}
+
 /**
  * One /v1 call with the server's operator key, a JSON body when given;
  * expects a 2xx (the failure names the call and its answer) and returns the
@@ -219,14 +237,7 @@ export async function operatorCall(
   path: string,
   body?: unknown,
 ): Promise<Json> {
-  const r = await fetch(`${kg.base}/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${kg.operatorKey}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
+  const r = await v1Fetch(kg.base, kg.operatorKey, method, path, body);
   const json = (await r.json()) as unknown;
   expect(r.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
   return json;

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { expect } from 'vitest';
 import { keepgraphArgv, keepgraphEnv } from '../keepgraph-cli.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -32,4 +33,24 @@ export function connectRemoteMcp(base: string, owner: string, key: string): Prom
   return connectMcp(
     keepgraphStdio(['mcp', '--url', base, '--owner', owner], { KEEPGRAPH_KEY: key }),
   );
+}
+
+/**
+ * Through `client`'s tools: remember `text` as a fact, then recall with
+ * `query`; both must succeed. Answers the recall's first text content (the
+ * memories quoted as data).
+ */
+export async function rememberThenRecall(
+  client: Client,
+  text: string,
+  query: string,
+): Promise<string> {
+  const stored = await client.callTool({
+    name: 'remember',
+    arguments: { kind: 'fact', text, origin: { sessionId: 'mcp-test' } },
+  });
+  expect(stored.isError ?? false, JSON.stringify(stored.content)).toBe(false);
+  const recalled = await client.callTool({ name: 'recall', arguments: { query } });
+  expect(recalled.isError ?? false, JSON.stringify(recalled.content)).toBe(false);
+  return (recalled.content as { text: string }[])[0]!.text;
 }

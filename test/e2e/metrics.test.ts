@@ -21,6 +21,7 @@ import {
 } from '@keepgraph/server/testing';
 import {
   startKeepGraph,
+  v1Fetch,
   spawnWorker,
   type KeepGraphProcess,
   type WorkerProcess,
@@ -49,14 +50,7 @@ async function scrape(base: string, token: string): Promise<{ text: string; samp
 }
 
 async function call(base: string, key: string, method: string, path: string, body?: unknown) {
-  const r = await fetch(`${base}/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
+  const r = await v1Fetch(base, key, method, path, body);
   const text = await r.text();
   return { status: r.status, text, json: text ? JSON.parse(text) : null };
 }

@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { startKeepGraph, userKeyFor, type KeepGraphProcess } from './keepgraph-process.ts';
+import { rememberThenRecall } from './mcp-client.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -47,7 +48,9 @@ describe('the README agent examples', () => {
     key = await userKeyFor(kg, 'alex', 'readme');
     for (const b of await readmeBlocks('json'))
       if (b.includes('mcpServers')) configs.push(JSON.parse(b) as McpConfig);
-    expect(configs).toHaveLength(2);
+    // npx (run against the installed package by test/e2e/installed.test.ts),
+    // pnpm from a checkout, and streamable HTTP.
+    expect(configs).toHaveLength(3);
   }, 180_000);
 
   afterAll(async () => {
@@ -60,30 +63,17 @@ describe('the README agent examples', () => {
     await client.connect(transport);
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('recall');
-      const stored = await client.callTool({
-        name: 'remember',
-        arguments: {
-          kind: 'fact',
-          text: 'Alex flies from Lisbon',
-          origin: { sessionId: 'readme' },
-        },
-      });
-      expect(stored.isError ?? false).toBe(false);
-      const recalled = (await client.callTool({
-        name: 'recall',
-        arguments: { query: 'Where does Alex fly from?' },
-      })) as {
-        content: { text: string }[];
-      };
-      expect(recalled.content[0]!.text).toContain('Alex flies from Lisbon');
+      expect(
+        await rememberThenRecall(client, 'Alex flies from Lisbon', 'Where does Alex fly from?'),
+      ).toContain('Alex flies from Lisbon');
     } finally {
       await client.close();
     }
   }
 
-  it('the stdio configuration starts the MCP server as written', async () => {
-    const { command, args } = configs.find((c) => c.mcpServers.keepgraph.command)!.mcpServers
-      .keepgraph;
+  it("the checkout's stdio configuration starts the MCP server as written", async () => {
+    const { command, args } = configs.find((c) => c.mcpServers.keepgraph.command === 'pnpm')!
+      .mcpServers.keepgraph;
     const data = join(dir, 'stdio-data');
     const filled = args!.map((a) =>
       a.replace('/path/to/keepgraph/.data', data).replace('/path/to/keepgraph', root),

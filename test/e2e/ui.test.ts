@@ -17,6 +17,7 @@ import { launchChromium } from './chromium.ts';
 import { startKeepGraph, type KeepGraphProcess } from './keepgraph-process.ts';
 import { storeEnv, type StoreName } from './stores.ts';
 import { STORE_KINDS } from '@keepgraph/runtime';
+import { SIGN_THRESHOLDS } from '../../packages/ui/src/warning-signs.ts';
 
 // What the page shows after a request to the server and a re-render: on a
 // loaded 2-core machine (Neo4j, the server and Chromium sharing it) that
@@ -161,6 +162,37 @@ describe.each<StoreName>(STORE_KINDS)('the web UI on %s', (store) => {
     expect(await page.textContent('[data-testid=identity]')).toMatch(/operator/);
   });
 
+  it("the overview raises the alert rules' signs: a refusal spike on an owner refused secrets today", async () => {
+    const spiky = `${s.owner}-refused`;
+    const refusals = SIGN_THRESHOLDS.refusalCount + 1;
+    for (let i = 0; i < refusals; i++) {
+      const r = await api(kg, kg.operatorKey, 'POST', `/owners/${spiky}/memories`, {
+        kind: 'fact',
+        text: `the deploy token is ghp_${randomUUID().replaceAll('-', '')}Wxyz`,
+        origin: { sessionId: 'leaky' },
+      });
+      expect(r).toMatchObject({ status: 422, body: { error: { code: 'refused_secret' } } });
+    }
+    await open(page, kg.base, `overview?owner=${spiky}`);
+    const sign = (alert: string) => page.locator(`li[data-alert=${alert}]`);
+    await sign('KeepGraphRefusalSpike').waitFor();
+    // The operator reads /metrics and the queues too: every sign has a level.
+    await expect
+      .poll(() => sign('KeepGraphServerErrors').getAttribute('class'))
+      .toContain('sign-ok');
+    expect(await sign('KeepGraphRefusalSpike').textContent()).toContain(
+      `${refusals} writes refused today, 100% of writes`,
+    );
+    expect(await sign('KeepGraphRefusalSpike').getAttribute('class')).toContain('sign-warning');
+    for (const alert of [
+      'KeepGraphMemoriesAgeWithoutDeletions',
+      'KeepGraphExpiryLate',
+      'KeepGraphQueueBacklogGrowing',
+    ])
+      expect(await sign(alert).getAttribute('class'), alert).toContain('sign-ok');
+    expect(await page.textContent('#signs-h')).toContain('1 raised');
+  });
+
   it('searches an owner: each result with its origin, authority and expiry', async () => {
     await open(page, kg.base, `search?owner=${s.owner}&q=${encodeURIComponent('finance clients')}`);
     const card = page.locator(`article[data-memory-id="${s.episode}"]`);
@@ -233,6 +265,12 @@ describe.each<StoreName>(STORE_KINDS)('the web UI on %s', (store) => {
     const analyst = await ctx.newPage();
     await signIn(analyst, kg.base, analystKey);
     expect(await analyst.textContent('[data-testid=identity]')).toMatch(/analyst/);
+    // The signs only an operator may read say so, and do not pass for fine.
+    await open(analyst, kg.base, `overview?owner=${s.owner}`);
+    const errorsSign = analyst.locator('li[data-alert=KeepGraphServerErrors]');
+    await errorsSign.waitFor();
+    expect(await errorsSign.getAttribute('class')).toContain('sign-unknown');
+    expect(await errorsSign.textContent()).toContain('read with an operator key');
     await open(analyst, kg.base, `source?owner=${s.owner}&kind=session&value=planning-1`);
     await expect
       .poll(() => analyst.textContent('[data-testid=source-count]'), SERVER_ROUND)

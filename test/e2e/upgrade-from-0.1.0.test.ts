@@ -30,13 +30,16 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '@keepgraph/runtime';
+import { schemaVersions } from '@keepgraph/runtime/version';
 import { keepgraphEnv } from '../keepgraph-cli.ts';
 import {
   listeningOn,
   operatorCall,
   startKeepGraph,
+  v1Fetch,
   type KeepGraphProcess,
 } from './keepgraph-process.ts';
+import { everyMemory, settle } from './settle.ts';
 import { storeEnv, testNeo4jStore, type StoreName } from './stores.ts';
 
 /** Release 0.1.0. */
@@ -45,8 +48,6 @@ const root = resolve(import.meta.dirname, '../..');
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are JSON read by shape
 type Json = any;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function run(
   cmd: string,
@@ -156,14 +157,7 @@ async function call(
   body?: unknown,
   status?: number,
 ): Promise<Json> {
-  const r = await fetch(`${kg.base}/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
+  const r = await v1Fetch(kg.base, key, method, path, body);
   const json = (await r.json()) as Json;
   if (status === undefined)
     expect(r.status, `${method} ${path}: ${JSON.stringify(json)}`).toBeLessThan(300);
@@ -176,20 +170,11 @@ const o = `/owners/${OWNER}`;
 
 /** Every memory the owner holds, superseded versions too (the operator's listing), by id. */
 async function everything(kg: KeepGraphProcess): Promise<Record<string, Json>> {
-  const out: Record<string, Json> = {};
-  let after: string | null = null;
-  do {
-    const q: string = after ? `&after=${encodeURIComponent(after)}` : '';
-    const page = await operatorCall(
-      kg,
-      'GET',
-      `${o}/memories?limit=500&includeSuperseded=true${q}`,
-    );
-    for (const m of page.memories) out[m.id] = m;
-    after = page.next;
-  } while (after !== null);
-  return out;
+  return byId(await everyMemory(kg, OWNER));
 }
+
+const byId = (memories: Json[]): Record<string, Json> =>
+  Object.fromEntries(memories.map((m) => [m.id, m]));
 
 /** The whole audit log, oldest first. */
 async function auditEvents(kg: KeepGraphProcess): Promise<Json[]> {
@@ -199,38 +184,6 @@ async function auditEvents(kg: KeepGraphProcess): Promise<Json[]> {
     const page = await operatorCall(kg, 'GET', `/audit?afterSeq=${afterSeq}&limit=1000`);
     out.push(...page.events);
     if (page.events.length < 1000) return out;
-  }
-}
-
-/**
- * Until the job runner is idle and the owner's memories have stayed the same
- * (and satisfy `until`) for three polls in a row; at most 60 s.
- */
-async function settle(
-  kg: KeepGraphProcess,
-  what: string,
-  until: (held: Record<string, Json>) => boolean = () => true,
-): Promise<Record<string, Json>> {
-  const deadline = Date.now() + 60_000;
-  let last = '';
-  let same = 0;
-  for (;;) {
-    const queues = await operatorCall(kg, 'GET', '/queues');
-    const busy = queues.queues.some((q: Json) => q.waiting > 0 || q.active > 0 || q.delayed > 0);
-    const held = await everything(kg);
-    const now = JSON.stringify(
-      Object.values(held)
-        .map((m) => [m.id, m.supersededBy])
-        .sort(),
-    );
-    same = !busy && now === last && until(held) ? same + 1 : 0;
-    if (same >= 3) return held;
-    last = now;
-    if (Date.now() > deadline)
-      throw new Error(
-        `background jobs did not settle: ${what}\n${JSON.stringify(queues.queues)}\n${kg.log().slice(-4000)}`,
-      );
-    await sleep(500);
   }
 }
 
@@ -337,7 +290,10 @@ describe.each(STORE_KINDS)('upgrade from release 0.1.0 on %s', (store: StoreName
     kg = await startKeepGraph(join(dataDir, 'data'), env());
     // Whatever the new code's jobs do at start (a re-embed, a relay of the
     // outbox) is done before anything is compared.
-    await settle(kg, 'after the upgrade');
+    await settle(kg, OWNER, 'after the upgrade');
+    // The store now says it holds the current layout: every migration ran.
+    const health = (await (await fetch(`${kg.base}/healthz`)).json()) as Json;
+    expect(health).toMatchObject({ store, schemaVersion: schemaVersions()[store] });
   }, 120_000);
 
   it('keeps every memory the release held, field for field', async () => {
@@ -447,27 +403,20 @@ async function writeWithRelease(old: KeepGraphProcess): Promise<Recorded> {
 
   // Episodes with session and turn origins. The negative one makes
   // reflection run at once (README: "Background jobs").
-  await write('seats', {
-    kind: 'episode',
-    text: 'I prefer aisle seats on long flights',
-    origin: turn('s1', 1),
-    tags: ['travel'],
-  });
-  await write('finance', {
-    kind: 'episode',
-    text: 'Alex strongly dislikes finance clients after the last project',
-    origin: turn('s1', 2),
-  });
-  await write('marathon', {
-    kind: 'episode',
-    text: 'My goal is to run the Lisbon marathon next spring',
-    origin: turn('s1', 3),
-  });
-  await write('tuesdays', {
-    kind: 'episode',
-    text: 'I usually work from the Porto office on Tuesdays',
-    origin: turn('s2', 1),
-  });
+  // name, text, session, turn.
+  const episodes = [
+    ['seats', 'I prefer aisle seats on long flights', 's1', 1],
+    ['finance', 'Alex strongly dislikes finance clients after the last project', 's1', 2],
+    ['marathon', 'My goal is to run the Lisbon marathon next spring', 's1', 3],
+    ['tuesdays', 'I usually work from the Porto office on Tuesdays', 's2', 1],
+  ] as const;
+  for (const [name, text, session, t] of episodes)
+    await write(name, {
+      kind: 'episode',
+      text,
+      origin: turn(session, t),
+      ...(name === 'seats' && { tags: ['travel'] }),
+    });
   // A fact from a page, with an expiry of its own.
   await write('policy', {
     kind: 'fact',
@@ -505,37 +454,38 @@ async function writeWithRelease(old: KeepGraphProcess): Promise<Recorded> {
   });
   expect(corrected.superseded).toBe(true);
   ids.teamDayCorrected = corrected.memory.id;
-  // Rules derived from episodes, each asserting a relation (entity edges).
-  await write('seatRule', {
-    kind: 'rule',
-    authority: 'agent_inferred',
-    text: 'Book aisle seats for Alex on long flights',
-    derivedFrom: [ids.seats],
-    origin: { extractor: { name: 'manual', version: '1' } },
-    relations: [
-      {
-        subject: { name: 'Alex', type: 'person' },
-        type: 'PREFERS',
-        object: { name: 'aisle seats', type: 'thing' },
-        reason: 'long flights',
-      },
+  // Rules derived from episodes, each asserting a relation (entity edges):
+  // name, text, the episode it comes from, [subject, relation, object, reason].
+  const rules = [
+    [
+      'seatRule',
+      'Book aisle seats for Alex on long flights',
+      'seats',
+      ['person', 'PREFERS', 'aisle seats', 'thing', 'long flights'],
     ],
-  });
-  await write('financeRule', {
-    kind: 'rule',
-    authority: 'agent_inferred',
-    text: 'Do not pitch finance-sector clients to Alex',
-    derivedFrom: [ids.finance],
-    origin: { extractor: { name: 'manual', version: '1' } },
-    relations: [
-      {
-        subject: { name: 'Alex', type: 'person' },
-        type: 'PREFERS_AGAINST',
-        object: { name: 'finance clients', type: 'segment' },
-        reason: 'the last project',
-      },
+    [
+      'financeRule',
+      'Do not pitch finance-sector clients to Alex',
+      'finance',
+      ['person', 'PREFERS_AGAINST', 'finance clients', 'segment', 'the last project'],
     ],
-  });
+  ] as const;
+  for (const [name, text, from, [subjectType, type, object, objectType, reason]] of rules)
+    await write(name, {
+      kind: 'rule',
+      authority: 'agent_inferred',
+      text,
+      derivedFrom: [ids[from]],
+      origin: { extractor: { name: 'manual', version: '1' } },
+      relations: [
+        {
+          subject: { name: 'Alex', type: subjectType },
+          type,
+          object: { name: object, type: objectType },
+          reason,
+        },
+      ],
+    });
   // A session's messages.
   await call(old, userKey, 'POST', `${o}/sessions/s1/messages`, {
     messages: [
@@ -546,13 +496,13 @@ async function writeWithRelease(old: KeepGraphProcess): Promise<Recorded> {
   await operatorCall(old, 'DELETE', `/keys/${tool.id as string}`);
 
   // Reflection derives memories with DERIVED_FROM edges to the episodes.
-  await settle(old, 'reflection on the release', (held) => Object.values(held).some(bySystem));
+  await settle(old, OWNER, 'reflection on the release', { until: (held) => held.some(bySystem) });
 
   // A forget with its cascade: the episode, the rule derived from it and
   // whatever reflection derived from it, with a receipt and audit events.
   const receipt = await call(old, userKey, 'DELETE', `${o}/memories/${ids.finance}`);
   expect(receipt.deletedMemoryIds).toEqual(expect.arrayContaining([ids.finance, ids.financeRule]));
-  const memories = await settle(old, 'after the forget on the release');
+  const memories = byId(await settle(old, OWNER, 'after the forget on the release'));
   expect(memories).not.toHaveProperty(ids.finance!);
 
   const derived = Object.values(memories).find(bySystem);

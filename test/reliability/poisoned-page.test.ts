@@ -32,7 +32,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { operatorCall, startKeepGraph, type KeepGraphProcess } from '../e2e/keepgraph-process.ts';
+import {
+  operatorCall,
+  startKeepGraph,
+  v1Fetch,
+  type KeepGraphProcess,
+} from '../e2e/keepgraph-process.ts';
+import { settle as settleJobs } from '../e2e/settle.ts';
 import { rawStoreBytes, storeEnv } from '../e2e/stores.ts';
 import { STORE_KINDS } from '@keepgraph/runtime';
 
@@ -173,14 +179,7 @@ for (const store of STORE_KINDS) {
       const userKey = await makeKey('user');
       const agentKey = await makeKey('agent');
       const call = async (key: string, method: string, path: string, body?: unknown) => {
-        const r = await fetch(`${kg.base}/v1${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${key}`,
-            ...(body !== undefined && { 'content-type': 'application/json' }),
-          },
-          ...(body !== undefined && { body: JSON.stringify(body) }),
-        });
+        const r = await v1Fetch(kg.base, key, method, path, body);
         return { status: r.status, json: (await r.json()) as any };
       };
       const ok = async (key: string, method: string, path: string, body?: unknown) => {
@@ -192,41 +191,9 @@ for (const store of STORE_KINDS) {
       /** Every byte the store holds: the data directory's files, and on Neo4j every node, edge and index entry. */
       const rawNow = () => rawStoreBytes(store, data);
 
-      /** Every held memory of the owner, superseded versions too (the operator's export). */
-      const everything = async (): Promise<any[]> => {
-        const out: any[] = [];
-        let after: string | null = null;
-        do {
-          const page: any = await operatorCall(
-            kg,
-            'GET',
-            `/owners/${owner}/memories?limit=500&includeSuperseded=true${after ? `&after=${encodeURIComponent(after)}` : ''}`,
-          );
-          out.push(...page.memories);
-          after = page.next;
-        } while (after !== null);
-        return out;
-      };
       /** Until the job runner is idle and the owner's memories stay the same for a few seconds. */
-      const settle = async (until: (ms: any[]) => boolean, what: string) => {
-        const deadline = Date.now() + 120_000;
-        let last = '';
-        let same = 0;
-        for (;;) {
-          const queues: any = await operatorCall(kg, 'GET', '/queues');
-          const busy = queues.queues.some((q: any) => q.waiting > 0 || q.active > 0);
-          const ms = await everything();
-          const now = JSON.stringify(ms.map((m) => [m.id, m.supersededBy]).sort());
-          same = !busy && now === last && until(ms) ? same + 1 : 0;
-          if (same >= 3) return ms;
-          last = now;
-          if (Date.now() > deadline)
-            throw new Error(
-              `background jobs did not settle: ${what}\n${JSON.stringify(queues.queues)}\n${kg.log().slice(-4000)}`,
-            );
-          await sleep(1000);
-        }
-      };
+      const settle = (until: (ms: any[]) => boolean, what: string) =>
+        settleJobs(kg, owner, what, { until, timeoutMs: 120_000, pollMs: 1000 });
 
       // --- The owner's own words, reflected before the page arrives --------
       const userTurn = await ok(userKey, 'POST', `/owners/${owner}/memories`, {

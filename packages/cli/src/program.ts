@@ -24,7 +24,7 @@ import { registerStart } from './commands/start.ts';
 import { registerWorker } from './commands/worker.ts';
 import { DEFAULT_DATA_DIR } from './context.ts';
 import type { Io } from './io.ts';
-import { KEEPGRAPH_VERSION } from './version.ts';
+import { versionReport } from '@keepgraph/runtime/version';
 
 const HELP_AFTER = `
 Roles:
@@ -64,7 +64,7 @@ export const NOT_USE_CASE_COMMANDS = [
 export function buildProgram(io: Io): Command {
   const program = new Command('keepgraph')
     .description('KeepGraph: provenance-first graph memory for LLM agents')
-    .version(KEEPGRAPH_VERSION)
+    .version(versionReport())
     .addOption(
       new Option('--data <dir>', 'local data directory')
         .env('KEEPGRAPH_DATA_DIR')

@@ -23,7 +23,7 @@ const packageOf = (spec: string) =>
     .join('/');
 
 it('the built CLI loads only commander, zod and unhomoglyph before a command runs', async () => {
-  const { metafile } = await bundleCli('dist', { version: 'test', write: false });
+  const { metafile } = await bundleCli('dist', { for: 'package', version: 'test', write: false });
   const outputs = metafile.outputs;
   const main = Object.keys(outputs).find((o) => o.endsWith('main.mjs'))!;
   const seen = new Set<string>();

@@ -56,8 +56,8 @@ export interface EngineServices {
     run: () => Promise<Answer>,
     opts?: AnswerOnceOptions,
   ): Promise<Answer & { replayed: boolean }>;
-  /** What serves: the store's kind and the embedding model's id. */
-  readonly serving: { store: string; model: string };
+  /** What serves: the store's kind, its schema version (highest migration applied) and the embedding model's id. */
+  readonly serving: { store: string; schemaVersion: number; model: string };
   /** The policy's limits an interface enforces itself (answer bytes, MCP batches). */
   readonly limits: Readonly<Policy['limits']>;
 }
@@ -152,7 +152,11 @@ export function createEngine(opts: EngineOptions): Engine {
     answerOnce: (req, run, o) => answerOnce(d, req, run, o),
     // Read when asked: creating an engine touches none of its dependencies.
     get serving() {
-      return { store: d.store.kind, model: d.embedder.modelId };
+      return {
+        store: d.store.kind,
+        schemaVersion: d.store.schemaVersion,
+        model: d.embedder.modelId,
+      };
     },
     get limits() {
       return d.policy.limits;

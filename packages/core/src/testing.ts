@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { contentHash, type AuditEventInput, type AuditType } from './domain/audit.ts';
 import type { Memory } from './domain/record.ts';
+import type { KpiDay, Kpis } from './use-cases/operate.ts';
 import type { MemoryWrite, WriteBatch } from './ports/memory-store.ts';
 import { EVERYONE, OWNER_ID, arg, defineUseCase, optionalArg } from './use-cases/define.ts';
 import { exposed } from './use-cases/exposure.ts';
@@ -227,3 +228,45 @@ export function bindingProbes() {
   };
 }
 export * from './domain/seeded-random.ts';
+
+/** The KPIs of a store that holds nothing and has audited nothing; `over` wins. */
+export function kpisFixture(over: Partial<Kpis> = {}): Kpis {
+  return {
+    owners: 0,
+    memories: 0,
+    attributedShare: 1,
+    medianAgeMs: null,
+    byKind: {},
+    byAuthority: {},
+    refusals: {},
+    writes: 0,
+    deletions: 0,
+    reads: 0,
+    expiry: {
+      purged: 0,
+      onScheduleShare: null,
+      toleranceMs: 60_000,
+      lagP50Ms: null,
+      lagMaxMs: null,
+    },
+    deletionPropagation: { count: 0, p50Ms: null, maxMs: null },
+    series: [],
+    auditEvents: 0,
+    ...over,
+  };
+}
+
+/** One day of the KPI series (`day` YYYY-MM-DD) with nothing counted but `counts`. */
+export function kpiDayFixture(day: string, counts: Partial<KpiDay> = {}): KpiDay {
+  return {
+    day,
+    writes: 0,
+    refusals: 0,
+    deletions: 0,
+    reads: 0,
+    expired: 0,
+    onScheduleShare: null,
+    deletionP50Ms: null,
+    ...counts,
+  };
+}

@@ -43,10 +43,10 @@ class ToyStore extends KitStore<Ctx> {
     super(ops, readFlushMs === undefined ? {} : { readFlushMs });
   }
   rules: StoreRules | null = null;
-  protected open(opts: { dimensions: number; rules: StoreRules }): Promise<Ctx> {
+  protected open(opts: { dimensions: number; rules: StoreRules }) {
     this.state.dimensions = opts.dimensions;
     this.rules = opts.rules;
-    return Promise.resolve(this.state);
+    return Promise.resolve({ context: this.state, schemaVersion: 1 });
   }
   protected shutdown(): Promise<void> {
     this.shutdowns++;

@@ -42,6 +42,7 @@ import type { RouteOptions } from './routes/context.ts';
 import { forgetRoutes } from './routes/forget.ts';
 import { graphRoutes } from './routes/graph.ts';
 import { healthRoutes } from './routes/health.ts';
+import { KEEPGRAPH_VERSION } from '@keepgraph/runtime/version';
 import { identityRoutes } from './routes/identity.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { kvRoutes } from './routes/kv.ts';
@@ -112,7 +113,7 @@ export interface AppOptions {
   corsOrigins?: readonly string[];
   /** Fastify logger option; off by default (tests). Authorization headers are redacted. */
   logger?: boolean | Exclude<FastifyServerOptions['logger'], boolean | undefined>;
-  /** API version shown in the OpenAPI document. */
+  /** The version /healthz, the OpenAPI document and keepgraph_info show (default: this package's). */
   version?: string;
   /**
    * The job runner, for operators: `metrics` answers GET /v1/queues (which
@@ -231,11 +232,12 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     return JSON.stringify(m.body);
   });
 
+  const version = opts.version ?? KEEPGRAPH_VERSION;
   // Every answered request, by route pattern (as in the log lines: never the URL).
   const metrics = opts.metrics ?? createServerMetrics();
   metrics.attach({
     engine: opts.engine,
-    version: opts.version ?? '0.1.0',
+    version,
     ...(opts.queues && { queues: opts.queues.metrics }),
     ...(opts.queues?.bullQueues && { bullQueues: opts.queues.bullQueues }),
   });
@@ -272,7 +274,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   const routeOptions: RouteOptions = { engine: opts.engine, callerOf };
 
   void app.register(openApiPlugin, {
-    version: opts.version ?? '0.1.0',
+    version,
     bodyLimit: BODY_LIMIT_BYTES,
   });
 
@@ -298,6 +300,6 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   void app.register(mcpRoutes, routeOptions);
   void app.register(uiRoutes);
   void app.register(metricsRoutes, { callerOf, metrics });
-  void app.register(healthRoutes, { engine: opts.engine });
+  void app.register(healthRoutes, { engine: opts.engine, version });
   return app;
 }

@@ -12,6 +12,7 @@ import { USE_CASE_ROUTES } from '../src/index.ts';
 import { createTransformersEmbedder } from '@keepgraph/embedder';
 import { keyedClients, type KeyedClient } from './keyed-clients.ts';
 import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
+import { KEEPGRAPH_VERSION, schemaVersions } from '@keepgraph/runtime/version';
 
 let dir: string;
 let runtime: EmbeddedRuntime;
@@ -503,14 +504,18 @@ describe('operations and documentation', () => {
     expect(ok.statusCode).toBe(201);
   });
 
-  it('healthz names the store and the model', async () => {
+  it('healthz names the version, the store and the schema version its migrations reached, and the model', async () => {
     const r = await apps.user.inject({ method: 'GET', url: '/healthz' });
     expect(r.statusCode).toBe(200);
     expect(r.json()).toEqual({
       ok: true,
+      version: KEEPGRAPH_VERSION,
       store: 'sqlite',
+      // The last SQLite migration file's number, as applied to this store's file.
+      schemaVersion: schemaVersions().sqlite,
       model: runtime.engine.deps.embedder.modelId,
     });
+    expect(schemaVersions().sqlite).toBeGreaterThanOrEqual(17);
   });
 
   it('runs expiry on demand and verifies the audit chain', async () => {

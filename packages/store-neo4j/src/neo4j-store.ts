@@ -167,13 +167,16 @@ export class Neo4jMemoryStore extends KitStore<StoreContext> {
     this.database = opts.database;
   }
 
-  protected async open(opts: { dimensions: number; rules: StoreRules }): Promise<StoreContext> {
-    await migrate(this.driver, {
+  protected async open(opts: {
+    dimensions: number;
+    rules: StoreRules;
+  }): Promise<{ context: StoreContext; schemaVersion: number }> {
+    const { current } = await migrate(this.driver, {
       ...(this.database === undefined ? {} : { database: this.database }),
       ...(this.opts.migrationsDir === undefined ? {} : { dir: this.opts.migrationsDir }),
       dimensions: opts.dimensions,
     });
-    return {
+    const context: StoreContext = {
       driver: this.driver,
       database: this.database,
       dimensions: opts.dimensions,
@@ -184,6 +187,7 @@ export class Neo4jMemoryStore extends KitStore<StoreContext> {
       onCascadeStep: this.opts.onCascadeStep,
       recentSizes: new RecentSizes(),
     };
+    return { context, schemaVersion: current };
   }
 
   protected async shutdown(): Promise<void> {

@@ -134,15 +134,21 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
     this.dbFilePath = isMemoryPath(opts.path) ? null : this.db.name;
   }
 
-  protected open(opts: { dimensions: number; rules: StoreRules }): Promise<StoreContext> {
-    migrate(this.db, this.opts.migrationsDir === undefined ? {} : { dir: this.opts.migrationsDir });
+  protected open(opts: {
+    dimensions: number;
+    rules: StoreRules;
+  }): Promise<{ context: StoreContext; schemaVersion: number }> {
+    const { current } = migrate(
+      this.db,
+      this.opts.migrationsDir === undefined ? {} : { dir: this.opts.migrationsDir },
+    );
     ensureVectorTable(this.db, opts.dimensions);
     OwnerVectorIndexes.seed(this.db);
     const st = new Statements(this.db);
     // From here on a lock is waited out on a timer, not inside the call (busy-wait.ts).
     this.db.pragma('busy_timeout = 0');
     const wal = { pending: false, asks: 0 };
-    return Promise.resolve({
+    const context: StoreContext = {
       db: this.db,
       st,
       dimensions: opts.dimensions,
@@ -163,7 +169,8 @@ export class SqliteMemoryStore extends KitStore<StoreContext> {
         return result;
       },
       wal,
-    });
+    };
+    return Promise.resolve({ context, schemaVersion: current });
   }
 
   /**

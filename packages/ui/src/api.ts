@@ -50,28 +50,42 @@ export interface Loaded<T> {
   reload(): void;
 }
 
-/** Load once per change of `deps`; the latest answer wins when calls overlap. */
+/**
+ * Load once per change of `deps`; the latest answer wins when calls overlap.
+ * A reload keeps showing the last answer until the new one arrives; a change
+ * of `deps` (another owner) does not: another owner's figures are never shown
+ * under this one's name, not even while loading.
+ */
 export function useLoad<T>(load: (() => Promise<T>) | null, deps: unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ data: T | null; error: string | null; loading: boolean }>({
-    data: null,
-    error: null,
-    loading: load !== null,
-  });
+  const key = JSON.stringify(deps);
+  const [state, setState] = useState<{
+    data: T | null;
+    error: string | null;
+    loading: boolean;
+    key: string;
+  }>({ data: null, error: null, loading: load !== null, key });
   const [tick, setTick] = useState(0);
   useEffect(() => {
     if (!load) {
-      setState({ data: null, error: null, loading: false });
+      setState({ data: null, error: null, loading: false, key });
       return;
     }
     let live = true;
-    setState((s) => ({ ...s, loading: true, error: null }));
+    setState((s) => ({ data: s.key === key ? s.data : null, error: null, loading: true, key }));
     load().then(
-      (data) => live && setState({ data, error: null, loading: false }),
-      (e: unknown) => live && setState({ data: null, error: describeError(e), loading: false }),
+      (data) => live && setState({ data, error: null, loading: false, key }),
+      (e: unknown) =>
+        live && setState({ data: null, error: describeError(e), loading: false, key }),
     );
     return () => {
       live = false;
     };
   }, [...deps, tick]);
-  return { ...state, reload: () => setTick((t) => t + 1) };
+  const current = state.key === key;
+  return {
+    data: current ? state.data : null,
+    error: current ? state.error : null,
+    loading: current ? state.loading : true,
+    reload: () => setTick((t) => t + 1),
+  };
 }

@@ -6,6 +6,7 @@
 // left no trace, and every other forget left its memory whole or took all
 // of it.
 import { operatorCall, type KeepGraphProcess } from '../../e2e/keepgraph-process.ts';
+import { everyMemory } from '../../e2e/settle.ts';
 import type { ForgetOutcome, WriteOutcome } from './load.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
@@ -47,18 +48,8 @@ export async function allMemories(
   kg: KeepGraphProcess,
   owner: string,
 ): Promise<Map<string, string>> {
-  const held = new Map<string, string>();
-  let after: string | null = null;
-  do {
-    const page: any = await operatorCall(
-      kg,
-      'GET',
-      `/owners/${owner}/memories?limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`,
-    );
-    for (const m of page.memories) held.set(m.id, m.text);
-    after = page.next;
-  } while (after !== null);
-  return held;
+  const held = await everyMemory(kg, owner, { superseded: false });
+  return new Map(held.map((m) => [m.id as string, m.text as string]));
 }
 
 /** Where each of `ids` has a trace (verify-forgotten). */

@@ -274,7 +274,10 @@ export const PolicySchema = z
         .string()
         .trim()
         .toUpperCase()
-        .refine((c) => isSupportedCountry(c), {
+        // `: boolean`, not the guard's CountryCode: the policy's type stays a
+        // plain string, so core's public types (which the client package
+        // ships) do not reach into libphonenumber's.
+        .refine((c): boolean => isSupportedCountry(c), {
           error: 'must be an ISO 3166-1 alpha-2 country code, e.g. US',
         })
         .nullable()

@@ -37,6 +37,8 @@ export interface StoreLifecycle {
   readonly kind: string;
   /** Apply migrations; idempotent. `dimensions` sizes the vector index. */
   init(opts: { dimensions: number }): Promise<void>;
+  /** The highest migration applied to the store, as init() left it (0 before). */
+  readonly schemaVersion: number;
   /** Write what `logReads` has accepted and not yet written. */
   flush(): Promise<void>;
   /** Flush, then release the connection. */

@@ -63,6 +63,7 @@ export abstract class KitStore<C> {
   // ES private fields: a store class's own fields can never collide with these.
   #ctx: C | null = null;
   #dimensions = 0;
+  #schemaVersion = 0;
   #closed = false;
   readonly #journal: ReadJournal;
 
@@ -110,9 +111,13 @@ export abstract class KitStore<C> {
   /**
    * Open what the operations need (migrations, statements); called once by
    * init(). The context keeps `rules`: the engine's decisions the
-   * operations apply inside their transactions (store-rules.ts).
+   * operations apply inside their transactions (store-rules.ts). Says too
+   * which schema version the migrations left the store at.
    */
-  protected abstract open(opts: { dimensions: number; rules: StoreRules }): Promise<C>;
+  protected abstract open(opts: {
+    dimensions: number;
+    rules: StoreRules;
+  }): Promise<{ context: C; schemaVersion: number }>;
   /** Release the connection; called once by close(). */
   protected abstract shutdown(): Promise<void>;
   /** This driver's errors as KeepGraphErrors (see toStoreError), or null. */
@@ -120,8 +125,15 @@ export abstract class KitStore<C> {
 
   async init(opts: { dimensions: number }): Promise<void> {
     this.#ensureOpen();
-    this.#ctx = await this.#mapErrors(() => this.open({ ...opts, rules: STORE_RULES }));
+    const opened = await this.#mapErrors(() => this.open({ ...opts, rules: STORE_RULES }));
+    this.#ctx = opened.context;
+    this.#schemaVersion = opened.schemaVersion;
     this.#dimensions = opts.dimensions;
+  }
+
+  /** The highest migration applied to the store (0 before init). */
+  get schemaVersion(): number {
+    return this.#schemaVersion;
   }
 
   /** Write the reads `logReads` has accepted and not yet written. */

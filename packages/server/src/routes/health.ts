@@ -1,26 +1,23 @@
-// Liveness: answers while the process serves requests, naming the store
-// kind and the embedding model so an operator sees what is running.
+// Liveness: answers while the process serves requests, naming what runs
+// (the version, the store kind and its schema version, the embedding model)
+// so an operator sees it without a credential.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { HealthOut } from '../schemas/responses.ts';
 import type { RouteOptions } from './context.ts';
 
-export const healthRoutes: FastifyPluginAsyncZod<Pick<RouteOptions, 'engine'>> = async (
-  app,
-  { engine },
-) => {
+export const healthRoutes: FastifyPluginAsyncZod<
+  Pick<RouteOptions, 'engine'> & { version: string }
+> = async (app, { engine, version }) => {
   app.get(
     '/healthz',
     {
       schema: {
         tags: ['health'],
-        summary: 'Liveness, with the store kind and embedding model in use',
+        summary:
+          'Liveness, with the version, the store kind and its schema version, and the embedding model in use',
         response: { 200: HealthOut },
       },
     },
-    async () => ({
-      ok: true as const,
-      store: engine.services.serving.store,
-      model: engine.services.serving.model,
-    }),
+    async () => ({ ok: true as const, version, ...engine.services.serving }),
   );
 };

@@ -5,6 +5,7 @@
 import { expect, it } from 'vitest';
 import { createEngine } from '@keepgraph/core';
 import { type Clock } from '@keepgraph/core/ports';
+import { kpiDayFixture } from '@keepgraph/core/testing';
 import { conformanceSuite, episode, expectCode, fact, operator, user } from '../harness.ts';
 
 // Built at run time, so this file holds no literal secret for scanners.
@@ -34,18 +35,7 @@ export const kpisSuite = conformanceSuite(
       expect(k.medianAgeMs).toBe(2 * HOUR);
       expect(k.deletionPropagation).toEqual({ count: 0, p50Ms: null, maxMs: null });
       const today = new Date(start).toISOString().slice(0, 10);
-      expect(k.series).toEqual([
-        {
-          day: today,
-          writes: 4,
-          refusals: 0,
-          deletions: 0,
-          reads: 0,
-          expired: 0,
-          onScheduleShare: null,
-          deletionP50Ms: null,
-        },
-      ]);
+      expect(k.series).toEqual([kpiDayFixture(today, { writes: 4 })]);
 
       // A forget the same day, through an engine whose clock moves as it is
       // read (5 ms a reading): the cascade is timed from the request to the commit.

@@ -1,10 +1,13 @@
-// Owner overview: what is held (by kind and authority), the four governance
-// KPIs with their history, what expires soon and which claims conflict.
+// Owner overview: the warning signs (the alert rules' signs, read from what
+// the API answers now), what is held (by kind and authority), the four
+// governance KPIs with their history, what expires soon and which claims
+// conflict.
 import { useMemo } from 'preact/hooks';
-import { useLoad, useSession } from '../api.ts';
+import { useLoad, useSession, type Session } from '../api.ts';
 import { Bars, TimeChart, type Series } from '../components/chart.tsx';
 import { AUTHORITY_COLOURS, AUTHORITY_LABELS, MemoryCard } from '../components/memory-bits.tsx';
 import { duration, share } from '../format.ts';
+import { serverErrorsIn, warningSigns, type Sign } from '../warning-signs.ts';
 
 const WEEK_MS = 7 * 86_400_000;
 
@@ -23,7 +26,20 @@ export function Overview({ owner }: { owner: string }) {
     () => client.listMemories(owner, { filter: { conflict: true }, limit: 20 }),
     [owner],
   );
+  const operatorFigures = useOperatorFigures();
   const k = kpis.data;
+  const signs = useMemo(
+    () =>
+      k
+        ? warningSigns({
+            kpis: k,
+            queues: operatorFigures.data?.queues ?? null,
+            serverErrors: operatorFigures.data?.serverErrors ?? null,
+            now: new Date(),
+          })
+        : null,
+    [k, operatorFigures.data],
+  );
   const chart = useMemo(() => {
     const rows = k?.series ?? [];
     const series: Series[] = [
@@ -50,6 +66,7 @@ export function Overview({ owner }: { owner: string }) {
         </p>
       ) : null}
       {kpis.loading && !k ? <p role="status">Loading figures…</p> : null}
+      {signs ? <WarningSigns signs={signs} /> : null}
       {k ? (
         <>
           <section class="kpis" aria-label="Governance figures">
@@ -124,5 +141,54 @@ function Kpi({ label, value, hint }: { label: string; value: string; hint?: stri
       <div class="kpi-value">{value}</div>
       {hint ? <div class="small muted">{hint}</div> : null}
     </div>
+  );
+}
+
+/**
+ * What only an operator reads: jobs waiting by queue (null without a job
+ * runner) and 5xx answers by route from /metrics. Null for other roles.
+ */
+function useOperatorFigures() {
+  const { apiKey, who } = useSession();
+  return useLoad(who.role === 'operator' ? () => operatorFigures(apiKey) : null, []);
+}
+
+async function operatorFigures(apiKey: Session['apiKey']) {
+  const headers = { authorization: `Bearer ${apiKey}` };
+  const [queuesRes, metricsRes] = await Promise.all([
+    fetch('/v1/queues', { headers }),
+    fetch('/metrics', { headers }),
+  ]);
+  if (!queuesRes.ok || !metricsRes.ok)
+    throw new Error(`HTTP ${queuesRes.ok ? metricsRes.status : queuesRes.status}`);
+  const q = (await queuesRes.json()) as {
+    configured: boolean;
+    queues: { name: string; waiting: number }[];
+  };
+  return {
+    queues: q.configured ? q.queues : null,
+    serverErrors: serverErrorsIn(await metricsRes.text()),
+  };
+}
+
+const LEVEL_WORDS = { ok: 'OK', warning: 'Warning', critical: 'Critical', unknown: 'Not read' };
+
+function WarningSigns({ signs }: { signs: Sign[] }) {
+  const raised = signs.filter((s) => s.level === 'warning' || s.level === 'critical').length;
+  return (
+    <section class="signs" aria-labelledby="signs-h">
+      <h2 id="signs-h">
+        Warning signs{' '}
+        <span class="small muted">{raised === 0 ? 'none raised' : `${raised} raised`}</span>
+      </h2>
+      <ul>
+        {signs.map((s) => (
+          <li class={`sign sign-${s.level}`} data-alert={s.alert} title={s.alert}>
+            <strong>{s.title}</strong> <span class="sign-level">{LEVEL_WORDS[s.level]}</span>
+            <div class="small muted">{s.detail}</div>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }

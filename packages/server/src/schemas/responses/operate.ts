@@ -11,4 +11,12 @@ export const QueuesOut = z.object({
   queues: z.array(QueueMetricsSchema),
 });
 
-export const HealthOut = z.object({ ok: z.literal(true), store: z.string(), model: z.string() });
+export const HealthOut = z.object({
+  ok: z.literal(true),
+  /** KeepGraph's version (semver). */
+  version: z.string(),
+  store: z.string(),
+  /** The highest migration applied to the store: which data layout it holds. */
+  schemaVersion: z.number().int(),
+  model: z.string(),
+});
