@@ -115,10 +115,16 @@ describe('keepgraph installed from its tarball with npm', () => {
   }, 600_000);
 
   afterAll(async () => {
-    server?.kill('SIGTERM');
+    // npx runs keepgraph as its child: stop the whole group, and wait, or the
+    // server (and its background jobs) outlives the test run.
+    if (server?.pid !== undefined && server.exitCode === null) {
+      const exited = new Promise<void>((r) => server!.once('exit', () => r()));
+      process.kill(-server.pid, 'SIGTERM');
+      await exited;
+    }
     await new Promise<void>((r) => mirror?.server.close(() => r()) ?? r());
     await rm(dir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   it("answers --version with the package version and the stores' schema versions", async () => {
     const { stdout } = await keepgraph('--version');
@@ -133,7 +139,7 @@ describe('keepgraph installed from its tarball with npm', () => {
     server = spawn(
       'npx',
       ['--no-install', 'keepgraph', '--data', join(dir, 'data'), 'start', '--port', '0'],
-      { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] },
+      { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
     );
     const started = await listeningOn(server, 'installed keepgraph');
     base = started.base;

@@ -197,9 +197,21 @@ async function findJar(
     }
   }
   throw new ModelInstallError(
-    `could not download ${artifact.groupId}:${artifact.artifactId} from ${repository} (${failures.join('; ')})`,
+    `could not download ${artifact.groupId}:${artifact.artifactId} from ${repository} (${failures.join('; ')})${certificateHint(failures)}`,
     true,
   );
+}
+
+/**
+ * What to do when the download failed on the repository's certificate: a
+ * network whose proxy re-signs TLS with its own authority, which Node does
+ * not trust unless told (it does not read the system's store by default).
+ */
+export function certificateHint(failures: readonly string[]): string {
+  return failures.some((f) => /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(f))
+    ? ". The repository's TLS certificate is not one Node trusts: behind a proxy that signs " +
+        "with its own authority, set NODE_EXTRA_CA_CERTS to that authority's certificate file"
+    : '';
 }
 
 /** GET `url` into memory, logging progress by tenths; null on 404. */

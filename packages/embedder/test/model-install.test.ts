@@ -8,7 +8,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,10 +20,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import {
   MODEL_ARTIFACTS,
   ModelInstallError,
+  certificateHint,
   installModel,
   missingModelFiles,
 } from '../src/model-install.ts';
 
+const run = promisify(execFile);
 const ID = 'e5-small-v2-q';
 const A = MODEL_ARTIFACTS[ID];
 const VERSION = A.versions[0]!;
@@ -122,6 +127,46 @@ describe('installing an embedding model', () => {
     expect((err as Error).message).toMatch(/keepgraph models fetch/);
     expect((err as Error).message).toMatch(/KEEPGRAPH_MODELS_DIR/);
     expect(missingModelFiles(join(dir, 'models'), ID)).toContain('tokenizer.json');
+  });
+
+  it("names NODE_EXTRA_CA_CERTS when the repository's certificate is not trusted", async () => {
+    // A repository over TLS with a certificate of its own making, as a
+    // proxy that re-signs TLS presents one Node does not trust.
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ]);
+    const tls = createHttpsServer(
+      { key: await readFile(join(dir, 'key.pem')), cert: await readFile(join(dir, 'cert.pem')) },
+      (_req, res) => void res.writeHead(404).end(),
+    );
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    try {
+      const port = (tls.address() as AddressInfo).port;
+      const err = await install({ repository: `https://127.0.0.1:${port}` }).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ModelInstallError);
+      expect((err as Error).message).toMatch(/SELF_SIGNED/);
+      expect((err as Error).message).toMatch(
+        /set NODE_EXTRA_CA_CERTS to that authority's certificate file/,
+      );
+    } finally {
+      await new Promise<void>((r) => tls.close(() => r()));
+    }
+    // An unreachable repository is another matter: no word of certificates.
+    expect(certificateHint(['1.0: ECONNREFUSED'])).toBe('');
   });
 
   it('says when no version of the artifact is in the repository', async () => {
