@@ -628,6 +628,9 @@ export function runBackgroundScenarios(mode: BackgroundMode): void {
       expect(k.expiry.purged).toBe(1000);
       expect(k.expiry.onScheduleShare).toBe(1);
       expect(k.expiry.lagMaxMs).toBeLessThanOrEqual(60_000);
-    });
+      // The clock is manual: the lags asserted are its time. The wall time
+      // is 1,000 embedded writes and 16 passes, which on Neo4j with BullMQ
+      // took over the default minute on a loaded two-core machine.
+    }, 180_000);
   });
 }
