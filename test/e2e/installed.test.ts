@@ -27,15 +27,15 @@ import type { DeletionReceipt } from '@keepgraph/core/ports';
 import { KEEPGRAPH_VERSION, schemaVersions } from '@keepgraph/runtime/version';
 import { listeningOn, v1Fetch } from './keepgraph-process.ts';
 import { connectMcp, rememberThenRecall } from './mcp-client.ts';
+import { readmeBlocks } from './readme-blocks.ts';
 
 const run = promisify(execFile);
 
 /** The first TypeScript block of a package folder's README: what a stranger reads on the registry. */
 async function readmeExample(dir: string): Promise<string> {
-  const readme = await readFile(join(root, dir, 'README.md'), 'utf8');
-  const block = /```ts\n([\s\S]*?)```/.exec(readme);
-  if (!block) throw new Error(`${dir}/README.md has no TypeScript example`);
-  return block[1]!;
+  const [block] = await readmeBlocks('ts', `${dir}/README.md`);
+  if (block === undefined) throw new Error(`${dir}/README.md has no TypeScript example`);
+  return block;
 }
 const root = resolve(import.meta.dirname, '../..');
 const SQLITE_DIR = join(root, 'packages/store-sqlite/node_modules/better-sqlite3');
@@ -304,11 +304,10 @@ describe('keepgraph installed from its tarball with npm', () => {
   }, 120_000);
 
   it("starts the README's npx MCP configuration, as written, on a data folder of its own", async () => {
-    const readme = await readFile(join(root, 'README.md'), 'utf8');
-    const npxConfig = [...readme.matchAll(/```json\n([\s\S]*?)```/g)]
+    const npxConfig = (await readmeBlocks('json'))
       .map(
-        (m) =>
-          JSON.parse(m[1]!) as {
+        (b) =>
+          JSON.parse(b) as {
             mcpServers?: { keepgraph?: { command?: string; args?: string[] } };
           },
       )

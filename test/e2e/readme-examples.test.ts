@@ -4,7 +4,7 @@
 // Client, and the TypeScript example as a file of its own. (The Python
 // example runs in clients/python/tests/test_readme.py.)
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,15 +15,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { startKeepGraph, userKeyFor, type KeepGraphProcess } from './keepgraph-process.ts';
 import { rememberThenRecall } from './mcp-client.ts';
+import { readmeBlocks } from './readme-blocks.ts';
 
 const root = resolve(import.meta.dirname, '../..');
-
-async function readmeBlocks(lang: string): Promise<string[]> {
-  const readme = await readFile(join(root, 'README.md'), 'utf8');
-  return [...readme.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map(
-    (m) => m[1]!,
-  );
-}
 
 interface McpConfig {
   mcpServers: {

@@ -5,12 +5,13 @@
 import { createContext } from 'preact';
 import { useContext, useEffect, useState } from 'preact/hooks';
 import { KeepGraphClient, isKeepGraphError, type Out } from '@keepgraph/client';
+import type { QueueMetrics } from '@keepgraph/core/jobs';
 
 export type Identity = Out<'whoami'>;
 
 export interface Session {
   client: KeepGraphClient;
-  /** For the one route the client does not cover (GET /v1/queues). */
+  /** For the operator's routes the client does not cover (GET /v1/queues, GET /metrics). */
   apiKey: string;
   who: Identity;
   /** The owner every view reads; null until one is chosen. */
@@ -88,4 +89,27 @@ export function useLoad<T>(load: (() => Promise<T>) | null, deps: unknown[]): Lo
     loading: current ? state.loading : true,
     reload: () => setTick((t) => t + 1),
   };
+}
+
+/**
+ * GET one of the operator's routes the client does not cover (GET
+ * /v1/queues, GET /metrics) with the session's key; a refusal is thrown
+ * with the server's message.
+ */
+export async function operatorGet(apiKey: string, path: string): Promise<Response> {
+  const res = await fetch(path, { headers: { authorization: `Bearer ${apiKey}` } });
+  if (res.ok) return res;
+  const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+  throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
+}
+
+export interface QueueFigures {
+  /** False: the server runs without a job runner. */
+  configured: boolean;
+  queues: QueueMetrics[];
+}
+
+/** The job runner's figures (GET /v1/queues, operators only). */
+export async function queueFigures(apiKey: string): Promise<QueueFigures> {
+  return (await (await operatorGet(apiKey, '/v1/queues')).json()) as QueueFigures;
 }

@@ -3,7 +3,7 @@
 // governance KPIs with their history, what expires soon and which claims
 // conflict.
 import { useMemo } from 'preact/hooks';
-import { useLoad, useSession, type Session } from '../api.ts';
+import { operatorGet, queueFigures, useLoad, useSession, type Session } from '../api.ts';
 import { Bars, TimeChart, type Series } from '../components/chart.tsx';
 import { AUTHORITY_COLOURS, AUTHORITY_LABELS, MemoryCard } from '../components/memory-bits.tsx';
 import { duration, share } from '../format.ts';
@@ -154,21 +154,11 @@ function useOperatorFigures() {
 }
 
 async function operatorFigures(apiKey: Session['apiKey']) {
-  const headers = { authorization: `Bearer ${apiKey}` };
-  const [queuesRes, metricsRes] = await Promise.all([
-    fetch('/v1/queues', { headers }),
-    fetch('/metrics', { headers }),
+  const [q, metrics] = await Promise.all([
+    queueFigures(apiKey),
+    operatorGet(apiKey, '/metrics').then((r) => r.text()),
   ]);
-  if (!queuesRes.ok || !metricsRes.ok)
-    throw new Error(`HTTP ${queuesRes.ok ? metricsRes.status : queuesRes.status}`);
-  const q = (await queuesRes.json()) as {
-    configured: boolean;
-    queues: { name: string; waiting: number }[];
-  };
-  return {
-    queues: q.configured ? q.queues : null,
-    serverErrors: serverErrorsIn(await metricsRes.text()),
-  };
+  return { queues: q.configured ? q.queues : null, serverErrors: serverErrorsIn(metrics) };
 }
 
 const LEVEL_WORDS = { ok: 'OK', warning: 'Warning', critical: 'Critical', unknown: 'Not read' };

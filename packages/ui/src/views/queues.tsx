@@ -1,29 +1,13 @@
 // Queues for operators: the job runner's figures (GET /v1/queues, the one
 // route under /v1 that is not a use-case, so it is read with fetch), and a
 // link to Bull Board where the jobs run on BullMQ.
-import type { QueueMetrics } from '@keepgraph/core/jobs';
-import { useLoad, useSession } from '../api.ts';
+import { queueFigures, useLoad, useSession } from '../api.ts';
 import { duration } from '../format.ts';
 import { Table } from '../components/table.tsx';
 
-interface QueueFigures {
-  configured: boolean;
-  queues: QueueMetrics[];
-}
-
 export function Queues() {
   const { apiKey, who } = useSession();
-  const figures = useLoad<QueueFigures>(
-    who.role === 'operator'
-      ? async () => {
-          const res = await fetch('/v1/queues', { headers: { authorization: `Bearer ${apiKey}` } });
-          const body = (await res.json()) as QueueFigures & { error?: { message: string } };
-          if (!res.ok) throw new Error(body.error?.message ?? `HTTP ${res.status}`);
-          return body;
-        }
-      : null,
-    [],
-  );
+  const figures = useLoad(who.role === 'operator' ? () => queueFigures(apiKey) : null, []);
   return (
     <div class="view queues">
       <h1>Background jobs</h1>
