@@ -109,6 +109,24 @@ export default tseslint.config(
     },
   },
   {
+    // Test files share their worker's module cache (vitest.config.ts): a
+    // module one file replaced would stay replaced for the files after it.
+    // A file that replaces one is named *.isolated.test.ts and runs alone.
+    files: ['**/*.test.ts'],
+    ignores: ['**/*.isolated.test.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['mock', 'doMock', 'unmock'].map((property) => ({
+          object: 'vi',
+          property,
+          message:
+            'a module replaced here stays replaced for the next files on this worker: name the file *.isolated.test.ts',
+        })),
+      ],
+    },
+  },
+  {
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': [

@@ -50,10 +50,17 @@ if [[ ! -x .tmp/hadolint/bin/hadolint ]]; then
   hadolint_pid=$!
 fi
 
-step typecheck
-pnpm -s typecheck
-step lint
-pnpm -s lint
+# The type check and lint at once: each runs on one core.
+step "typecheck and lint"
+pnpm -s typecheck >.tmp/typecheck.log 2>&1 &
+typecheck_pid=$!
+lint_ok=0
+pnpm -s lint >.tmp/lint.log 2>&1 || lint_ok=$?
+typecheck_ok=0
+wait "$typecheck_pid" || typecheck_ok=$?
+cat .tmp/typecheck.log .tmp/lint.log
+[ "$typecheck_ok" -eq 0 ] || { echo "[test] typecheck failed"; exit 1; }
+[ "$lint_ok" -eq 0 ] || { echo "[test] lint failed"; exit 1; }
 
 if [ -n "${apt_pid:-}" ]; then
   step "waiting for the Debian packages"
@@ -71,15 +78,26 @@ step "hadolint Dockerfile"
 # set, and otherwise builds and starts tools/neo4j-test-server for the run.
 
 status=0
+# The Python client (clients/python), unless a subset of the Vitest tests was
+# asked for: beside Vitest, since most of its minute is pip fetching and
+# installing (its log is printed when it ends).
+python_pid=
+if [ $# -eq 0 ]; then
+  step "python client (in the background)"
+  bash scripts/test-python.sh >.tmp/python-client.log 2>&1 &
+  python_pid=$!
+fi
 step vitest
 start_vitest=$SECONDS
 pnpm -s vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest-report.json "$@" || status=$?
 echo "[test] vitest took $((SECONDS - start_vitest)) s"
 node scripts/test-summary.mjs .tmp/vitest-report.json || true
-# The Python client (clients/python), unless a subset of the Vitest tests was asked for.
-if [ $# -eq 0 ]; then
+if [ -n "$python_pid" ]; then
   step "python client"
-  bash scripts/test-python.sh || status=$?
+  python_status=0
+  wait "$python_pid" || python_status=$?
+  cat .tmp/python-client.log
+  [ "$python_status" -eq 0 ] || { echo "[test] python client failed"; status=1; }
 fi
 step done
 exit $status

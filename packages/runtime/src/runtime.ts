@@ -27,7 +27,6 @@ import {
   type MemoryStore,
   type Extractor,
 } from '@keepgraph/core/ports';
-import { BullMqJobQueue, closeWithin } from '@keepgraph/workers';
 import type { Queue } from 'bullmq';
 import { MODEL_IDS, createEmbedder, isModelId } from '@keepgraph/embedder';
 import { redisConnection, type StoreSelection } from './config.ts';
@@ -232,12 +231,16 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     ...(opts.observe && { observe: opts.observe }),
   });
   // Server mode: the outbox is relayed to BullMQ, whose workers run the jobs.
-  const bull = opts.queue
-    ? new BullMqJobQueue({
-        connection: redisConnection(opts.queue.redisUrl),
-        ...(opts.queue.prefix !== undefined && { prefix: opts.queue.prefix }),
-      })
-    : null;
+  // Loaded in server mode only: BullMQ and ioredis are about 200 modules
+  // that every one-shot command on the embedded default would load.
+  const workers = opts.queue ? await import('@keepgraph/workers') : null;
+  const bull =
+    opts.queue && workers
+      ? new workers.BullMqJobQueue({
+          connection: redisConnection(opts.queue.redisUrl),
+          ...(opts.queue.prefix !== undefined && { prefix: opts.queue.prefix }),
+        })
+      : null;
   const relay = bull
     ? startRelay(store, bull, {
         onError:
@@ -276,8 +279,10 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     close() {
       // Both Fastify's onClose and a signal handler may call this.
       closing ??= (async () => {
-        if (relay) await closeWithin('outbox relay', () => relay.stop(), { log });
-        if (bull) await closeWithin('BullMQ queues', () => bull.close(), { log });
+        if (workers && relay)
+          await workers.closeWithin('outbox relay', () => relay.stop(), { log });
+        if (workers && bull)
+          await workers.closeWithin('BullMQ queues', () => bull.close(), { log });
         await background?.stop();
         await store.close();
       })();

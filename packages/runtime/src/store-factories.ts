@@ -6,7 +6,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemoryStore } from '@keepgraph/core/ports';
-import { createNeo4jStore } from '@keepgraph/store-neo4j';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import type { ServerConfig, StoreKind, StoreSelection } from './config.ts';
 import { DATA_DIR_MODE } from './data-dir.ts';
@@ -58,8 +57,10 @@ export const STORE_FACTORIES: Factories = {
     }),
     where: (selection) => `Neo4j at ${selection.uri}`,
     usesDataDir: false,
+    // Loaded when chosen: the driver is about 150 modules (rxjs among them)
+    // that a command on the embedded store would load for nothing.
     open: async (selection) =>
-      createNeo4jStore({
+      (await import('@keepgraph/store-neo4j')).createNeo4jStore({
         uri: selection.uri,
         ...(selection.user !== undefined
           ? { user: selection.user, password: selection.password ?? '' }

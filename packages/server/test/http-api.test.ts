@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ROLE_DEFAULT_AUTHORITY } from '@keepgraph/core';
 import { USE_CASE_ROUTES } from '../src/index.ts';
-import { createTransformersEmbedder } from '@keepgraph/embedder';
+import { createHashingEmbedder } from '@keepgraph/embedder';
 import { keyedClients, type KeyedClient } from './keyed-clients.ts';
 import { openEmbeddedRuntime, type EmbeddedRuntime } from '@keepgraph/runtime';
 import { KEEPGRAPH_VERSION, schemaVersions } from '@keepgraph/runtime/version';
@@ -21,8 +21,10 @@ let app: FastifyInstance;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'keepgraph-server-'));
-  // Load the model once for the file; the runtime would load it again otherwise.
-  const embedder = await createTransformersEmbedder();
+  // The hashing embedder: these tests check the HTTP contract (status codes,
+  // shapes, audit, paging), not what a text means; the model would embed
+  // the export test's 2,406 writes for nothing (most of the file's minute).
+  const embedder = createHashingEmbedder();
   runtime = await openEmbeddedRuntime({ dataDir: dir, embedder, sweepIntervalMs: null });
   ({ app, clients: apps } = await keyedClients(runtime.engine, [
     'operator',

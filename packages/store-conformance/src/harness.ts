@@ -44,6 +44,8 @@ export interface ConformanceOptions {
   makeStore(): Promise<StoreUnderTest>;
   /** The real embedding model (loaded once by the caller). */
   embedder(): Promise<Embedder>;
+  /** Memories the paging test lists while writes go on (default 10,000; at least 1,000). */
+  listingMemories?: number;
 }
 
 export interface Fixture {
