@@ -50,17 +50,10 @@ if [[ ! -x .tmp/hadolint/bin/hadolint ]]; then
   hadolint_pid=$!
 fi
 
-# The type check and lint at once: each runs on one core.
-step "typecheck and lint"
-pnpm -s typecheck >.tmp/typecheck.log 2>&1 &
-typecheck_pid=$!
-lint_ok=0
-pnpm -s lint >.tmp/lint.log 2>&1 || lint_ok=$?
-typecheck_ok=0
-wait "$typecheck_pid" || typecheck_ok=$?
-cat .tmp/typecheck.log .tmp/lint.log
-[ "$typecheck_ok" -eq 0 ] || { echo "[test] typecheck failed"; exit 1; }
-[ "$lint_ok" -eq 0 ] || { echo "[test] lint failed"; exit 1; }
+step typecheck
+pnpm -s typecheck
+step lint
+pnpm -s lint
 
 if [ -n "${apt_pid:-}" ]; then
   step "waiting for the Debian packages"

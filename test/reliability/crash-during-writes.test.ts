@@ -31,7 +31,7 @@ import { STORE_KINDS } from '@keepgraph/runtime';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON read by shape */
 
-const ROUNDS = scaled('KG_CRASH_ROUNDS', { ci: 6, full: 20 });
+const ROUNDS = scaled('KG_CRASH_ROUNDS', { ci: 4, full: 20 });
 /**
  * Writes a round may send; the kill comes after 20 to BURST - 80 of them are
  * acknowledged (seeded). Neo4j takes about 25 writes a second from 8 clients

@@ -14,7 +14,7 @@
 // the database (a dump of every node, relationship and full-text document).
 // The same, smaller, on the embedded server (SQLite, jobs in-process), whose
 // raw files are read as bytes.
-// 180 s and 60 s at full scale, 45 s and 20 s in the test command
+// 180 s and 60 s at full scale, 30 s and 15 s in the test command
 // (test/scale.ts); KG_LOAD_SECONDS / KG_LOAD_EMBEDDED_SECONDS set them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -71,7 +71,7 @@ const RUNS: Run[] = [
     workers: 2,
     clients: 8,
     owners: 200,
-    seconds: scaled('KG_LOAD_SECONDS', { ci: 45, full: 180 }),
+    seconds: scaled('KG_LOAD_SECONDS', { ci: 30, full: 180 }),
     corpus: 120,
   },
   {
@@ -80,7 +80,7 @@ const RUNS: Run[] = [
     workers: 0,
     clients: 4,
     owners: 50,
-    seconds: scaled('KG_LOAD_EMBEDDED_SECONDS', { ci: 20, full: 60 }),
+    seconds: scaled('KG_LOAD_EMBEDDED_SECONDS', { ci: 15, full: 60 }),
     corpus: 60,
   },
 ];

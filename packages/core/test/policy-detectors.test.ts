@@ -96,6 +96,22 @@ describe('detectPersonalData', () => {
     expect(detectPersonalData('my cell is (415) 555-2671').map((f) => f.kind)).toEqual(['phone']);
   });
 
+  it('reads no phone number inside a UUID, and still finds one beside it', () => {
+    // UUIDs whose last group libphonenumber reads as a US number (found among
+    // 200,000 random ones): a conformance run refused such an owner id.
+    for (const id of [
+      'owner-08aed242-3fda-444c-880c-118299962346',
+      'a105e3bc-d941-4ede-876a-115192474161',
+      'session 5959212d-d962-4717-a51b-011433900977 ended',
+    ])
+      expect(detectPersonalData(id)).toEqual([]);
+    expect(
+      detectPersonalData('08aed242-3fda-444c-880c-118299962346 call (415) 555-2671').map(
+        (f) => f.kind,
+      ),
+    ).toEqual(['phone']);
+  });
+
   it('finds national numbers only for the configured region', () => {
     expect(
       detectPersonalData('my cell is (415) 555-2671', undefined, { phoneRegion: null }),

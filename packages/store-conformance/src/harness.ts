@@ -148,6 +148,16 @@ export function episode(text: string, extra: Partial<MemoryInput> = {}): MemoryI
   return { kind: 'episode', text, origin: { sessionId: 'S1', turn: `T${turn}` }, ...extra };
 }
 
+/** {@link episode}, remembered for `ownerId` as the user tells it: the suite's most common write. */
+export function userEpisode(
+  f: Fixture,
+  ownerId: string,
+  text: string,
+  extra: Partial<MemoryInput> = {},
+): ReturnType<Engine['remember']> {
+  return f.engine.remember(user, ownerId, episode(text, extra));
+}
+
 /** A derived memory (agent_inferred) built from `sources`. */
 export function derived(
   text: string,

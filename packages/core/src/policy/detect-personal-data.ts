@@ -92,11 +92,22 @@ function findIbans(text: string): PersonalDataFinding[] {
   return out;
 }
 
+/**
+ * UUIDs in their canonical form. Their last group is 12 hex digits, and
+ * about one random UUID in 65,000 has a last group of decimal digits that
+ * libphonenumber reads as a valid number (owner-…-118299962346): an id
+ * refused as a phone number. A number inside a UUID is part of the id.
+ */
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+
 function findPhones(text: string, region: string | null): PersonalDataFinding[] {
   const found = region
     ? findPhoneNumbersInText(text, { defaultCountry: region as CountryCode })
     : findPhoneNumbersInText(text);
-  return found.map((f) => ({ kind: 'phone', range: [f.startsAt, f.endsAt] }));
+  const ids = [...text.matchAll(UUID)].map((m) => [m.index, m.index + m[0].length] as const);
+  return found
+    .filter((f) => !ids.some(([start, end]) => f.startsAt >= start && f.endsAt <= end))
+    .map((f) => ({ kind: 'phone', range: [f.startsAt, f.endsAt] }));
 }
 
 const FINDERS: Readonly<

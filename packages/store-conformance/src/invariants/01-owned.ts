@@ -1,7 +1,16 @@
 // Invariant 1, owned: no write without an owner; every read and delete is
 // scoped to one owner; (owner, key) never answers with another owner's value.
 import { expect, it } from 'vitest';
-import { agent, conformanceSuite, episode, expectCode, kv, operator, user } from '../harness.ts';
+import {
+  agent,
+  conformanceSuite,
+  episode,
+  expectCode,
+  kv,
+  operator,
+  user,
+  userEpisode,
+} from '../harness.ts';
 
 export const ownedSuite = conformanceSuite('invariant 1: owned', (f) => {
   it('two spellings of one name are one owner (NFC)', async () => {
@@ -27,7 +36,11 @@ export const ownedSuite = conformanceSuite('invariant 1: owned', (f) => {
       'owner_required',
     );
     await expectCode(
-      f.engine.remember(user, undefined, episode('I like hiking in the Alps every summer')),
+      f.engine.remember(
+        user,
+        undefined as never,
+        episode('I like hiking in the Alps every summer'),
+      ),
       'owner_required',
     );
     expect((await f.engine.kpis(operator)).memories).toBe(before);
@@ -40,7 +53,7 @@ export const ownedSuite = conformanceSuite('invariant 1: owned', (f) => {
     // Not trimmed: an id with surrounding whitespace or invisible characters is refused, never another owner.
     for (const bad of [' ann', 'ann\t', 'an\u200bn', 'a\u0000n'])
       await expectCode(
-        f.engine.remember(user, bad, episode('I like hiking in the Alps every summer')),
+        userEpisode(f, bad, 'I like hiking in the Alps every summer'),
         'invalid_input',
       );
     await expectCode(f.engine.recall(user, 'x'.repeat(257), 'hiking'), 'invalid_input');
@@ -60,11 +73,7 @@ export const ownedSuite = conformanceSuite('invariant 1: owned', (f) => {
   it("cannot get, delete or trace another owner's memory by id", async () => {
     const a = f.owner();
     const b = f.owner();
-    const { memory } = await f.engine.remember(
-      user,
-      a,
-      episode('Alex prefers aisle seats on long flights'),
-    );
+    const { memory } = await userEpisode(f, a, 'Alex prefers aisle seats on long flights');
     await expectCode(f.engine.get(user, b, memory.id), 'not_found');
     await expectCode(f.engine.forget(user, b, [memory.id]), 'not_found');
     await expectCode(f.engine.lineage(user, b, memory.id), 'not_found');
@@ -75,10 +84,10 @@ export const ownedSuite = conformanceSuite('invariant 1: owned', (f) => {
     const owners = Array.from({ length: 10 }, () => f.owner());
     const ids = new Map<string, string>();
     for (const [i, o] of owners.entries()) {
-      const { memory } = await f.engine.remember(
-        user,
+      const { memory } = await userEpisode(
+        f,
         o,
-        episode(`My dentist appointment is on Tuesday at ${9 + (i % 3)} o'clock with Dr. Rivera`),
+        `My dentist appointment is on Tuesday at ${9 + (i % 3)} o'clock with Dr. Rivera`,
       );
       ids.set(o, memory.id);
     }

@@ -1,16 +1,20 @@
 // Invariant 2, attributed: origin, authority, createdAt and expiresAt on every
 // memory; an agent_inferred memory names its sources.
 import { expect, it } from 'vitest';
-import { agent, conformanceSuite, episode, expectCode, fact, operator, user } from '../harness.ts';
+import {
+  agent,
+  conformanceSuite,
+  expectCode,
+  fact,
+  operator,
+  user,
+  userEpisode,
+} from '../harness.ts';
 
 export const attributedSuite = conformanceSuite('invariant 2: attributed', (f) => {
   it('stores origin, authority, createdAt and expiresAt, and the writer', async () => {
     const o = f.owner();
-    const { memory } = await f.engine.remember(
-      user,
-      o,
-      episode('I moved to Lisbon in March for a new job'),
-    );
+    const { memory } = await userEpisode(f, o, 'I moved to Lisbon in March for a new job');
     const stored = await f.engine.get(user, o, memory.id);
     expect(stored.origin.sessionId).toBe('S1');
     expect(stored.origin.writtenBy).toBe(user.principal);
@@ -52,7 +56,7 @@ export const attributedSuite = conformanceSuite('invariant 2: attributed', (f) =
 
   it('reports 100% attributed memories', async () => {
     const o = f.owner();
-    await f.engine.remember(user, o, episode('We adopted a cat named Miso last spring'));
+    await userEpisode(f, o, 'We adopted a cat named Miso last spring');
     const k = await f.engine.kpis(operator);
     expect(k.memories).toBeGreaterThan(0);
     expect(k.attributedShare).toBe(1);

@@ -6,7 +6,6 @@ import { expect, it } from 'vitest';
 import {
   atRest,
   conformanceSuite,
-  episode,
   expectCode,
   fact,
   kv,
@@ -15,6 +14,7 @@ import {
   pageSays,
   rejectionOf,
   user,
+  userEpisode,
 } from '../harness.ts';
 
 // Realistic-looking credentials built at run time, so this file itself holds
@@ -43,7 +43,7 @@ export const policySuite = conformanceSuite('invariant 4: policy first', (f, opt
   for (const [name, text] of secrets) {
     it(`refuses ${name} with refused_secret, audits only its hash, and stores it nowhere`, async () => {
       const o = f.owner();
-      await expectCode(f.engine.remember(user, o, episode(text)), 'refused_secret');
+      await expectCode(userEpisode(f, o, text), 'refused_secret');
       expect(await f.store.countMemories(o)).toBe(0);
       const events = await f.engine.auditList(operator, { ownerId: o });
       const refusal = events.find((e) => e.type === 'refuse');
@@ -62,10 +62,10 @@ export const policySuite = conformanceSuite('invariant 4: policy first', (f, opt
 
   it('redacts an email address (default policy) and keeps the rest', async () => {
     const o = f.owner();
-    const { memory } = await f.engine.remember(
-      user,
+    const { memory } = await userEpisode(
+      f,
       o,
-      episode('Send the invoice to jamie.doe@example.org by Friday'),
+      'Send the invoice to jamie.doe@example.org by Friday',
     );
     expect(memory.text).not.toContain('jamie.doe@example.org');
     expect(memory.text).toContain('by Friday');
@@ -74,7 +74,7 @@ export const policySuite = conformanceSuite('invariant 4: policy first', (f, opt
 
   it('refuses a payment card number', async () => {
     await expectCode(
-      f.engine.remember(user, f.owner(), episode('my card is 4111 1111 1111 1111 exp 09/29')),
+      userEpisode(f, f.owner(), 'my card is 4111 1111 1111 1111 exp 09/29'),
       'refused_personal_data',
     );
   });
@@ -227,24 +227,16 @@ export const policySuite = conformanceSuite('invariant 4: policy first', (f, opt
     await expectCode(f.engine.sessionAppend(user, o, 'tab\tid', LISBON_TRIP), 'invalid_input');
     await expectCode(f.engine.putByKey(user, o, 'theme ', kv('dark mode please')), 'invalid_input');
     await expectCode(
-      f.engine.remember(user, o, episode('Lone \uD800 surrogate in a note about the garden')),
+      userEpisode(f, o, 'Lone \uD800 surrogate in a note about the garden'),
       'invalid_input',
     );
     await expectCode(
-      f.engine.remember(
-        user,
-        o,
-        episode('A note about the garden shed roof', { tags: ['ok', 'bad\uDC00'] }),
-      ),
+      userEpisode(f, o, 'A note about the garden shed roof', { tags: ['ok', 'bad\uDC00'] }),
       'invalid_input',
     );
     expect(await f.store.countMemories(o)).toBe(0);
     // A pair is fine, and stored text hashes to its content hash.
-    const { memory } = await f.engine.remember(
-      user,
-      o,
-      episode('The garden shed roof 🌧 leaks again'),
-    );
+    const { memory } = await userEpisode(f, o, 'The garden shed roof 🌧 leaks again');
     expect(memory.contentHash).toBe(
       createHash('sha256').update(memory.text.normalize('NFC')).digest('hex'),
     );
@@ -254,39 +246,26 @@ export const policySuite = conformanceSuite('invariant 4: policy first', (f, opt
   });
 
   it('refuses a service phrase and text too short to matter', async () => {
-    await expectCode(
-      f.engine.remember(user, f.owner(), episode('Ok, thank you so much!')),
-      'refused_service_phrase',
-    );
-    await expectCode(f.engine.remember(user, f.owner(), episode('hm')), 'refused_too_short');
+    await expectCode(userEpisode(f, f.owner(), 'Ok, thank you so much!'), 'refused_service_phrase');
+    await expectCode(userEpisode(f, f.owner(), 'hm'), 'refused_too_short');
   });
 
   it('refuses high sensitivity', async () => {
     await expectCode(
-      f.engine.remember(
-        user,
-        f.owner(),
-        episode('Diagnosed with a rare condition last year', { sensitivity: 'high' }),
-      ),
+      userEpisode(f, f.owner(), 'Diagnosed with a rare condition last year', {
+        sensitivity: 'high',
+      }),
       'refused_high_sensitivity',
     );
   });
 
   it('refuses a TTL out of range and a negative TTL', async () => {
     await expectCode(
-      f.engine.remember(
-        user,
-        f.owner(),
-        episode('Prefers window seats on trains', { ttlSeconds: 1 }),
-      ),
+      userEpisode(f, f.owner(), 'Prefers window seats on trains', { ttlSeconds: 1 }),
       'refused_ttl_out_of_range',
     );
     await expectCode(
-      f.engine.remember(
-        user,
-        f.owner(),
-        episode('Prefers window seats on trains', { ttlSeconds: -5 }),
-      ),
+      userEpisode(f, f.owner(), 'Prefers window seats on trains', { ttlSeconds: -5 }),
       'invalid_input',
     );
   });

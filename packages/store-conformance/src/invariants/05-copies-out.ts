@@ -1,15 +1,13 @@
 // Invariant 5, copies out: what the engine returns is a copy.
 import { expect, it } from 'vitest';
-import { conformanceSuite, episode, user } from '../harness.ts';
+import { conformanceSuite, user, userEpisode } from '../harness.ts';
 
 export const copiesOutSuite = conformanceSuite('invariant 5: copies out', (f) => {
   it('mutating a returned memory changes nothing stored', async () => {
     const o = f.owner();
-    const written = await f.engine.remember(
-      user,
-      o,
-      episode('Sam plays the cello in a community orchestra', { tags: ['music'] }),
-    );
+    const written = await userEpisode(f, o, 'Sam plays the cello in a community orchestra', {
+      tags: ['music'],
+    });
     written.memory.text = 'tampered';
     written.memory.tags.push('tampered');
     written.memory.origin.sessionId = 'tampered';

@@ -1,16 +1,17 @@
 // Invariant 6, expired means gone: never recalled after expiry, whatever the
 // sweeper's lag; the sweeper purges with the cascade and records schedule.
 import { expect, it } from 'vitest';
-import { conformanceSuite, derived, episode, operator, user } from '../harness.ts';
+import { conformanceSuite, derived, operator, user, userEpisode } from '../harness.ts';
 
 export const expirySuite = conformanceSuite('invariant 6: expired means gone', (f) => {
   it('an expired memory is never recalled, even before the sweeper runs', async () => {
     const o = f.owner();
     const min = 3600; // the default policy's smallest episode TTL is well below a day
-    const { memory } = await f.engine.remember(
-      user,
+    const { memory } = await userEpisode(
+      f,
       o,
-      episode('The gate code for the garage is temporary until Friday', { ttlSeconds: min }),
+      'The gate code for the garage is temporary until Friday',
+      { ttlSeconds: min },
     );
     expect(
       (await f.engine.recall(user, o, 'garage gate code')).results.map((h) => h.memory.id),
@@ -25,12 +26,8 @@ export const expirySuite = conformanceSuite('invariant 6: expired means gone', (
 
   it('a deleted memory is never recalled', async () => {
     const o = f.owner();
-    const { memory } = await f.engine.remember(
-      user,
-      o,
-      episode('Riley is allergic to peanuts and shellfish'),
-    );
-    const other = await f.engine.remember(user, o, episode('Riley is also allergic to cat hair'));
+    const { memory } = await userEpisode(f, o, 'Riley is allergic to peanuts and shellfish');
+    const other = await userEpisode(f, o, 'Riley is also allergic to cat hair');
     const before = await f.engine.recall(user, o, 'What is Riley allergic to?', { topK: 20 });
     expect(before.results.map((h) => h.memory.id)).toContain(memory.id);
     await f.engine.forget(user, o, [memory.id]);
@@ -41,11 +38,9 @@ export const expirySuite = conformanceSuite('invariant 6: expired means gone', (
 
   it('the sweeper purges with the cascade and records scheduled vs actual purge time', async () => {
     const o = f.owner();
-    const src = await f.engine.remember(
-      user,
-      o,
-      episode('Our team standup moves to 9:30 starting next week', { ttlSeconds: 7200 }),
-    );
+    const src = await userEpisode(f, o, 'Our team standup moves to 9:30 starting next week', {
+      ttlSeconds: 7200,
+    });
     const sum = await f.engine.remember(user, o, derived('Standup is at 9:30', [src.memory.id]));
     expect(sum.memory.expiresAt <= src.memory.expiresAt).toBe(true);
     f.clock.advance(7200 * 1000 + 5000);

@@ -9,12 +9,12 @@ import {
   atRest,
   conformanceSuite,
   derived,
-  episode,
   expectCode,
-  pageWithSummary,
   operator,
+  pageWithSummary,
   pendingJobs,
   user,
+  userEpisode,
   verifyReceipt,
 } from '../harness.ts';
 
@@ -27,17 +27,15 @@ export const deletionSuite = conformanceSuite(
 
     it('deleting an episode removes a 3-level derived chain with fan-out 20, its index rows and sole-asserted relations', async () => {
       const o = f.owner();
-      const root = await f.engine.remember(
-        user,
+      const root = await userEpisode(
+        f,
         o,
-        episode(
-          'Kestrel-7731 feedback: Alex strongly dislikes finance clients after the last project',
-        ),
+        'Kestrel-7731 feedback: Alex strongly dislikes finance clients after the last project',
       );
-      const other = await f.engine.remember(
-        user,
+      const other = await userEpisode(
+        f,
         o,
-        episode('Alex enjoys working with design studios and small agencies'),
+        'Alex enjoys working with design studios and small agencies',
       );
 
       // Level 1: 20 claims derived from the root. One asserts a relation alone;
@@ -162,12 +160,8 @@ export const deletionSuite = conformanceSuite(
 
     it('deletes a closure wider than one step in steps, with one receipt and the same re-derivations', async () => {
       const o = f.owner();
-      const root = await f.engine.remember(user, o, episode('Osprey-5120 the ferry runs at dawn'));
-      const other = await f.engine.remember(
-        user,
-        o,
-        episode('Osprey-5120 the harbour cafe opens at seven'),
-      );
+      const root = await userEpisode(f, o, 'Osprey-5120 the ferry runs at dawn');
+      const other = await userEpisode(f, o, 'Osprey-5120 the harbour cafe opens at seven');
       // Fan-in has no limit: more memories grow out of the root than one
       // step of a cascade deletes (CASCADE_STEP), one of them has a memory
       // of its own, and another is also a source of a summary of the
@@ -237,7 +231,7 @@ export const deletionSuite = conformanceSuite(
 
     it('lists each deleted memory once when roots derive from other roots', async () => {
       const o = f.owner();
-      const root = await f.engine.remember(user, o, episode('Sam moved to Lisbon in spring'));
+      const root = await userEpisode(f, o, 'Sam moved to Lisbon in spring');
       const children = [];
       for (let i = 0; i < 20; i++)
         children.push(
@@ -250,7 +244,7 @@ export const deletionSuite = conformanceSuite(
       );
       const others = [];
       for (let i = 0; i < 29; i++)
-        others.push(await f.engine.remember(user, o, episode(`Sam unrelated note number ${i}`)));
+        others.push(await userEpisode(f, o, `Sam unrelated note number ${i}`));
       // 50 roots (the sweeper's batches are like this): the children are roots
       // and also descendants of the root; the grandchild of three of them.
       const roots = [root, ...children, ...others].map((m) => m.memory.id);
@@ -263,11 +257,7 @@ export const deletionSuite = conformanceSuite(
 
     it('deleting an unknown id is not_found and changes nothing', async () => {
       const o = f.owner();
-      const m = await f.engine.remember(
-        user,
-        o,
-        episode('Casey runs a half marathon every October'),
-      );
+      const m = await userEpisode(f, o, 'Casey runs a half marathon every October');
       await expectCode(f.engine.forget(user, o, ['no-such-id']), 'not_found');
       expect(await f.store.countMemories(o)).toBe(1);
       expect((await f.engine.get(user, o, m.memory.id)).id).toBe(m.memory.id);

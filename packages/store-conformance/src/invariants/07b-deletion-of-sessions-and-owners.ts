@@ -7,12 +7,12 @@ import {
   atRest,
   conformanceSuite,
   derived,
-  episode,
   expectCode,
   kv,
   operator,
   tool,
   user,
+  userEpisode,
 } from '../harness.ts';
 
 export const sessionAndOwnerDeletionSuite = conformanceSuite(
@@ -41,9 +41,9 @@ export const sessionAndOwnerDeletionSuite = conformanceSuite(
     it('forgetting an owner removes everything of that owner and nothing of another', async () => {
       const a = f.owner();
       const b = f.owner();
-      const ea = await f.engine.remember(user, a, episode('Jordan collects vintage film cameras'));
+      const ea = await userEpisode(f, a, 'Jordan collects vintage film cameras');
       await f.engine.remember(user, a, derived('Jordan likes cameras', [ea.memory.id]));
-      const eb = await f.engine.remember(user, b, episode('Jordan collects vintage film cameras'));
+      const eb = await userEpisode(f, b, 'Jordan collects vintage film cameras');
       const receipt = await f.engine.forgetOwner(user, a);
       expect(receipt.deletedMemoryIds).toHaveLength(2);
       expect(await f.store.countMemories(a)).toBe(0);
@@ -57,7 +57,7 @@ export const sessionAndOwnerDeletionSuite = conformanceSuite(
       const a = f.owner();
       const b = f.owner();
       const words = (o: string) => `Kestrel-${o.slice(-6)} is my locker code word`;
-      await f.engine.remember(user, a, episode('Jordan keeps a kayak at the marina'));
+      await userEpisode(f, a, 'Jordan keeps a kayak at the marina');
       for (const o of [a, b])
         await f.engine.sessionAppend(user, o, 'sess-1', {
           messages: [
@@ -98,7 +98,7 @@ export const sessionAndOwnerDeletionSuite = conformanceSuite(
       ];
       const session = `voyage-${tag}`;
       const said = `Saltmarsh-${tag} is the harbour we leave from`;
-      for (const t of texts) await f.engine.remember(user, o, episode(t));
+      for (const t of texts) await userEpisode(f, o, t);
       await f.engine.putByKey(user, o, key, kv(`Bastion-${tag} locker is number forty`));
       await f.engine.sessionAppend(user, o, session, { messages: [{ role: 'user', text: said }] });
       await f.engine.recall(user, o, 'where is the dinghy kept', { sessionId: session });
@@ -121,7 +121,7 @@ export const sessionAndOwnerDeletionSuite = conformanceSuite(
           { role: 'user', text: other },
         ],
       });
-      const { memory } = await f.engine.remember(user, o, episode(text));
+      const { memory } = await userEpisode(f, o, text);
       const receipt = await f.engine.forget(user, o, [memory.id]);
       expect(receipt.sessionMessagesDeleted).toBe(1);
       expect((await f.engine.sessionContext(user, o, 's-a')).session.map((m) => m.text)).toEqual([

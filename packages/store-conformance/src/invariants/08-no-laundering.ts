@@ -8,25 +8,21 @@ import {
   agent,
   conformanceSuite,
   derived,
-  episode,
   operator,
   pageSays,
   tool,
   toolSays,
   user,
+  userEpisode,
 } from '../harness.ts';
 
 export const noLaunderingSuite = conformanceSuite('invariant 8: no laundering', (f) => {
   it("a summary carries the union of its sources' origins and expires no later than the earliest", async () => {
     const o = f.owner();
-    const a = await f.engine.remember(
-      user,
-      o,
-      episode('Morgan started learning Portuguese in January', {
-        ttlSeconds: 2 * 86400,
-        origin: { sessionId: 'A', turn: '1' },
-      }),
-    );
+    const a = await userEpisode(f, o, 'Morgan started learning Portuguese in January', {
+      ttlSeconds: 2 * 86400,
+      origin: { sessionId: 'A', turn: '1' },
+    });
     const b = await f.engine.remember(
       user,
       o,
@@ -81,9 +77,8 @@ export const noLaunderingSuite = conformanceSuite('invariant 8: no laundering', 
         ),
       )
     ).memory;
-    const said = (
-      await f.engine.remember(user, o, episode('Dana wants a quiet hotel near the river in Lisbon'))
-    ).memory;
+    const said = (await userEpisode(f, o, 'Dana wants a quiet hotel near the river in Lisbon'))
+      .memory;
     const both = [page.id, said.id];
     // An agent or a tool that derives from the page only infers: the page's authority, whatever it asks.
     const inferred = await claim(agent, 'Dana should stay at Casa Verde', both);
@@ -130,11 +125,9 @@ export const noLaunderingSuite = conformanceSuite('invariant 8: no laundering', 
 
   it('only an operator can keep a derived memory past its earliest source', async () => {
     const o = f.owner();
-    const a = await f.engine.remember(
-      user,
-      o,
-      episode('Quinn is renovating the kitchen this autumn', { ttlSeconds: 2 * 86400 }),
-    );
+    const a = await userEpisode(f, o, 'Quinn is renovating the kitchen this autumn', {
+      ttlSeconds: 2 * 86400,
+    });
     const byUser = await f.engine.remember(
       user,
       o,

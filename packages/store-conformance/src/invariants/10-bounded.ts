@@ -2,7 +2,7 @@
 // over the cap the lowest-value memories go through the cascade, audited `cap`.
 import { expect, it } from 'vitest';
 import { REFLECTION_CALLER, derivedInput, writeDerived } from '@keepgraph/core/jobs';
-import { conformanceSuite, derived, episode, operator, user } from '../harness.ts';
+import { conformanceSuite, derived, operator, user, userEpisode } from '../harness.ts';
 
 export const boundedSuite = conformanceSuite(
   'invariant 10: bounded',
@@ -15,24 +15,18 @@ export const boundedSuite = conformanceSuite(
   (f) => {
     it('evicts the lowest-value memories over the record cap, through the cascade', async () => {
       const o = f.owner();
-      const low = await f.engine.remember(
-        user,
-        o,
-        episode('Low-confidence note about a maybe-trip to Iceland', { confidence: 0.1 }),
-      );
+      const low = await userEpisode(f, o, 'Low-confidence note about a maybe-trip to Iceland', {
+        confidence: 0.1,
+      });
       const lowChild = await f.engine.remember(
         user,
         o,
         derived('Maybe Iceland', [low.memory.id], { confidence: 0.9 }),
       );
       for (let i = 0; i < 4; i++)
-        await f.engine.remember(
-          user,
-          o,
-          episode(`Confirmed weekly plan number ${i} for the garden club`),
-        );
+        await userEpisode(f, o, `Confirmed weekly plan number ${i} for the garden club`);
       expect(await f.store.countMemories(o)).toBeLessThanOrEqual(5);
-      await f.engine.remember(user, o, episode('Another confirmed plan for the garden club'));
+      await userEpisode(f, o, 'Another confirmed plan for the garden club');
       expect(await f.store.countMemories(o)).toBeLessThanOrEqual(5);
       const gone = await f.engine.verifyForgotten(user, o, {
         ids: [low.memory.id, lowChild.memory.id],
@@ -49,9 +43,7 @@ export const boundedSuite = conformanceSuite(
       const o = f.owner();
       const written = [];
       for (let i = 0; i < 5; i++)
-        written.push(
-          await f.engine.remember(user, o, episode(`Confirmed rota number ${i} for the allotment`)),
-        );
+        written.push(await userEpisode(f, o, `Confirmed rota number ${i} for the allotment`));
       expect(await f.store.countMemories(o)).toBe(5);
       const r = await writeDerived(f.engine.deps, REFLECTION_CALLER, o, [
         {

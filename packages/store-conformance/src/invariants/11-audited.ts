@@ -2,15 +2,15 @@
 // hashes, never deleted content.
 import { describe, expect, it } from 'vitest';
 import {
-  episode,
   expectCode,
   kv,
   makeFixture,
   operator,
   tool,
-  user,
   type ConformanceOptions,
   type Fixture,
+  user,
+  userEpisode,
 } from '../harness.ts';
 
 export function auditedSuite(opts: ConformanceOptions): void {
@@ -31,27 +31,17 @@ export function auditedSuite(opts: ConformanceOptions): void {
         const kept = [];
         for (let i = 0; i < 5; i++)
           kept.push(
-            (
-              await f.engine.remember(
-                user,
-                o,
-                episode(`Export note ${i} about the bicycle repair shop`),
-              )
-            ).memory,
+            (await userEpisode(f, o, `Export note ${i} about the bicycle repair shop`)).memory,
           );
         const old = await f.engine.putByKey(user, o, 'bike', kv('the bike is blue and old'));
         const now = await f.engine.putByKey(user, o, 'bike', kv('the bike is now painted green'));
         const later = new Date(f.clock.now().getTime() + 86_400_000).toISOString();
-        const future = await f.engine.remember(
-          user,
-          o,
-          episode('From tomorrow the shop opens at eight', { validFrom: later }),
-        );
-        const short = await f.engine.remember(
-          user,
-          o,
-          episode('The repair voucher is valid for one hour only', { ttlSeconds: 3600 }),
-        );
+        const future = await userEpisode(f, o, 'From tomorrow the shop opens at eight', {
+          validFrom: later,
+        });
+        const short = await userEpisode(f, o, 'The repair voucher is valid for one hour only', {
+          ttlSeconds: 3600,
+        });
         f.clock.advance(3600 * 1000 + 1);
         const ids: string[] = [];
         let after: string | undefined;
@@ -84,11 +74,7 @@ export function auditedSuite(opts: ConformanceOptions): void {
     it('verifies an intact chain and detects an edited event', () =>
       onOwnStore(async (f) => {
         const o = f.owner();
-        const m = await f.engine.remember(
-          user,
-          o,
-          episode('Taylor volunteers at the animal shelter on Saturdays'),
-        );
+        const m = await userEpisode(f, o, 'Taylor volunteers at the animal shelter on Saturdays');
         await f.engine.recall(user, o, 'animal shelter');
         await f.engine.forget(user, o, [m.memory.id]);
         const ok = await f.engine.auditVerify(operator);

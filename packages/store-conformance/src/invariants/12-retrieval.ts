@@ -2,7 +2,7 @@
 // fused scores explained, topK and minScore honoured, reads logged.
 import { RECALL_RECIPES } from '@keepgraph/core';
 import { beforeAll, expect, it } from 'vitest';
-import { conformanceSuite, derived, episode, operator, user } from '../harness.ts';
+import { conformanceSuite, derived, episode, operator, user, userEpisode } from '../harness.ts';
 
 const DISTRACTORS = [
   'We watched a documentary about deep sea creatures on Sunday',
@@ -20,10 +20,8 @@ export const retrievalSuite = conformanceSuite('retrieval: return little, but ri
   let target: string;
   beforeAll(async () => {
     o = f.owner();
-    for (const t of DISTRACTORS) await f.engine.remember(user, o, episode(t));
-    target = (
-      await f.engine.remember(user, o, episode('I can not eat gluten, it makes me really sick'))
-    ).memory.id;
+    for (const t of DISTRACTORS) await userEpisode(f, o, t);
+    target = (await userEpisode(f, o, 'I can not eat gluten, it makes me really sick')).memory.id;
   });
 
   it('finds a paraphrase by meaning (no shared keywords) and ranks it first', async () => {
@@ -58,9 +56,9 @@ export const retrievalSuite = conformanceSuite('retrieval: return little, but ri
     const p = f.owner();
     // The sources share no word with the query and little meaning: only
     // the rule derived from them leads there.
-    const a = await f.engine.remember(user, p, episode('Booked 14C on the Tokyo trip'));
-    const b = await f.engine.remember(user, p, episode('Asked the agent for 22D going to Denver'));
-    for (const t of DISTRACTORS) await f.engine.remember(user, p, episode(t));
+    const a = await userEpisode(f, p, 'Booked 14C on the Tokyo trip');
+    const b = await userEpisode(f, p, 'Asked the agent for 22D going to Denver');
+    for (const t of DISTRACTORS) await userEpisode(f, p, t);
     const s = await f.engine.remember(
       user,
       p,
@@ -87,10 +85,8 @@ export const retrievalSuite = conformanceSuite('retrieval: return little, but ri
     const p = f.owner();
     const sources = [];
     for (const [i, city] of ['Tokyo', 'Denver', 'Oslo', 'Lima', 'Cairo'].entries())
-      sources.push(
-        (await f.engine.remember(user, p, episode(`Booked ${10 + i}C to ${city}`))).memory.id,
-      );
-    for (const t of DISTRACTORS) await f.engine.remember(user, p, episode(t));
+      sources.push((await userEpisode(f, p, `Booked ${10 + i}C to ${city}`)).memory.id);
+    for (const t of DISTRACTORS) await userEpisode(f, p, t);
     const s = await f.engine.remember(
       user,
       p,
@@ -151,17 +147,13 @@ export const retrievalSuite = conformanceSuite('retrieval: return little, but ri
     const p = f.owner();
     const q = f.owner();
     const inSession = (owner: string, text: string, sessionId = 'S-order') =>
-      f.engine.remember(user, owner, episode(text, { origin: { sessionId, turn: text } }));
+      userEpisode(f, owner, text, { origin: { sessionId, turn: text } });
     const a = await inSession(p, 'first turn of the talk');
     await inSession(p, 'a turn of another session', 'S-else');
     await inSession(q, 'another owner writes in a session of the same name');
     const b = await inSession(p, 'second turn of the talk');
     const c = await inSession(p, 'third turn of the talk');
-    const loose = await f.engine.remember(
-      user,
-      p,
-      episode('no session at all', { origin: { tool: { name: 't' } } }),
-    );
+    const loose = await userEpisode(f, p, 'no session at all', { origin: { tool: { name: 't' } } });
     const store = f.store;
     const next = await store.nextInSession(p, [
       a.memory.id,
@@ -200,8 +192,8 @@ export const retrievalSuite = conformanceSuite('retrieval: return little, but ri
 
   it("lists the direct children of several memories in one call, only the owner's", async () => {
     const p = f.owner();
-    const a = await f.engine.remember(user, p, episode('Dana flies to Tokyo in May'));
-    const b = await f.engine.remember(user, p, episode('Dana flies to Denver in June'));
+    const a = await userEpisode(f, p, 'Dana flies to Tokyo in May');
+    const b = await userEpisode(f, p, 'Dana flies to Denver in June');
     const s1 = await f.engine.remember(
       user,
       p,

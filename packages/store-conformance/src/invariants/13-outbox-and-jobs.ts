@@ -12,13 +12,13 @@ import {
   batchOf,
   conformanceSuite,
   derived,
-  episode,
   expectCode,
   operator,
   ownersWithJobs,
   pendingJobs,
   putMemories,
   user,
+  userEpisode,
   verifyReceipt,
 } from '../harness.ts';
 
@@ -205,8 +205,8 @@ export const outboxSuite = conformanceSuite('the job outbox', (f) => {
 
   it('a cascade records a rederive job naming the kind and the survivors, in its transaction', async () => {
     const o = owner();
-    const e1 = await f.engine.remember(user, o, episode('Robin adopted a grey rescue greyhound'));
-    const e2 = await f.engine.remember(user, o, episode('Robin walks the dog along the canal'));
+    const e1 = await userEpisode(f, o, 'Robin adopted a grey rescue greyhound');
+    const e2 = await userEpisode(f, o, 'Robin walks the dog along the canal');
     const mixed = await f.engine.remember(
       user,
       o,

@@ -8,7 +8,6 @@ import {
   agent,
   conformanceSuite,
   derived,
-  episode,
   expectCode,
   instantBetweenWrites,
   kv,
@@ -18,6 +17,7 @@ import {
   tool,
   toolSays,
   user,
+  userEpisode,
 } from '../harness.ts';
 
 const analyst: Caller = { role: 'analyst', owners: 'all', principal: 'analyst:test' };
@@ -26,14 +26,12 @@ export const listingSuite = conformanceSuite('listing memories with filters', (f
   it('applies each filter, pages with a cursor, and lists no other owner', async () => {
     const o = f.owner();
     const other = f.owner();
-    await f.engine.remember(user, other, episode('Another owner keeps goats on a farm'));
-    const ep1 = await f.engine.remember(
-      user,
-      o,
-      episode('The user plans a trip to Lisbon in May', { tags: ['travel'] }),
-    );
+    await userEpisode(f, other, 'Another owner keeps goats on a farm');
+    const ep1 = await userEpisode(f, o, 'The user plans a trip to Lisbon in May', {
+      tags: ['travel'],
+    });
     const mark = instantBetweenWrites(f);
-    const ep2 = await f.engine.remember(user, o, episode('The user wants a hotel near the river'));
+    const ep2 = await userEpisode(f, o, 'The user wants a hotel near the river');
     const fromTool = await f.engine.remember(
       tool,
       o,
@@ -113,20 +111,14 @@ export const listingSuite = conformanceSuite('listing memories with filters', (f
 
   it("lists the owner's sessions with their unexpired messages and memories, latest first", async () => {
     const o = f.owner();
-    await f.engine.remember(
-      user,
-      f.owner(),
-      episode('Another owner talks about boats', { origin: { sessionId: 'S-other' } }),
-    );
+    await userEpisode(f, f.owner(), 'Another owner talks about boats', {
+      origin: { sessionId: 'S-other' },
+    });
     await f.engine.sessionAppend(user, o, 'S-a', {
       messages: [{ role: 'user', text: 'we start planning the garden' }],
     });
     f.clock.advance(1000);
-    await f.engine.remember(
-      user,
-      o,
-      episode('The user wants tomatoes this year', { origin: { sessionId: 'S-a' } }),
-    );
+    await userEpisode(f, o, 'The user wants tomatoes this year', { origin: { sessionId: 'S-a' } });
     f.clock.advance(1000);
     await f.engine.sessionAppend(user, o, 'S-b', {
       messages: [
@@ -167,10 +159,7 @@ export const listingSuite = conformanceSuite('listing memories with filters', (f
     const writer = (async () => {
       const written: string[] = [];
       for (let i = 0; paging; i++)
-        written.push(
-          (await f.engine.remember(user, o, episode(`Note number ${i} written while paging`)))
-            .memory.id,
-        );
+        written.push((await userEpisode(f, o, `Note number ${i} written while paging`)).memory.id);
       return written;
     })();
     const seen = new Map<string, number>();
@@ -261,11 +250,9 @@ export const listingSuite = conformanceSuite('listing memories with filters', (f
 
   it('applies the same filters to recall, and refuses bad ones', async () => {
     const o = f.owner();
-    const trip = await f.engine.remember(
-      user,
-      o,
-      episode('The user booked a train to Porto for the conference', { tags: ['travel'] }),
-    );
+    const trip = await userEpisode(f, o, 'The user booked a train to Porto for the conference', {
+      tags: ['travel'],
+    });
     const mark = instantBetweenWrites(f);
     const train = await f.engine.remember(
       tool,

@@ -20,9 +20,9 @@ import {
   agent,
   atRest,
   conformanceSuite,
-  episode,
   expectCode,
   user,
+  userEpisode,
   verifyReceipt,
 } from '../harness.ts';
 
@@ -39,7 +39,7 @@ export const idempotencySuite = conformanceSuite('idempotency records', (f, opts
       },
       async (): Promise<Answer> => ({
         status: 201,
-        body: await f.engine.remember(user, o, episode(text)),
+        body: await userEpisode(f, o, text),
       }),
       { waitMs: 60_000, pollMs: 10 },
     );
@@ -129,7 +129,7 @@ export const idempotencySuite = conformanceSuite('idempotency records', (f, opts
 
   it('keeps no link to what a replayed deletion deleted, so the deletion verifies', async () => {
     const o = f.owner();
-    const m = await f.engine.remember(user, o, episode('The user parks on level three'));
+    const m = await userEpisode(f, o, 'The user parks on level three');
     const req = {
       caller: user,
       key: randomUUID(),

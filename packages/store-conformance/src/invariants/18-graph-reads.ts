@@ -12,11 +12,11 @@ import {
   agent,
   conformanceSuite,
   derived,
-  episode,
   expectCode,
   kv,
   operator,
   user,
+  userEpisode,
 } from '../harness.ts';
 
 const AGAINST_RED_EYES: RelationInput = {
@@ -43,18 +43,14 @@ export const graphReadsSuite = conformanceSuite(
   (f) => {
     it("shows a rule's episode source, what was derived from it, and the relation it asserts", async () => {
       const o = f.owner();
-      const ep = await f.engine.remember(
-        user,
+      const ep = await userEpisode(
+        f,
         o,
-        episode('Alex said the last red-eye flight left him exhausted for two days'),
+        'Alex said the last red-eye flight left him exhausted for two days',
       );
-      const other = await f.engine.remember(
-        user,
-        o,
-        episode('Alex never books night flights any more', {
-          relations: [{ ...AGAINST_RED_EYES, reason: 'he said so himself' }],
-        }),
-      );
+      const other = await userEpisode(f, o, 'Alex never books night flights any more', {
+        relations: [{ ...AGAINST_RED_EYES, reason: 'he said so himself' }],
+      });
       const rule = await f.engine.remember(
         agent,
         o,
@@ -163,7 +159,7 @@ export const graphReadsSuite = conformanceSuite(
     it('answers not_found for an unknown id and for another owner’s, and refuses an owner out of scope', async () => {
       const o = f.owner();
       const theirs = f.owner();
-      const m = await f.engine.remember(user, theirs, episode('Another owner keeps bees'));
+      const m = await userEpisode(f, theirs, 'Another owner keeps bees');
       await expectCode(f.engine.neighbours(user, o, randomUUID()), 'not_found');
       await expectCode(f.engine.neighbours(user, o, m.memory.id), 'not_found');
       const scoped: Caller = { role: 'analyst', owners: [o], principal: 'key:scoped' };
@@ -175,41 +171,27 @@ export const graphReadsSuite = conformanceSuite(
     it('draws the entity graph as live memories assert it, best attested first, cut at the limit', async () => {
       const o = f.owner();
       const theirs = f.owner();
-      await f.engine.remember(
-        user,
-        theirs,
-        episode('Another owner dislikes trains', {
-          relations: [
-            { subject: { name: 'Sam' }, type: 'PREFERS_AGAINST', object: { name: 'trains' } },
-          ],
-        }),
-      );
-      const a = await f.engine.remember(
-        user,
-        o,
-        episode('Alex avoids red-eye flights', { relations: [AGAINST_RED_EYES] }),
-      );
-      const b = await f.engine.remember(
-        user,
-        o,
-        episode('Alex really does avoid night flights', {
-          relations: [{ ...AGAINST_RED_EYES, object: { name: 'red-eye flights', type: 'thing' } }],
-        }),
-      );
-      const lisbon = await f.engine.remember(
-        user,
-        o,
-        episode('Alex lives in Lisbon', {
-          relations: [
-            {
-              subject: { name: 'Alex', type: 'person' },
-              type: 'LOCATED_IN',
-              object: { name: 'Lisbon', type: 'place' },
-              reason: 'he said so',
-            },
-          ],
-        }),
-      );
+      await userEpisode(f, theirs, 'Another owner dislikes trains', {
+        relations: [
+          { subject: { name: 'Sam' }, type: 'PREFERS_AGAINST', object: { name: 'trains' } },
+        ],
+      });
+      const a = await userEpisode(f, o, 'Alex avoids red-eye flights', {
+        relations: [AGAINST_RED_EYES],
+      });
+      const b = await userEpisode(f, o, 'Alex really does avoid night flights', {
+        relations: [{ ...AGAINST_RED_EYES, object: { name: 'red-eye flights', type: 'thing' } }],
+      });
+      const lisbon = await userEpisode(f, o, 'Alex lives in Lisbon', {
+        relations: [
+          {
+            subject: { name: 'Alex', type: 'person' },
+            type: 'LOCATED_IN',
+            object: { name: 'Lisbon', type: 'place' },
+            reason: 'he said so',
+          },
+        ],
+      });
       // A superseded assertion no longer counts...
       await f.engine.putByKey(user, o, 'diet', {
         text: 'Alex is vegetarian',
@@ -220,16 +202,12 @@ export const graphReadsSuite = conformanceSuite(
       });
       await f.engine.putByKey(user, o, 'diet', kv('Alex eats fish again', 'S8'));
       // ...nor one that expires before the sweeper runs.
-      await f.engine.remember(
-        user,
-        o,
-        episode('Alex uses a paper diary', {
-          ttlSeconds: 3600,
-          relations: [
-            { subject: { name: 'Alex', type: 'person' }, type: 'USES', object: { name: 'diary' } },
-          ],
-        }),
-      );
+      await userEpisode(f, o, 'Alex uses a paper diary', {
+        ttlSeconds: 3600,
+        relations: [
+          { subject: { name: 'Alex', type: 'person' }, type: 'USES', object: { name: 'diary' } },
+        ],
+      });
       f.clock.advance(2 * 3600 * 1000);
 
       const g = await f.engine.entityGraph(user, o);
@@ -282,10 +260,10 @@ export const ownReadsSuite = conformanceSuite(
     it('lists every owner to all-owners callers, its own to a scoped analyst, none to a user', async () => {
       const run = `graph-${randomUUID().slice(0, 8)}`;
       const [a, b, c] = [`${run}-a`, `${run}-b`, `${run}-c`];
-      await f.engine.remember(user, a, episode('Owner a likes tea'));
-      await f.engine.remember(user, b, episode('Owner b likes coffee'));
-      await f.engine.remember(user, b, episode('Owner b also likes cocoa'));
-      await f.engine.remember(user, c, episode('Owner c likes water'));
+      await userEpisode(f, a, 'Owner a likes tea');
+      await userEpisode(f, b, 'Owner b likes coffee');
+      await userEpisode(f, b, 'Owner b also likes cocoa');
+      await userEpisode(f, c, 'Owner c likes water');
 
       const first = await f.engine.listOwners(operator, { after: run, limit: 2 });
       expect(first).toEqual({

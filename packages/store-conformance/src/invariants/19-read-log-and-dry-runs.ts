@@ -9,14 +9,14 @@ import {
   agent,
   conformanceSuite,
   derived,
-  episode,
   expectCode,
   fact,
-  pageSays,
   operator,
+  pageSays,
   pageWithSummary,
   tool,
   user,
+  userEpisode,
 } from '../harness.ts';
 
 const DELETION_TYPES = ['delete', 'expire', 'evict', 'revoke_source', 'forget_owner'];
@@ -170,11 +170,7 @@ export const readLogDryRunSuite = conformanceSuite('the read log and dry runs of
 
   it('a dry run of forget lists the closure, deletes and audits nothing; the real call deletes exactly those', async () => {
     const o = f.owner();
-    const root = await f.engine.remember(
-      user,
-      o,
-      episode('Morgan said the Lisbon trip is planned for late May'),
-    );
+    const root = await userEpisode(f, o, 'Morgan said the Lisbon trip is planned for late May');
     const child = await f.engine.remember(
       user,
       o,
@@ -185,7 +181,7 @@ export const readLogDryRunSuite = conformanceSuite('the read log and dry runs of
       o,
       derived('Morgan is away in late May', [child.memory.id], { kind: 'rule' }),
     );
-    const keep = await f.engine.remember(user, o, episode('Morgan likes the window seat'));
+    const keep = await userEpisode(f, o, 'Morgan likes the window seat');
     const auditBefore = await f.engine.auditList(operator, { ownerId: o, limit: 1000 });
 
     const dry = await f.engine.forget(agent, o, [root.memory.id, root.memory.id], {

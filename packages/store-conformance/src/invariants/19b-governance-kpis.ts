@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import { createEngine } from '@keepgraph/core';
 import { type Clock } from '@keepgraph/core/ports';
 import { kpiDayFixture } from '@keepgraph/core/testing';
-import { conformanceSuite, episode, expectCode, fact, operator, user } from '../harness.ts';
+import { conformanceSuite, expectCode, fact, operator, user, userEpisode } from '../harness.ts';
 
 // Built at run time, so this file holds no literal secret for scanners.
 const GITHUB_TOKEN = 'ghp_' + 'a8Kd93LmQz7Xv2Rt5Wy1Nc4Pb6Hj0Fs8Ue3G';
@@ -73,11 +73,9 @@ export const kpisSuite = conformanceSuite(
 
       // The next day: a write, a refusal, an expiry purged 30 s late.
       f.clock.set(new Date(start + DAY));
-      const short = await f.engine.remember(
-        user,
-        o,
-        episode('The gate code changes tomorrow morning', { ttlSeconds: 3600 }),
-      );
+      const short = await userEpisode(f, o, 'The gate code changes tomorrow morning', {
+        ttlSeconds: 3600,
+      });
       await expectCode(
         f.engine.remember(user, o, fact(`use token ${GITHUB_TOKEN} for the repo`)),
         'refused_secret',

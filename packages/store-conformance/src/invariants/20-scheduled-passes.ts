@@ -13,12 +13,12 @@ import { memoryFixture } from '@keepgraph/core/testing';
 import {
   batchOf,
   conformanceSuite,
-  episode,
   expectCode,
   ownersWithJobs,
   pendingJobs,
   toolSays,
   user,
+  userEpisode,
 } from '../harness.ts';
 
 export const scheduledPassesSuite = conformanceSuite(
@@ -127,11 +127,7 @@ export const scheduledPassesSuite = conformanceSuite(
     it('a remembered episode makes its owner due for reflection and compaction, a fact for compaction only; forgetting the owner clears both', async () => {
       const withEpisode = f.owner();
       const withFact = f.owner();
-      await f.engine.remember(
-        user,
-        withEpisode,
-        episode('We booked the cabin by the lake for May.'),
-      );
+      await userEpisode(f, withEpisode, 'We booked the cabin by the lake for May.');
       await f.engine.remember(
         user,
         withFact,
