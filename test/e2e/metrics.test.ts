@@ -18,6 +18,7 @@ import {
   sampleDelta,
   sampleValue,
   type Sample,
+  type SampleKey,
 } from '@keepgraph/server/testing';
 import {
   startKeepGraph,
@@ -187,19 +188,15 @@ describe('GET /metrics on keepgraph start (embedded: SQLite, jobs in-process)', 
     // The sweep runs every 300 ms: the value is purged soon after its second.
     const after = await scrapeUntil(kg.base, token, (s) => lags(s) > lags(before), 20_000);
     const { text } = await scrape(kg.base, token);
-    // Each of these moved by exactly one.
-    expect(
-      notMovedByOne(
-        before,
-        after,
-        ['write', 'refusedSecret', 'recall', 'forget'],
-        [
-          ['keepgraph_memories_written_total', { use_case: 'putByKey' }],
-          ['keepgraph_cascade_deleted_memories_count', { reason: 'expire' }],
-          ['keepgraph_expiry_lag_seconds_count', {}],
-        ],
-      ),
-    ).toEqual([]);
+    // Each of these moved by exactly one: the flow's write, refusal, recall
+    // and forget, the keyed value's write and its purge on expiry.
+    const expired: SampleKey[] = [
+      ['keepgraph_memories_written_total', { use_case: 'putByKey' }],
+      ['keepgraph_cascade_deleted_memories_count', { reason: 'expire' }],
+      ['keepgraph_expiry_lag_seconds_count', {}],
+    ];
+    const flow = ['write', 'refusedSecret', 'recall', 'forget'] as const;
+    expect(notMovedByOne(before, after, flow, expired)).toEqual([]);
     // Purged within a few sweeps of its expiry.
     expect(sampleDelta(before, after)('keepgraph_expiry_lag_seconds_sum')).toBeLessThan(10);
     expectExpiryJobsRan(before, after);

@@ -72,40 +72,42 @@ async function seed(kg: KeepGraphProcess): Promise<Seeded> {
     authority: 'user',
     origin: { sessionId: 'planning-1', turn: '3' },
   });
-  const rule = await write({
-    kind: 'rule',
-    text: 'Do not propose finance clients to this user.',
-    authority: 'agent_inferred',
-    origin: { sessionId: 'planning-1', turn: '4' },
-    derivedFrom: [episode],
+  /** What an agent inferred from `sources`, with its origin. */
+  const inferred = (
+    kind: string,
+    text: string,
+    sources: string[],
+    origin: Record<string, string>,
+    extra: Record<string, unknown> = {},
+  ) => write({ kind, text, authority: 'agent_inferred', origin, derivedFrom: sources, ...extra });
+  const rule = await inferred('rule', 'Do not propose finance clients to this user.', [episode], {
+    sessionId: 'planning-1',
+    turn: '4',
   });
-  const preference = await write({
-    kind: 'preference',
-    text: 'Prefers not to work with finance clients.',
-    authority: 'agent_inferred',
-    origin: { sessionId: 'planning-1', turn: '3' },
-    derivedFrom: [episode],
-    relations: [
-      {
-        subject: { name: 'the user', type: 'person' },
-        type: 'PREFERS_AGAINST',
-        object: { name: 'finance clients', type: 'group' },
-        reason: 'after that last project',
-      },
-    ],
-  });
+  const preference = await inferred(
+    'preference',
+    'Prefers not to work with finance clients.',
+    [episode],
+    { sessionId: 'planning-1', turn: '3' },
+    {
+      relations: [
+        {
+          subject: { name: 'the user', type: 'person' },
+          type: 'PREFERS_AGAINST',
+          object: { name: 'finance clients', type: 'group' },
+          reason: 'after that last project',
+        },
+      ],
+    },
+  );
   const page = await write({
     kind: 'fact',
     text: 'Vendor page: the Acme office moved to Porto this year.',
     authority: 'third_party',
     origin: { source: { kind: 'url', uri: PAGE_URL } },
   });
-  const summary = await write({
-    kind: 'summary',
-    text: 'Acme is now based in Porto.',
-    authority: 'agent_inferred',
-    origin: { sessionId: 'planning-2' },
-    derivedFrom: [page],
+  const summary = await inferred('summary', 'Acme is now based in Porto.', [page], {
+    sessionId: 'planning-2',
   });
   return { owner, episode, preference, rule, page, summary };
 }

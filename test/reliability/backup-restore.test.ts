@@ -140,28 +140,44 @@ async function seed(kg: KeepGraphProcess): Promise<Seeded> {
     origin: { source: { kind: 'url', uri: 'https://example.com/harbour-guide' } },
     authority: 'third_party',
   });
-  ids.f1 = await post(kg, a, {
-    kind: 'fact',
-    text: 'Alex keeps the blue kettle on the kitchen shelf next to the spare key',
-    origin: { extractor: { name: 'reflect', version: 'one' } },
-    authority: 'agent_inferred',
-    derivedFrom: [ids.e1, ids.e2],
-    relations: [
-      {
-        subject: { name: 'Alex', type: 'person' },
-        type: 'KEEPS',
-        object: { name: 'blue kettle', type: 'thing' },
-        reason: 'said so in the morning',
-      },
-    ],
-  });
-  ids.s1 = await post(kg, a, {
-    kind: 'summary',
-    text: 'Alex keeps a blue kettle on the kitchen shelf; kettles rust near the sea',
-    origin: { extractor: { name: 'compact', version: 'one' } },
-    authority: 'agent_inferred',
-    derivedFrom: [ids.f1, ids.e3],
-  });
+  /** What reflection or compaction (`extractor`) inferred from `sources`. */
+  const inferred = (
+    kind: string,
+    text: string,
+    extractor: string,
+    sources: string[],
+    extra: Record<string, unknown> = {},
+  ) =>
+    post(kg, a, {
+      kind,
+      text,
+      origin: { extractor: { name: extractor, version: 'one' } },
+      authority: 'agent_inferred',
+      derivedFrom: sources,
+      ...extra,
+    });
+  ids.f1 = await inferred(
+    'fact',
+    'Alex keeps the blue kettle on the kitchen shelf next to the spare key',
+    'reflect',
+    [ids.e1, ids.e2],
+    {
+      relations: [
+        {
+          subject: { name: 'Alex', type: 'person' },
+          type: 'KEEPS',
+          object: { name: 'blue kettle', type: 'thing' },
+          reason: 'said so in the morning',
+        },
+      ],
+    },
+  );
+  ids.s1 = await inferred(
+    'summary',
+    'Alex keeps a blue kettle on the kitchen shelf; kettles rust near the sea',
+    'compact',
+    [ids.f1, ids.e3],
+  );
   const kv1 = await operatorCall(kg, 'PUT', `/owners/${a}/kv/seat`, {
     text: 'Alex prefers the aisle seat on trains',
     origin: { sessionId: 'morning' },

@@ -22,13 +22,13 @@ const packageOf = (spec: string) =>
     .slice(0, spec.startsWith('@') ? 2 : 1)
     .join('/');
 
-it('the built CLI loads only commander, zod and unhomoglyph before a command runs', async () => {
-  const { metafile } = await bundleCli('dist', { for: 'package', version: 'test', write: false });
-  const outputs = metafile.outputs;
-  const main = Object.keys(outputs).find((o) => o.endsWith('main.mjs'))!;
+type Outputs = Awaited<ReturnType<typeof bundleCli>>['metafile']['outputs'];
+
+/** The npm import specifiers `from`'s chunk loads through static imports, chunk by chunk. */
+function staticallyLoaded(outputs: Outputs, from: string): Set<string> {
   const seen = new Set<string>();
-  const packages = new Set<string>();
-  const queue = [main];
+  const specifiers = new Set<string>();
+  const queue = [from];
   while (queue.length > 0) {
     const out = queue.pop()!;
     if (seen.has(out)) continue;
@@ -36,8 +36,34 @@ it('the built CLI loads only commander, zod and unhomoglyph before a command run
     for (const imp of outputs[out]!.imports) {
       if (imp.kind !== 'import-statement') continue;
       if (!imp.external) queue.push(imp.path);
-      else if (!imp.path.startsWith('node:')) packages.add(packageOf(imp.path));
+      else if (!imp.path.startsWith('node:')) specifiers.add(imp.path);
     }
   }
+  return specifiers;
+}
+
+const built = () => bundleCli('dist', { for: 'package', version: 'test', write: false });
+
+it('the built CLI loads only commander, zod and unhomoglyph before a command runs', async () => {
+  const { outputs } = (await built()).metafile;
+  const main = Object.keys(outputs).find((o) => o.endsWith('main.mjs'))!;
+  const packages = new Set([...staticallyLoaded(outputs, main)].map(packageOf));
   expect([...packages].sort()).toEqual(AT_START);
+});
+
+// A one-shot command on the embedded default (remember, recall...) opens
+// the runtime: it must not load what only Neo4j or server mode use (the
+// driver and rxjs, BullMQ and ioredis: 1.5 s -> 0.9 s for a `remember`),
+// nor chrono-node's every locale (its root: 266 modules, a quarter second).
+it('opening the runtime loads no Neo4j driver, no BullMQ, and chrono-node in English only', async () => {
+  const { outputs } = (await built()).metafile;
+  const runtime = Object.keys(outputs).find((o) =>
+    Object.keys(outputs[o]!.inputs).some((i) => i.endsWith('packages/runtime/src/runtime.ts')),
+  )!;
+  expect(runtime).toBeDefined();
+  const loaded = [...staticallyLoaded(outputs, runtime)];
+  expect(loaded).toContain('better-sqlite3');
+  for (const serverOnly of ['neo4j-driver', 'bullmq', 'ioredis'])
+    expect(loaded.map(packageOf)).not.toContain(serverOnly);
+  expect(loaded.filter((s) => packageOf(s) === 'chrono-node')).toEqual(['chrono-node/en']);
 });
