@@ -28,15 +28,7 @@ function load(spec) {
       dtype: 'q8',
       device: 'cpu',
       local_files_only: true,
-      // Intra-op threads sleep between the parallel sections of a batch
-      // rather than spin: on a machine whose cores the store and the
-      // server share, spinning burned CPU they needed (the SQLite
-      // conformance file, 57 -> 45 s of CPU alone, and 79 -> 47 s beside
-      // Neo4j's). The vectors are the same bit for bit.
-      session_options: {
-        ...(spec.threads ? { intraOpNumThreads: spec.threads } : {}),
-        extra: { session: { intra_op: { allow_spinning: '0' } } },
-      },
+      ...(spec.threads ? { session_options: { intraOpNumThreads: spec.threads } } : {}),
     });
     return { tokenizer, model, Tensor };
   };
