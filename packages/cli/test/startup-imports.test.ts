@@ -42,7 +42,10 @@ function staticallyLoaded(outputs: Outputs, from: string): Set<string> {
   return specifiers;
 }
 
-const built = () => bundleCli('dist', { for: 'package', version: 'test', write: false });
+/** The bundle as scripts/pack.ts builds it, in memory; built once for both tests. */
+let bundle: ReturnType<typeof bundleCli> | undefined;
+const built = () =>
+  (bundle ??= bundleCli('dist', { for: 'package', version: 'test', write: false }));
 
 it('the built CLI loads only commander, zod and unhomoglyph before a command runs', async () => {
   const { outputs } = (await built()).metafile;

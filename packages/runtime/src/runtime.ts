@@ -231,14 +231,16 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     ...(opts.observe && { observe: opts.observe }),
   });
   // Server mode: the outbox is relayed to BullMQ, whose workers run the jobs.
-  // Loaded in server mode only: BullMQ and ioredis are about 200 modules
-  // that every one-shot command on the embedded default would load.
-  const workers = opts.queue ? await import('@keepgraph/workers') : null;
+  // Loaded in server mode only: BullMQ, ioredis and what they bring are
+  // about 250 modules that every one-shot command on the embedded default
+  // would load.
+  const { queue } = opts;
+  const workers = queue ? await import('@keepgraph/workers') : null;
   const bull =
-    opts.queue && workers
+    workers && queue
       ? new workers.BullMqJobQueue({
-          connection: redisConnection(opts.queue.redisUrl),
-          ...(opts.queue.prefix !== undefined && { prefix: opts.queue.prefix }),
+          connection: redisConnection(queue.redisUrl),
+          ...(queue.prefix !== undefined && { prefix: queue.prefix }),
         })
       : null;
   const relay = bull
@@ -264,7 +266,7 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
         });
 
   let closing: Promise<void> | null = null;
-  const log = opts.queue?.log ?? ((line: string) => console.warn(`keepgraph: closing ${line}`));
+  const log = queue?.log ?? ((line: string) => console.warn(`keepgraph: closing ${line}`));
   return {
     engine,
     store,
@@ -279,10 +281,11 @@ export async function openEmbeddedRuntime(opts: EmbeddedRuntimeOptions): Promise
     close() {
       // Both Fastify's onClose and a signal handler may call this.
       closing ??= (async () => {
-        if (workers && relay)
+        // The relay and the queues exist in server mode only, with `workers` loaded.
+        if (workers && relay && bull) {
           await workers.closeWithin('outbox relay', () => relay.stop(), { log });
-        if (workers && bull)
           await workers.closeWithin('BullMQ queues', () => bull.close(), { log });
+        }
         await background?.stop();
         await store.close();
       })();

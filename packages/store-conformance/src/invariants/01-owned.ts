@@ -36,11 +36,7 @@ export const ownedSuite = conformanceSuite('invariant 1: owned', (f) => {
       'owner_required',
     );
     await expectCode(
-      f.engine.remember(
-        user,
-        undefined as never,
-        episode('I like hiking in the Alps every summer'),
-      ),
+      f.engine.remember(user, undefined, episode('I like hiking in the Alps every summer')),
       'owner_required',
     );
     expect((await f.engine.kpis(operator)).memories).toBe(before);
