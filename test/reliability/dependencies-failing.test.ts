@@ -227,13 +227,15 @@ async function runOutage(o: Outage): Promise<Figures> {
   };
   console.log(`dependencies failing (${o.label}): ${JSON.stringify(figures)}`);
   if (process.env.KG_OUTAGE_LOG) console.log(o.kg.log());
-  // What the server logged of its faults, so a failure here says why.
+  // What the server logged of its other faults, so a failure here says why.
   if (other5xx.length > 0)
     console.log(
       `dependencies failing (${o.label}), the server's faults:\n${o.kg
         .log()
         .split('\n')
-        .filter((l) => l.includes('"level":50'))
+        .filter(
+          (l) => l.includes('"level":50') && !o.codes.some((c) => l.includes(`"code":"${c}"`)),
+        )
         .slice(-20)
         .join('\n')}`,
     );

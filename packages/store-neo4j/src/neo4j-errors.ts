@@ -9,6 +9,16 @@ import { Neo4jError } from 'neo4j-driver';
 /** Neo4j status codes that mean "a uniqueness constraint refused the write". */
 const CONFLICT_CODES = new Set(['Neo.ClientError.Schema.ConstraintValidationFailed']);
 
+/**
+ * The driver's ProtocolErrors that say the connection was lost (a request
+ * in flight as the server shut down, a connection reset in its handshake).
+ * The driver does not count them as retriable, and recalls running as Neo4j
+ * stopped answered 500 with them. Its other ProtocolErrors (a value it
+ * cannot send) are our faults and stay unmapped.
+ */
+const CONNECTION_LOST =
+  /^(Connection was closed by server|Failed to connect to server|Connection lost)/;
+
 /** A Neo4j error as a KeepGraphError, or null when no code applies. */
 export function neo4jDriverError(e: unknown): KeepGraphError | null {
   if (!(e instanceof Neo4jError)) return null;
@@ -20,7 +30,8 @@ export function neo4jDriverError(e: unknown): KeepGraphError | null {
   if (
     code === 'ServiceUnavailable' ||
     code === 'SessionExpired' ||
-    code.startsWith('Neo.TransientError.')
+    code.startsWith('Neo.TransientError.') ||
+    (code === 'ProtocolError' && CONNECTION_LOST.test(e.message))
   )
     return storeError('store_unavailable', 'the graph database is unavailable', e);
   return null;
