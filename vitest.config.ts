@@ -1,8 +1,8 @@
 // Root Vitest config: every package's tests run against their TypeScript
 // sources (no build step). The store conformance suite
 // (@keepgraph/store-conformance) runs from each store package's own
-// test/conformance.<store>.test.ts; those files are their own project, left
-// out of `unit`, so that `pnpm test:conformance` can run them alone.
+// test/conformance.<store>.test.ts (`pnpm test:conformance` runs those alone,
+// by their path).
 //
 // Files run on KEEPGRAPH_TEST_WORKERS workers at once (default 2, one per
 // core here; most of a file's time is spent waiting on the servers it
@@ -23,8 +23,13 @@ import LongestFirst from './test/sequencer.ts';
 
 const WORKERS = Number(process.env.KEEPGRAPH_TEST_WORKERS ?? 2);
 
-/** Each store package's run of the store conformance suite. */
-const CONFORMANCE = 'packages/store-*/test/conformance.*.test.ts';
+/** The packages' own tests, and the test suite's helpers (the one-pass needle search). */
+const UNIT = [
+  'packages/*/test/**/*.test.ts',
+  'workers/test/**/*.test.ts',
+  'graph-schema/**/*.test.ts',
+  'test/corpus/**/*.test.ts',
+];
 
 /** Test files that replace a module, each run with a module cache of its own. */
 const ISOLATED = '**/*.isolated.test.ts';
@@ -59,15 +64,14 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'unit',
-          include: [
-            'packages/*/test/**/*.test.ts',
-            'workers/test/**/*.test.ts',
-            'graph-schema/**/*.test.ts',
-            // The test suite's own helpers (the one-pass needle search).
-            'test/corpus/**/*.test.ts',
-          ],
-          exclude: [...configDefaults.exclude, CONFORMANCE, ISOLATED],
+          // Every file but the isolated ones, in one project: with isolate
+          // false, Vitest runs each project's files to the last before the
+          // next project starts, and restarts its workers between them, so
+          // each project's longest file left a core idle (the conformance
+          // project alone: about 70 s).
+          name: 'suite',
+          include: [...UNIT, 'test/{e2e,background,reliability}/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ISOLATED],
         },
       },
       {
@@ -78,21 +82,6 @@ export default defineConfig({
           isolate: true,
         },
       },
-      {
-        extends: true,
-        test: {
-          name: 'conformance',
-          include: [CONFORMANCE],
-        },
-      },
-      ...(['e2e', 'background', 'reliability'] as const).map((name) => ({
-        extends: true,
-        test: {
-          name,
-          include: [`test/${name}/**/*.test.ts`],
-          exclude: [...configDefaults.exclude, ISOLATED],
-        },
-      })),
     ],
   },
 });

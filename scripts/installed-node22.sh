@@ -20,4 +20,4 @@ export PATH="$dir/node_modules/node/bin:$PATH"
 export npm_config_nodedir="$nodedir"
 echo "installed-node22: $(node --version) (headers from $nodedir)"
 cd "$root"
-exec node node_modules/vitest/vitest.mjs run --project e2e test/e2e/installed.test.ts
+exec node node_modules/vitest/vitest.mjs run test/e2e/installed.test.ts

@@ -3,7 +3,7 @@
 # without Docker. See tools/neo4j-test-server/README.md.
 #
 #   scripts/neo4j-test-server.sh start  [--port P] [--data DIR] [--keep] [--auth USER:PASS]
-#                                       [--page-cache-mb N]
+#                                       [--page-cache-mb N] [--long-lived]
 #   scripts/neo4j-test-server.sh stop   [--port P]
 #   scripts/neo4j-test-server.sh status [--port P]
 #   scripts/neo4j-test-server.sh build
@@ -15,10 +15,12 @@
 #        port other than 7687) is wiped first unless --keep. --port 0 picks a free port.
 #        --page-cache-mb: Neo4j's page cache (default 128, enough for the tests); a benchmark
 #        store wants it larger than its store files (100k memories: about 450 MB).
+#        --long-lived: JVM flags for a server that answers queries for a whole test run
+#        (the optimising JIT compiler and a 1 GB heap; LONG_LIVED_JAVA_OPTS below).
 # stop   SIGTERM, waits for a clean exit (SIGKILL after NEO4J_STOP_TIMEOUT, default 30 s).
 # status prints "running pid N NEO4J_URI=..." (exit 0) or "not running" (exit 1).
 #
-# Environment: NEO4J_TEST_JAVA_OPTS (JVM flags; default: DEFAULT_JAVA_OPTS below),
+# Environment: NEO4J_TEST_JAVA_OPTS (JVM flags, over either default below),
 # NEO4J_START_TIMEOUT (seconds, default 120), JAVA_HOME (Java 17+).
 set -euo pipefail
 
@@ -31,7 +33,9 @@ JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 # Small heap, serial GC and C1 only: about half the startup time and ~230 MB RSS on 2 cores.
 # For heavier work (benchmarks) set NEO4J_TEST_JAVA_OPTS="-Xmx2g" or similar.
 DEFAULT_JAVA_OPTS="-Xms64m -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
-JAVA_OPTS="${NEO4J_TEST_JAVA_OPTS:-$DEFAULT_JAVA_OPTS}"
+# A server that answers queries for a whole run: C2 pays for its slower start there (the
+# Neo4j conformance file alone took 187 s with C1 only, 150 s with it).
+LONG_LIVED_JAVA_OPTS="-Xms256m -Xmx1g -XX:+UseSerialGC"
 START_TIMEOUT="${NEO4J_START_TIMEOUT:-120}"
 STOP_TIMEOUT="${NEO4J_STOP_TIMEOUT:-30}"
 
@@ -40,7 +44,7 @@ die() { echo "neo4j-test-server: $*" >&2; exit 1; }
 usage() { sed -n '2,/^[^#]/{/^#/p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 cmd="${1:-}"; [ $# -gt 0 ] && shift
-PORT=7687; DATA=""; KEEP=0; AUTH=""; PAGE_CACHE_MB=""
+PORT=7687; DATA=""; KEEP=0; AUTH=""; PAGE_CACHE_MB=""; LONG_LIVED=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --port) PORT="${2:?--port needs a value}"; shift 2 ;;
@@ -49,10 +53,13 @@ while [ $# -gt 0 ]; do
     --auth) AUTH="${2:?--auth needs USER:PASSWORD}"; shift 2 ;;
     --no-auth) AUTH=""; shift ;;
     --page-cache-mb) PAGE_CACHE_MB="${2:?--page-cache-mb needs a value}"; shift 2 ;;
+    --long-lived) LONG_LIVED=1; shift ;;
     -h|--help) usage ;;
     *) die "unknown argument: $1" ;;
   esac
 done
+if [ "$LONG_LIVED" = 1 ]; then JAVA_OPTS="${NEO4J_TEST_JAVA_OPTS:-$LONG_LIVED_JAVA_OPTS}"
+else JAVA_OPTS="${NEO4J_TEST_JAVA_OPTS:-$DEFAULT_JAVA_OPTS}"; fi
 [[ "$PORT" =~ ^[0-9]+$ ]] && [ "$PORT" -le 65535 ] || die "bad port: $PORT"
 [ -z "$PAGE_CACHE_MB" ] || [[ "$PAGE_CACHE_MB" =~ ^[1-9][0-9]*$ ]] || die "bad page cache size: $PAGE_CACHE_MB"
 if [ -z "$DATA" ]; then

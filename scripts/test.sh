@@ -50,6 +50,27 @@ if [[ ! -x .tmp/hadolint/bin/hadolint ]]; then
   hadolint_pid=$!
 fi
 
+# The workers' Neo4j servers (test/global-setup.ts finds them running on
+# its ports, 17687 + 10 i, and stops them at the end), started beside the
+# type check and lint: those use one core, a JVM's start the other (about
+# 25 s that the tests no longer wait for).
+neo4j_pid= neo4j_ports=()
+if [ -z "${NEO4J_URI:-}" ]; then
+  for ((i = 0; i < ${KEEPGRAPH_TEST_WORKERS:-2}; i++)); do
+    neo4j_ports+=($((${KEEPGRAPH_TEST_NEO4J_PORT:-17687} + 10 * i)))
+  done
+  # Stopped on the way out whatever happens (the global setup's stop is then a no-op).
+  trap 'for p in "${neo4j_ports[@]}"; do bash scripts/neo4j-test-server.sh stop --port "$p" >/dev/null 2>&1 || true; done' EXIT
+  step "neo4j test servers (in the background)"
+  (
+    set -e
+    bash scripts/neo4j-test-server.sh build
+    for p in "${neo4j_ports[@]}"; do bash scripts/neo4j-test-server.sh start --long-lived --port "$p" & done
+    for job in $(jobs -p); do wait "$job"; done
+  ) >.tmp/neo4j-start.log 2>&1 &
+  neo4j_pid=$!
+fi
+
 step typecheck
 pnpm -s typecheck
 step lint
@@ -68,7 +89,11 @@ step "hadolint Dockerfile"
 .tmp/hadolint/bin/hadolint Dockerfile
 
 # Neo4j: the Vitest global setup (test/global-setup.ts) uses NEO4J_URI when
-# set, and otherwise builds and starts tools/neo4j-test-server for the run.
+# set, and otherwise the servers started above (or starts them itself).
+if [ -n "$neo4j_pid" ]; then
+  step "waiting for the neo4j test servers"
+  wait "$neo4j_pid" || { cat .tmp/neo4j-start.log; echo "[test] starting the neo4j test servers failed"; exit 1; }
+fi
 
 status=0
 # The Python client (clients/python), unless a subset of the Vitest tests was

@@ -31,20 +31,11 @@ const root = resolve(import.meta.dirname, '..');
 /** The first worker's Neo4j port; worker i (from 0) uses this + 10 i, and + 1 for a private server. */
 const TEST_PORT = Number(process.env.KEEPGRAPH_TEST_NEO4J_PORT ?? '17687');
 
-/**
- * JVM flags of the workers' servers. The script's default (C1 only, a small
- * heap) halves a start, which suits the servers a test starts and stops
- * itself; a worker's server answers queries for the whole run, where the
- * optimising compiler pays for itself (the Neo4j conformance file alone:
- * 187 s with C1 only, 150 s with it). NEO4J_TEST_JAVA_OPTS still wins.
- */
-const WORKER_SERVER_JAVA_OPTS = '-Xms256m -Xmx1g -XX:+UseSerialGC';
-
-async function script(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
+async function script(args: string[]): Promise<string> {
   const { stdout, stderr } = await promisify(execFile)(
     'bash',
     [resolve(root, 'scripts/neo4j-test-server.sh'), ...args],
-    { cwd: root, encoding: 'utf8', env },
+    { cwd: root, encoding: 'utf8' },
   );
   if (stderr) process.stderr.write(stderr);
   return stdout;
@@ -142,10 +133,11 @@ async function startNeo4j(workers: number): Promise<{ uris: string[]; stop: () =
   const ports = Array.from({ length: workers }, (_, i) => String(TEST_PORT + 10 * i));
   const uris = await Promise.all(
     ports.map(async (port) => {
-      const out = await script(['start', '--port', port], {
-        ...process.env,
-        NEO4J_TEST_JAVA_OPTS: process.env.NEO4J_TEST_JAVA_OPTS ?? WORKER_SERVER_JAVA_OPTS,
-      });
+      // The optimising JIT: a worker's server answers queries for the whole
+      // run (the servers tests start and stop keep the quicker-starting
+      // default). One already running on the port (scripts/test.sh starts
+      // them beside the static checks) is taken as it is.
+      const out = await script(['start', '--port', port, '--long-lived']);
       const uri = /NEO4J_URI=(\S+)/.exec(out)?.[1];
       if (!uri) throw new Error(`the Neo4j test server on ${port} did not report its URI:\n${out}`);
       return uri;
