@@ -1,6 +1,6 @@
 // The conformance harness: what a store package hands the suite, the
 // per-test fixture (engine over that store, a manual clock, the
-// real embedding model, fresh random owner ids), the describe block every
+// suite's embedder, fresh random owner ids), the describe block every
 // suite is, and the inputs and probes that recur across suites.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe } from 'vitest';
@@ -42,8 +42,19 @@ export interface ConformanceOptions {
   name: string;
   /** A fresh, empty-enough store (tests use random owners, so sharing is fine). */
   makeStore(): Promise<StoreUnderTest>;
-  /** The real embedding model (loaded once by the caller). */
+  /**
+   * The embedder of the suites whose assertions do not depend on what a
+   * text means (all but retrieval): a deterministic one, such as the
+   * hashing embedder at the model's dimensions. The real model made the
+   * suite several times slower for nothing it asserts.
+   */
   embedder(): Promise<Embedder>;
+  /**
+   * The real embedding model, for the suites about meaning (retrieval).
+   * Same dimensions as `embedder`: every store of a run may share one
+   * database, whose vector index has one size. Loaded once by the caller.
+   */
+  modelEmbedder(): Promise<Embedder>;
   /** Memories the paging test lists while writes go on (default 10,000; at least 1,000). */
   listingMemories?: number;
 }
@@ -64,10 +75,12 @@ export const user: Caller = { role: 'user', owners: 'all', principal: 'user:test
 export const agent: Caller = { role: 'agent', owners: 'all', principal: 'agent:test' };
 export const tool: Caller = { role: 'tool', owners: 'all', principal: 'tool:test' };
 
-/** How a suite's fixture differs from the default: its policy, its clock's start. */
+/** How a suite's fixture differs from the default: its policy, its clock's start, its embedder. */
 export interface FixtureTweak {
   policy?: (p: Policy) => Policy;
   start?: string;
+  /** The suite asserts what texts mean: the real model embeds (`modelEmbedder`). */
+  meaning?: boolean;
 }
 
 export async function makeFixture(
@@ -75,7 +88,12 @@ export async function makeFixture(
   sut: StoreUnderTest,
   tweak: FixtureTweak = {},
 ): Promise<Fixture> {
-  const embedder = await opts.embedder();
+  const embedder = await (tweak.meaning ? opts.modelEmbedder() : opts.embedder());
+  const other = await (tweak.meaning ? opts.embedder() : opts.modelEmbedder());
+  if (other.dimensions !== embedder.dimensions)
+    throw new Error(
+      `the conformance embedders differ in size (${embedder.modelId}: ${embedder.dimensions}, ${other.modelId}: ${other.dimensions}): give embedder the model's dimensions`,
+    );
   await sut.store.init({ dimensions: embedder.dimensions });
   const policy = tweak.policy ? tweak.policy(defaultPolicy()) : defaultPolicy();
   const clock = new ManualClock(tweak.start ?? new Date().toISOString());

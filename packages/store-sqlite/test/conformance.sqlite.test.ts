@@ -1,11 +1,12 @@
 // Runs the store conformance suite (@keepgraph/store-conformance) on the
 // embedded SQLite store, file-backed (so the raw-bytes probes see exactly
-// what is at rest), with the real model.
+// what is at rest); the retrieval suite on the real model, the others on
+// the hashing embedder (harness.ts says why).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { createTransformersEmbedder } from '@keepgraph/embedder';
+import { createHashingEmbedder, createTransformersEmbedder } from '@keepgraph/embedder';
 import { createSqliteStore } from '@keepgraph/store-sqlite';
 import { rawFilesAsIs, tamperAuditEvent } from '@keepgraph/store-sqlite/testing';
 import type { Embedder } from '@keepgraph/core/ports';
@@ -15,7 +16,9 @@ const dir = mkdtempSync(join(tmpdir(), 'kg-conformance-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let n = 0;
-let embedder: Promise<Embedder> | null = null;
+let model: Promise<Embedder> | null = null;
+/** The hashing embedder at the model's size, for the suites not about meaning. */
+const hashing = createHashingEmbedder(384);
 
 // Twice: as shipped (sqlite-vec answers owners below 10,000 vectors, so
 // every owner here), and with the in-memory vector index serving every owner.
@@ -39,6 +42,7 @@ for (const [name, vectorIndexMinVectors] of [
         close: () => store.close(),
       };
     },
-    embedder: () => (embedder ??= createTransformersEmbedder()),
+    embedder: async () => hashing,
+    modelEmbedder: () => (model ??= createTransformersEmbedder()),
   });
 }
