@@ -86,13 +86,28 @@ interface Outage {
   codes: readonly string[];
   extra?: readonly ExtraRoute[];
   takeAway(): Promise<void>;
-  /** How long the dependency stays away once taken (giving it back may take longer: a Neo4j start). */
+  /**
+   * How long the dependency stays away once taken, at least: longer until
+   * the load has tried it (triedWhileAway). Giving it back may take longer
+   * still (a Neo4j start).
+   */
   awayMs: number;
   giveBack(): Promise<void>;
   /** The route whose first success after the dependency is back marks the recovery. */
   recoveredBy: string;
   /** The slowest answer allowed to a request sent while away (default MAX_ANSWER_MS). */
   maxAnswerMs?: number;
+}
+
+/** Resolves once each of `routes` has an answer to a request sent since `from`, or at `deadline`. */
+async function triedWhileAway(
+  answers: readonly Answer[],
+  routes: readonly string[],
+  from: number,
+  deadline: number,
+): Promise<void> {
+  const tried = () => routes.every((r) => answers.some((a) => a.route === r && a.sentAt >= from));
+  while (!tried() && Date.now() < deadline) await sleep(100);
 }
 
 interface Figures {
@@ -109,6 +124,8 @@ interface Figures {
   unexpected: number;
   /** Of the requests sent while the dependency was away for certain. */
   slowestAnswerWhileAwayMs: number;
+  /** The same, by route: which requests wait on the dependency. */
+  slowestWhileAwayByRoute: Record<string, number>;
   /** Of all (after a restart Neo4j plans its queries anew: the first ones take seconds). */
   slowestAnswerMs: number;
   slowestHealthzWhileAwayMs: number;
@@ -173,6 +190,15 @@ async function runOutage(o: Outage): Promise<Figures> {
     await o.takeAway();
     awayFrom = Date.now();
     await sleep(o.awayMs);
+    // On a busy machine a client's round can outlast the outage: away
+    // longer, until a write and each extra route have been answered to a
+    // request sent while away (at most three times as long).
+    await triedWhileAway(
+      load.answers,
+      ['POST /owners/:o/memories', ...(o.extra ?? []).map((x) => `${x.method} ${x.path}`)],
+      awayFrom,
+      awayFrom + 3 * o.awayMs,
+    );
     awayUntil = Date.now();
     await o.giveBack();
     backAt = Date.now();
@@ -214,6 +240,10 @@ async function runOutage(o: Outage): Promise<Figures> {
     other5xx: other5xx.length,
     unexpected: unexpected.length,
     slowestAnswerWhileAwayMs: Math.max(0, ...away.map((a) => a.doneAt - a.sentAt)),
+    slowestWhileAwayByRoute: away.reduce<Record<string, number>>(
+      (m, a) => ({ ...m, [a.route]: Math.max(m[a.route] ?? 0, a.doneAt - a.sentAt) }),
+      {},
+    ),
     slowestAnswerMs: Math.max(...load.answers.map((a) => a.doneAt - a.sentAt)),
     slowestHealthzWhileAwayMs: Math.max(
       0,
