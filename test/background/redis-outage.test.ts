@@ -96,30 +96,18 @@ describe(`Redis stopped while ${WRITES.toLocaleString('en')} memories are writte
 
       const queues = [...wp.queue.queues.values()];
       for (;;) {
-        // The producer reconnects on its own schedule after the restart: until
-        // it has, a flush is refused as the relay's own ticks are (the jobs
-        // stay in the outbox), and is tried again.
-        const flushed = await wp.relay.flush().then(
-          () => true,
-          (e: unknown) => {
-            if (isKeepGraphError(e) && e.code === 'queue_unavailable') return false;
-            throw e;
-          },
-        );
-        if (!flushed) {
-          await sleep(100);
-          continue;
-        }
-        // The queues' own connection reconnects on its schedule too: a count
-        // asked for before it has is refused at once, and asked again.
-        const idle = await bullIdle(queues).then(
-          () => true,
-          (e: unknown) => {
-            if (e instanceof Error && /Stream isn't writeable/.test(e.message)) return false;
-            throw e;
-          },
-        );
-        if (!idle) {
+        // The producer and the queues' own connection reconnect on their own
+        // schedules after the restart: until they have, a flush is refused as
+        // the relay's own ticks are (the jobs stay in the outbox) and a job
+        // count is refused at once; both are tried again.
+        try {
+          await wp.relay.flush();
+          await bullIdle(queues);
+        } catch (e) {
+          const reconnecting =
+            (isKeepGraphError(e) && e.code === 'queue_unavailable') ||
+            (e instanceof Error && /Stream isn't writeable/.test(e.message));
+          if (!reconnecting) throw e;
           await sleep(100);
           continue;
         }

@@ -42,6 +42,7 @@ import {
 } from './outage/dependencies.ts';
 import {
   OutageLoad,
+  extraRouteName,
   histogram,
   outageOwners,
   spelt,
@@ -97,6 +98,13 @@ interface Outage {
   recoveredBy: string;
   /** The slowest answer allowed to a request sent while away (default MAX_ANSWER_MS). */
   maxAnswerMs?: number;
+}
+
+/** The slowest answer of each route among `answers`, in ms. */
+function slowestByRoute(answers: readonly Answer[]): Record<string, number> {
+  const slowest: Record<string, number> = {};
+  for (const a of answers) slowest[a.route] = Math.max(slowest[a.route] ?? 0, a.doneAt - a.sentAt);
+  return slowest;
 }
 
 /** Resolves once each of `routes` has an answer to a request sent since `from`, or at `deadline`. */
@@ -195,7 +203,7 @@ async function runOutage(o: Outage): Promise<Figures> {
     // request sent while away (at most three times as long).
     await triedWhileAway(
       load.answers,
-      ['POST /owners/:o/memories', ...(o.extra ?? []).map((x) => `${x.method} ${x.path}`)],
+      ['POST /owners/:o/memories', ...(o.extra ?? []).map(extraRouteName)],
       awayFrom,
       awayFrom + 3 * o.awayMs,
     );
@@ -240,10 +248,7 @@ async function runOutage(o: Outage): Promise<Figures> {
     other5xx: other5xx.length,
     unexpected: unexpected.length,
     slowestAnswerWhileAwayMs: Math.max(0, ...away.map((a) => a.doneAt - a.sentAt)),
-    slowestWhileAwayByRoute: away.reduce<Record<string, number>>(
-      (m, a) => ({ ...m, [a.route]: Math.max(m[a.route] ?? 0, a.doneAt - a.sentAt) }),
-      {},
-    ),
+    slowestWhileAwayByRoute: slowestByRoute(away),
     slowestAnswerMs: Math.max(...load.answers.map((a) => a.doneAt - a.sentAt)),
     slowestHealthzWhileAwayMs: Math.max(
       0,

@@ -57,6 +57,9 @@ export interface ExtraRoute {
   auth?: boolean;
 }
 
+/** An extra route as the answers name it: `METHOD /path`. */
+export const extraRouteName = (x: ExtraRoute): string => `${x.method} ${x.path}`;
+
 export interface LoadOptions {
   kg: KeepGraphProcess;
   owners: readonly string[];
@@ -103,7 +106,7 @@ export class OutageLoad {
    */
   async #probeExtra(x: ExtraRoute): Promise<void> {
     while (!this.#stopped) {
-      await this.#call(`${x.method} ${x.path}`, x.method, x.path, undefined, x.auth ?? true);
+      await this.#call(extraRouteName(x), x.method, x.path, undefined, x.auth ?? true);
       await sleep(250);
     }
   }
